@@ -1,0 +1,16 @@
+/** `npm run schemas`: writes every file generateAll() produces and removes stale schema files. */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateAll } from './generate.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const files = generateAll();
+for (const old of readdirSync(join(root, 'schemas'))) {
+  if (!files.has(`schemas/${old}`)) rmSync(join(root, 'schemas', old));
+}
+for (const [path, content] of files) {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), content);
+}
+console.log(`wrote ${files.size} files`);

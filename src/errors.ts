@@ -1,0 +1,65 @@
+/**
+ * Errors of the core layer. Transport errors live in the client entry point;
+ * this module only has the error for data that does not fit.
+ */
+
+/** How serious an issue is: an error makes the payload unusable, a warning does not. */
+export type Severity = 'error' | 'warning';
+
+/**
+ * One problem with a document. Issues are data: they carry where (a JSON
+ * Pointer into the caller's input), what (a stable code) and what to do (a
+ * message). They never carry values from the document, which may be health
+ * data.
+ */
+export interface Issue {
+  /** JSON Pointer (RFC 6901) into the input, e.g. `/careContexts/0/visitDate`; `""` is the whole document. */
+  readonly path: string;
+  /** Stable machine-readable code, e.g. `required`, `invalid-date`, `duplicate-reference-number`. */
+  readonly code: string;
+  /** A sentence a person can act on. Never contains input values. */
+  readonly message: string;
+  readonly severity: Severity;
+}
+
+/** The base class of every error abha-link throws on purpose. */
+export class AbhaLinkError extends Error {
+  override name = 'AbhaLinkError';
+}
+
+/**
+ * Thrown by the asserting validators and by the builders when the input
+ * cannot produce a valid payload. `issues` lists every problem found.
+ *
+ * @example
+ * try { buildLinkRequest(input) } catch (e) {
+ *   if (isValidationError(e)) for (const i of e.issues) console.log(i.path, i.message)
+ * }
+ */
+export class ValidationError extends AbhaLinkError {
+  override name = 'ValidationError';
+  readonly issues: readonly Issue[];
+
+  constructor(issues: readonly Issue[], what = 'input') {
+    const errors = issues.filter((i) => i.severity === 'error');
+    const first = errors[0] ?? issues[0];
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+    super(first === undefined ? `invalid ${what}` : `invalid ${what}: ${first.path || '/'} ${first.message}${more}`);
+    this.issues = issues;
+  }
+}
+
+/** True when `e` is a {@link ValidationError} (also across copies of the library). */
+export function isValidationError(e: unknown): e is ValidationError {
+  return e instanceof ValidationError || (e instanceof Error && e.name === 'ValidationError' && Array.isArray((e as { issues?: unknown }).issues));
+}
+
+/** Escapes one JSON Pointer reference token (RFC 6901 §3). */
+export function escapePointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Joins reference tokens into a JSON Pointer. */
+export function pointer(...tokens: ReadonlyArray<string | number>): string {
+  return tokens.map((t) => `/${escapePointerToken(t)}`).join('');
+}

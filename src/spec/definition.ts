@@ -1,0 +1,714 @@
+/**
+ * The machine-readable definition of the ABHA identity and care-context linking
+ * service (`shared/spec/abha-linking-service.md`). Everything the library ships
+ * about the service's shapes is generated from this one value by
+ * `npm run schemas`: the JSON Schemas in `schemas/`, the TypeScript types in
+ * `src/generated/types.ts` and the standalone validators in
+ * `src/generated/validators.ts`.
+ *
+ * The value is plain JSON-compatible data: no functions, no classes. Decisions
+ * on what the spec leaves open are recorded in `docs/spec-decisions.md`; the
+ * bounds below (maxLength / maxItems) are ours, the spec gives none except the
+ * 10-digit mobile and the 6-digit OTP.
+ */
+
+/** A named string shape. The key is used in issue codes, the text in messages. */
+export interface PatternDef {
+  readonly regex: string;
+  /** What a person must supply, completing "must be ...". */
+  readonly expects: string;
+  /** The issue code used when a value does not match. */
+  readonly code: string;
+}
+
+export const PATTERNS = {
+  mobile: { regex: '^[0-9]{10}$', expects: 'exactly 10 digits', code: 'invalid-mobile' },
+  otp: { regex: '^[0-9]{6}$', expects: 'exactly 6 digits', code: 'invalid-otp' },
+} as const satisfies Record<string, PatternDef>;
+
+export type PatternName = keyof typeof PATTERNS;
+
+/** ajv-formats formats used by the schemas, with their message text. */
+export const FORMATS = {
+  date: { expects: 'a calendar date YYYY-MM-DD', code: 'invalid-date' },
+  email: { expects: 'an email address', code: 'invalid-email' },
+  uri: { expects: 'an absolute URI such as https://example.org/doc.pdf', code: 'invalid-uri' },
+} as const;
+
+export type FormatName = keyof typeof FORMATS;
+
+export type FieldDef =
+  | {
+      readonly type: 'string';
+      readonly maxLength: number;
+      readonly minLength?: number;
+      readonly pattern?: PatternName;
+      readonly format?: FormatName;
+      readonly examples?: readonly string[];
+      readonly description?: string;
+    }
+  | {
+      readonly type: 'integer';
+      readonly minimum?: number;
+      readonly maximum?: number;
+      readonly examples?: readonly number[];
+      readonly description?: string;
+    }
+  | { readonly type: 'boolean'; readonly description?: string }
+  | {
+      readonly type: 'array';
+      readonly items: FieldDef;
+      readonly maxItems: number;
+      readonly minItems?: number;
+      readonly description?: string;
+    }
+  /** A reference to a resource of this definition. */
+  | { readonly type: 'ref'; readonly ref: ResourceName; readonly description?: string }
+  /** An inline object (used for endpoint bodies and response data). */
+  | { readonly type: 'object'; readonly object: ObjectDef; readonly description?: string }
+  /** Anything: the spec does not show the shape. */
+  | { readonly type: 'unknown'; readonly description?: string };
+
+export interface ObjectDef {
+  /** Type name in TypeScript (PascalCase). */
+  readonly typeName: string;
+  readonly properties: Readonly<Record<string, FieldDef>>;
+  readonly required: readonly string[];
+  /**
+   * `closed` objects reject unknown fields (everything we send); open objects
+   * tolerate them (everything the service answers).
+   */
+  readonly closed: boolean;
+}
+
+export interface ResourceDef extends ObjectDef {
+  /** Schema name, kebab-case; also the file name `schemas/<name>.schema.json`. */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** The spec section this resource encodes, e.g. "2" or "4.12". */
+  readonly section: string;
+}
+
+/** The names of the resources of §2 and of the care-context parts of §4.12. */
+export type ResourceName =
+  | 'response-envelope'
+  | 'token-envelope'
+  | 'session-tokens'
+  | 'account-summary'
+  | 'abha-profile'
+  | 'abha-address-profile'
+  | 'account-profile'
+  | 'user'
+  | 'search-account-entry'
+  | 'search-result-item'
+  | 'hospital'
+  | 'doctor'
+  | 'diagnosis'
+  | 'medication'
+  | 'lab-investigation'
+  | 'bundle-data'
+  | 'care-context';
+
+export type EnvelopeKind = 'standard' | 'token';
+
+export interface EndpointDef {
+  /** Kebab-case id; schema names are `<id>-request` and `<id>-response`. */
+  readonly id: string;
+  readonly method: 'POST';
+  readonly path: string;
+  readonly section: string;
+  readonly title: string;
+  readonly description: string;
+  /** `none` for the token endpoint; `bearer` for every other one (spec §5). */
+  readonly auth: 'none' | 'bearer';
+  readonly request: ObjectDef;
+  readonly response: {
+    readonly envelope: EnvelopeKind;
+    /** The shape of `data`. */
+    readonly data: FieldDef;
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Field shorthands. They return plain data.
+// ---------------------------------------------------------------------------
+
+type StrOpts = Omit<Extract<FieldDef, { type: 'string' }>, 'type' | 'maxLength'>;
+const str = (maxLength: number, opts: StrOpts = {}): FieldDef => ({ type: 'string', maxLength, ...opts });
+const int = (opts: Omit<Extract<FieldDef, { type: 'integer' }>, 'type'> = {}): FieldDef => ({ type: 'integer', ...opts });
+const bool = (description?: string): FieldDef =>
+  description === undefined ? { type: 'boolean' } : { type: 'boolean', description };
+const arr = (items: FieldDef, maxItems: number, description?: string): FieldDef =>
+  description === undefined ? { type: 'array', items, maxItems } : { type: 'array', items, maxItems, description };
+const ref = (r: ResourceName): FieldDef => ({ type: 'ref', ref: r });
+
+/** Bounds shared by many fields. None of them comes from the spec. */
+export const BOUNDS = {
+  name: 255,
+  id: 128,
+  shortText: 255,
+  text: 1000,
+  longText: 4000,
+  message: 4096,
+  url: 2048,
+  email: 254,
+  phone: 32,
+  /** Care-context reference and display: generous; lint enforces ABDM's 255. */
+  careContextLabel: 1024,
+  /** JWTs (bearer and session tokens). */
+  jwt: 16384,
+  apiKey: 1024,
+  /** Base64 photos in profiles. */
+  photo: 2_000_000,
+  careContexts: 100,
+  listItems: 200,
+  accounts: 100,
+} as const;
+
+const MOBILE = str(10, { pattern: 'mobile', description: 'Mobile number, exactly 10 digits (spec §8).' });
+const OTP = str(6, { pattern: 'otp', description: 'One-time password, exactly 6 digits (spec §8).' });
+const TXN = str(BOUNDS.id, { minLength: 1, description: 'Transaction id from the previous step.' });
+const SCOPE = arr(str(64, { minLength: 1, examples: ['abha-login', 'abha-enrol'] }), 10, 'OTP scopes.');
+const JWT = (description: string): FieldDef => str(BOUNDS.jwt, { description });
+
+// ---------------------------------------------------------------------------
+// Resources (spec §2 and the care-context parts of §4.12)
+// ---------------------------------------------------------------------------
+
+const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] = [
+  {
+    name: 'response-envelope',
+    typeName: 'ResponseEnvelope',
+    title: 'Response envelope',
+    section: '2',
+    description: 'The envelope of every response except the token endpoint: success, message and data.',
+    closed: false,
+    required: ['success'],
+    properties: {
+      success: bool('Outcome flag.'),
+      message: str(BOUNDS.message),
+      data: { type: 'unknown', description: 'Payload; its shape depends on the endpoint (an array for the search endpoint).' },
+    },
+  },
+  {
+    name: 'token-envelope',
+    typeName: 'TokenEnvelope',
+    title: 'Token response envelope',
+    section: '2',
+    description: 'The envelope of the token endpoint: status, message and data (the JWT bearer token).',
+    closed: false,
+    required: ['status'],
+    properties: {
+      status: bool('Outcome flag.'),
+      message: str(BOUNDS.message),
+      data: JWT('The JWT bearer token.'),
+    },
+  },
+  {
+    name: 'session-tokens',
+    typeName: 'SessionTokens',
+    title: 'Session tokens',
+    section: '2',
+    description: 'The ABHA session tokens returned by OTP verification (field tokens).',
+    closed: false,
+    required: [],
+    properties: {
+      token: JWT('The ABHA session token (a JWT).'),
+      expiresIn: int({ minimum: 0, examples: [1800, 300], description: 'Lifetime; unit not stated by the spec.' }),
+      refreshToken: JWT('Refresh token.'),
+      refreshExpiresIn: int({ minimum: 0, examples: [1296000], description: 'Refresh-token lifetime; unit not stated by the spec.' }),
+    },
+  },
+  {
+    name: 'account-summary',
+    typeName: 'AccountSummary',
+    title: 'Account summary',
+    section: '2',
+    description: 'An item of accounts in OTP verification responses.',
+    closed: false,
+    required: [],
+    properties: {
+      ABHANumber: str(BOUNDS.id),
+      preferredAbhaAddress: str(BOUNDS.name),
+      name: str(BOUNDS.name),
+      gender: str(16, { examples: ['M'] }),
+      dob: str(32),
+      status: str(64),
+      profilePhoto: str(BOUNDS.photo),
+      kycVerified: bool(),
+      mobileVerified: bool(),
+    },
+  },
+  {
+    name: 'abha-profile',
+    typeName: 'AbhaProfile',
+    title: 'ABHA profile',
+    section: '2',
+    description: 'The enrolment result, field ABHAProfile of the enrolment verification (4.9).',
+    closed: false,
+    required: [],
+    properties: {
+      ABHANumber: str(BOUNDS.id),
+      preferredAddress: str(BOUNDS.name),
+      firstName: str(BOUNDS.name),
+      middleName: str(BOUNDS.name),
+      lastName: str(BOUNDS.name),
+      dob: str(32),
+      gender: str(16, { examples: ['M'] }),
+      photo: str(BOUNDS.photo),
+      mobile: MOBILE,
+      email: str(BOUNDS.email),
+      address: str(BOUNDS.text),
+      districtCode: str(16),
+      stateCode: str(16),
+      pinCode: str(16),
+      stateName: str(BOUNDS.name),
+      districtName: str(BOUNDS.name),
+      abhaType: str(64),
+      abhaStatus: str(64),
+      phrAddress: arr(str(BOUNDS.name), BOUNDS.accounts),
+    },
+  },
+  {
+    name: 'abha-address-profile',
+    typeName: 'AbhaAddressProfile',
+    title: 'ABHA address profile',
+    section: '2',
+    description: 'The profile returned by the ABHA-address profile fetch (4.10).',
+    closed: false,
+    required: [],
+    properties: {
+      abhaAddress: str(BOUNDS.name),
+      fullName: str(BOUNDS.name),
+      profilePhoto: str(BOUNDS.photo),
+      firstName: str(BOUNDS.name),
+      lastName: str(BOUNDS.name),
+      dateOfBirth: str(32),
+      gender: str(16),
+      mobile: MOBILE,
+      abhaNumber: str(BOUNDS.id),
+      address: str(BOUNDS.text),
+      stateName: str(BOUNDS.name),
+      districtName: str(BOUNDS.name),
+      pinCode: str(16),
+      status: str(64),
+      kycStatus: str(64),
+      authMethods: arr(str(64), 20),
+    },
+  },
+  {
+    name: 'account-profile',
+    typeName: 'AccountProfile',
+    title: 'Account profile',
+    section: '2',
+    description: 'The profile returned by get-profile (4.11).',
+    closed: false,
+    required: [],
+    properties: {
+      ABHANumber: str(BOUNDS.id),
+      preferredAbhaAddress: str(BOUNDS.name),
+      mobile: MOBILE,
+      firstName: str(BOUNDS.name),
+      lastName: str(BOUNDS.name),
+      gender: str(16),
+      status: str(64),
+      stateCode: str(16),
+      districtCode: str(16),
+      pincode: str(16),
+      address: str(BOUNDS.text),
+      verificationStatus: str(64),
+      kycVerified: bool(),
+      authMethods: arr(str(64), 20),
+    },
+  },
+  {
+    name: 'user',
+    typeName: 'User',
+    title: 'User',
+    section: '2',
+    description: 'An item of users in the ABHA-address login (4.8).',
+    closed: false,
+    required: [],
+    properties: {
+      abhaAddress: str(BOUNDS.name),
+      fullName: str(BOUNDS.name),
+      abhaNumber: str(BOUNDS.id),
+      status: str(64),
+      kycStatus: str(64),
+      age: int({ minimum: 0, maximum: 200 }),
+    },
+  },
+  {
+    name: 'search-account-entry',
+    typeName: 'SearchAccountEntry',
+    title: 'Search account entry',
+    section: '2',
+    description: 'An item of ABHA in a search result: a masked account with its index.',
+    closed: false,
+    required: [],
+    properties: {
+      index: int({ minimum: 0, description: 'The per-account index; sent back as loginId when requesting an OTP.' }),
+      ABHANumber: str(BOUNDS.id, { description: 'Masked ABHA number.' }),
+      name: str(BOUNDS.name),
+      gender: str(16, { examples: ['M'] }),
+      kycVerified: str(16, { description: 'A string here, unlike the boolean of account summaries.' }),
+      authMethods: arr(str(64), 20),
+    },
+  },
+  {
+    name: 'search-result-item',
+    typeName: 'SearchResultItem',
+    title: 'Search result item',
+    section: '2',
+    description: 'An item of data in the search-by-mobile response (4.2).',
+    closed: false,
+    required: [],
+    properties: {
+      txnId: str(BOUNDS.id),
+      ABHA: arr(ref('search-account-entry'), BOUNDS.accounts),
+    },
+  },
+  {
+    name: 'hospital',
+    typeName: 'Hospital',
+    title: 'Hospital',
+    section: '4.12',
+    description: 'bundleData.hospital: the facility that produced the record.',
+    closed: true,
+    required: ['name', 'id'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1 }),
+      id: str(BOUNDS.id, { minLength: 1, description: 'Facility id (the HFR id for ABDM).' }),
+      phone: str(BOUNDS.phone),
+      email: str(BOUNDS.email, { format: 'email' }),
+    },
+  },
+  {
+    name: 'doctor',
+    typeName: 'Doctor',
+    title: 'Doctor',
+    section: '4.12',
+    description: 'bundleData.doctor: the practitioner responsible for the record.',
+    closed: true,
+    required: ['name'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1 }),
+      licNumber: str(BOUNDS.id, { description: 'Medical registration (licence) number.' }),
+      hpId: str(BOUNDS.id, { description: 'Healthcare Professionals Registry (HPR) id.' }),
+    },
+  },
+  {
+    name: 'diagnosis',
+    typeName: 'Diagnosis',
+    title: 'Diagnosis',
+    section: '4.12',
+    description: 'An item of bundleData.diagnosis.',
+    closed: true,
+    required: ['diagnosisName'],
+    properties: {
+      diagnosisName: str(BOUNDS.name, { minLength: 1 }),
+      status: str(64, { examples: ['confirmed'] }),
+      icdCode: str(32, { description: 'ICD-10 code, e.g. E11.9.' }),
+    },
+  },
+  {
+    name: 'medication',
+    typeName: 'Medication',
+    title: 'Medication',
+    section: '4.12',
+    description: 'An item of bundleData.medications.',
+    closed: true,
+    required: ['drugName'],
+    properties: {
+      drugName: str(BOUNDS.name, { minLength: 1 }),
+      dosage: str(BOUNDS.shortText),
+      frequency: str(BOUNDS.shortText),
+      duration: str(BOUNDS.shortText),
+      instructions: str(BOUNDS.text),
+    },
+  },
+  {
+    name: 'lab-investigation',
+    typeName: 'LabInvestigation',
+    title: 'Lab investigation',
+    section: '4.12',
+    description: 'An item of bundleData.labInvestigations.',
+    closed: true,
+    required: ['testName'],
+    properties: {
+      testName: str(BOUNDS.name, { minLength: 1 }),
+      instructions: str(BOUNDS.text),
+    },
+  },
+  {
+    name: 'bundle-data',
+    typeName: 'BundleData',
+    title: 'Bundle data',
+    section: '4.12',
+    description: 'careContexts[].bundleData: the clinical content of one care context.',
+    closed: true,
+    required: ['hospital', 'doctor'],
+    properties: {
+      hospital: ref('hospital'),
+      doctor: ref('doctor'),
+      documentUrl: str(BOUNDS.url, { format: 'uri' }),
+      diagnosis: arr(ref('diagnosis'), BOUNDS.listItems),
+      medications: arr(ref('medication'), BOUNDS.listItems),
+      labInvestigations: arr(ref('lab-investigation'), BOUNDS.listItems),
+      advice: str(BOUNDS.longText),
+    },
+  },
+  {
+    name: 'care-context',
+    typeName: 'CareContext',
+    title: 'Care context',
+    section: '4.12',
+    description: 'An item of careContexts in the link request: one visit record to link.',
+    closed: true,
+    required: ['referenceNumber', 'display', 'hiType', 'bundleData'],
+    properties: {
+      referenceNumber: str(BOUNDS.careContextLabel, { minLength: 1 }),
+      display: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Display label shown to the patient.' }),
+      hiType: str(64, { minLength: 1, examples: ['Prescription'] }),
+      bundleData: ref('bundle-data'),
+    },
+  },
+];
+
+
+export const RESOURCES: readonly ResourceDef[] = resourceList;
+
+// ---------------------------------------------------------------------------
+// Endpoints (spec §4)
+// ---------------------------------------------------------------------------
+
+const obj = (typeName: string, properties: Record<string, FieldDef>, required: readonly string[], closed: boolean): ObjectDef => ({
+  typeName,
+  properties,
+  required,
+  closed,
+});
+
+const verifyResult = (typeName: string, fields: Record<string, FieldDef>): FieldDef => ({
+  type: 'object',
+  object: obj(typeName, fields, [], false),
+});
+
+const ACCOUNTS = arr(ref('account-summary'), BOUNDS.accounts);
+
+export const ENDPOINTS: readonly EndpointDef[] = [
+  {
+    id: 'token',
+    method: 'POST',
+    path: '/api/m1/abha/token',
+    section: '4.1',
+    title: 'Generate bearer token',
+    description: 'Exchanges the account API key for a JWT bearer token. No Authorization header is sent.',
+    auth: 'none',
+    request: obj('TokenRequest', { apiKey: str(BOUNDS.apiKey, { minLength: 1 }) }, ['apiKey'], true),
+    response: { envelope: 'token', data: JWT('The JWT bearer token.') },
+  },
+  {
+    id: 'search-abha',
+    method: 'POST',
+    path: '/api/m1/abha/search/abha',
+    section: '4.2',
+    title: 'Search accounts by mobile',
+    description: 'Searches for ABHA accounts linked to a 10-digit mobile number; returns a masked list.',
+    auth: 'bearer',
+    request: obj('SearchAbhaRequest', { mobile: MOBILE }, ['mobile'], true),
+    response: { envelope: 'standard', data: arr(ref('search-result-item'), BOUNDS.accounts) },
+  },
+  {
+    id: 'request-otp',
+    method: 'POST',
+    path: '/api/m1/abha/search/request/otp',
+    section: '4.3',
+    title: 'Send OTP',
+    description: 'Sends an OTP for the account chosen from a search result.',
+    auth: 'bearer',
+    request: obj(
+      'RequestOtpRequest',
+      {
+        scope: SCOPE,
+        loginHint: str(64, { minLength: 1 }),
+        otpSystem: str(64, { minLength: 1 }),
+        loginId: str(64, { minLength: 1, description: 'The index number from a search result.' }),
+        txnId: TXN,
+      },
+      ['scope', 'loginHint', 'otpSystem', 'loginId', 'txnId'],
+      true,
+    ),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('RequestOtpResponseData', { txnId: str(BOUNDS.id), message: str(BOUNDS.message) }),
+    },
+  },
+  {
+    id: 'verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/search/verify/otp',
+    section: '4.4',
+    title: 'Verify OTP',
+    description: 'Verifies the OTP; returns the matching accounts and session tokens.',
+    auth: 'bearer',
+    request: obj('VerifyOtpRequest', { scope: SCOPE, txnId: TXN, otp: OTP }, ['scope', 'txnId', 'otp'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('VerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        authResult: str(64),
+        token: JWT('ABHA session token.'),
+        expiresIn: int({ minimum: 0 }),
+        refreshToken: JWT('Refresh token.'),
+        refreshExpiresIn: int({ minimum: 0 }),
+        accounts: ACCOUNTS,
+      }),
+    },
+  },
+  {
+    id: 'mobile-login-verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/mobile/login/verify-otp',
+    section: '4.5',
+    title: 'Verify OTP for mobile login',
+    description: 'Verifies the OTP of a mobile login; returns the accounts and a session token.',
+    auth: 'bearer',
+    request: obj('MobileLoginVerifyOtpRequest', { txnId: TXN, otp: OTP }, ['txnId', 'otp'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('MobileLoginVerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        authResult: str(64),
+        token: JWT('ABHA session token.'),
+        expiresIn: int({ minimum: 0, examples: [300] }),
+        accounts: ACCOUNTS,
+      }),
+    },
+  },
+  {
+    id: 'mobile-login-abha-number-verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/mobile/login/abha-number/verify-otp',
+    section: '4.6',
+    title: 'Verify OTP for mobile login by ABHA number',
+    description: 'Verifies the OTP of a mobile login by ABHA number; reports the OTP as verified or expired.',
+    auth: 'bearer',
+    request: obj('MobileLoginAbhaNumberVerifyOtpRequest', { txnId: TXN, otp: OTP }, ['txnId', 'otp'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('MobileLoginAbhaNumberVerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        authResult: str(64),
+        accounts: ACCOUNTS,
+      }),
+    },
+  },
+  {
+    id: 'aadhar-number-login-verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/aadhar-number/login/verify-otp',
+    section: '4.7',
+    title: 'Verify OTP for national-ID-number login',
+    description: 'Verifies the OTP of a national-ID-number login; returns the ABHA accounts linked to the national ID.',
+    auth: 'bearer',
+    request: obj('AadharNumberLoginVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('AadharNumberLoginVerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        authResult: str(64),
+        token: JWT('ABHA session token.'),
+        expiresIn: int({ minimum: 0 }),
+        refreshToken: JWT('Refresh token.'),
+        refreshExpiresIn: int({ minimum: 0 }),
+        accounts: ACCOUNTS,
+      }),
+    },
+  },
+  {
+    id: 'abha-address-login-verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/aadhar/login/abha-address/verify-otp',
+    section: '4.8',
+    title: 'Verify OTP for ABHA-address login',
+    description: 'Completes ABHA-address login; returns the users and session tokens.',
+    auth: 'bearer',
+    request: obj('AbhaAddressLoginVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('AbhaAddressLoginVerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        message: str(BOUNDS.message),
+        authResult: str(64),
+        users: arr(ref('user'), BOUNDS.accounts),
+        tokens: ref('session-tokens'),
+      }),
+    },
+  },
+  {
+    id: 'enroll-verify-otp',
+    method: 'POST',
+    path: '/api/m1/abha/aadhar/enroll/verify-otp',
+    section: '4.9',
+    title: 'Verify OTP for enrolment',
+    description: 'Verifies the OTP sent to the ID-linked mobile during enrolment; returns the new ABHA profile and session tokens.',
+    auth: 'bearer',
+    request: obj('EnrollVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
+    response: {
+      envelope: 'standard',
+      data: verifyResult('EnrollVerifyOtpResponseData', {
+        txnId: str(BOUNDS.id),
+        tokens: ref('session-tokens'),
+        ABHAProfile: ref('abha-profile'),
+        isNew: bool(),
+      }),
+    },
+  },
+  {
+    id: 'fetch-abha-address-profile',
+    method: 'POST',
+    path: '/api/m1/abha/aadhar/login/abha-address/fetch/profile',
+    section: '4.10',
+    title: 'Fetch ABHA address profile',
+    description: 'Fetches the ABHA address profile with the session token from the verify-otp step.',
+    auth: 'bearer',
+    request: obj('FetchAbhaAddressProfileRequest', { token: JWT('The ABHA session token.') }, ['token'], true),
+    response: { envelope: 'standard', data: ref('abha-address-profile') },
+  },
+  {
+    id: 'get-profile',
+    method: 'POST',
+    path: '/api/m1/abha/login/get-profile',
+    section: '4.11',
+    title: 'Get account profile',
+    description: 'Fetches the account profile with the ABHA session token.',
+    auth: 'bearer',
+    request: obj('GetProfileRequest', { token: JWT('The ABHA session token.') }, ['token'], true),
+    response: { envelope: 'standard', data: ref('account-profile') },
+  },
+  {
+    id: 'link-carecontext',
+    method: 'POST',
+    path: '/api/m2/multiple/link-carecontext',
+    section: '4.12',
+    title: 'Link care contexts',
+    description: 'Links several care contexts (visit records) to an ABHA address under a health-information-provider id.',
+    auth: 'bearer',
+    request: obj(
+      'LinkCareContextRequest',
+      {
+        abhaAddress: str(BOUNDS.name, { minLength: 1, description: 'The patient ABHA address, e.g. name@sbx.' }),
+        hipId: str(BOUNDS.id, { minLength: 1, description: 'Health-information-provider id (the HFR facility id).' }),
+        hospitalName: str(BOUNDS.name, { minLength: 1 }),
+        visitDate: str(10, { format: 'date', description: 'Visit date, YYYY-MM-DD.' }),
+        visitId: str(BOUNDS.id, { minLength: 1 }),
+        careContexts: arr(ref('care-context'), BOUNDS.careContexts),
+      },
+      ['abhaAddress', 'hipId', 'hospitalName', 'visitDate', 'visitId', 'careContexts'],
+      true,
+    ),
+    response: { envelope: 'standard', data: { type: 'unknown', description: 'Not shown by the spec.' } },
+  },
+];

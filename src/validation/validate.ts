@@ -1,0 +1,228 @@
+/**
+ * Schema validation with issues a person can act on.
+ *
+ * The validators are ajv standalone code generated at build time
+ * (src/generated/validators.ts), so nothing is compiled when the library is
+ * imported or used. They run with `allErrors`, which is safe here because
+ * every string and array in every schema is bounded.
+ */
+import { ValidationError, escapePointerToken, type Issue } from '../errors.js';
+import { SCHEMA_MANIFEST, type SchemaName } from '../generated/manifest.js';
+import type * as T from '../generated/types.js';
+import { validatorsByName } from '../generated/validators.js';
+import { FORMATS, PATTERNS } from '../spec/definition.js';
+
+/** What validation returns: the typed value, or every issue found. */
+export type ValidationResult<V> =
+  | { readonly success: true; readonly value: V; readonly issues: readonly [] }
+  | { readonly success: false; readonly issues: readonly Issue[] };
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+type StandaloneValidator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+/** Maps each schema name to the type of the value it accepts. */
+export interface SchemaTypes {
+  'response-envelope': T.ResponseEnvelope;
+  'token-envelope': T.TokenEnvelope;
+  'session-tokens': T.SessionTokens;
+  'account-summary': T.AccountSummary;
+  'abha-profile': T.AbhaProfile;
+  'abha-address-profile': T.AbhaAddressProfile;
+  'account-profile': T.AccountProfile;
+  user: T.User;
+  'search-account-entry': T.SearchAccountEntry;
+  'search-result-item': T.SearchResultItem;
+  hospital: T.Hospital;
+  doctor: T.Doctor;
+  diagnosis: T.Diagnosis;
+  medication: T.Medication;
+  'lab-investigation': T.LabInvestigation;
+  'bundle-data': T.BundleData;
+  'care-context': T.CareContext;
+  'token-request': T.TokenRequest;
+  'token-response': T.TokenResponse;
+  'search-abha-request': T.SearchAbhaRequest;
+  'search-abha-response': T.SearchAbhaResponse;
+  'request-otp-request': T.RequestOtpRequest;
+  'request-otp-response': T.RequestOtpResponse;
+  'verify-otp-request': T.VerifyOtpRequest;
+  'verify-otp-response': T.VerifyOtpResponse;
+  'mobile-login-verify-otp-request': T.MobileLoginVerifyOtpRequest;
+  'mobile-login-verify-otp-response': T.MobileLoginVerifyOtpResponse;
+  'mobile-login-abha-number-verify-otp-request': T.MobileLoginAbhaNumberVerifyOtpRequest;
+  'mobile-login-abha-number-verify-otp-response': T.MobileLoginAbhaNumberVerifyOtpResponse;
+  'aadhar-number-login-verify-otp-request': T.AadharNumberLoginVerifyOtpRequest;
+  'aadhar-number-login-verify-otp-response': T.AadharNumberLoginVerifyOtpResponse;
+  'abha-address-login-verify-otp-request': T.AbhaAddressLoginVerifyOtpRequest;
+  'abha-address-login-verify-otp-response': T.AbhaAddressLoginVerifyOtpResponse;
+  'enroll-verify-otp-request': T.EnrollVerifyOtpRequest;
+  'enroll-verify-otp-response': T.EnrollVerifyOtpResponse;
+  'fetch-abha-address-profile-request': T.FetchAbhaAddressProfileRequest;
+  'fetch-abha-address-profile-response': T.FetchAbhaAddressProfileResponse;
+  'get-profile-request': T.GetProfileRequest;
+  'get-profile-response': T.GetProfileResponse;
+  'link-carecontext-request': T.LinkCareContextRequest;
+  'link-carecontext-response': T.LinkCareContextResponse;
+}
+
+// A compile-time check that SchemaTypes names exactly the generated schemas.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const schemaTypesCoverManifest: Exact<keyof SchemaTypes, SchemaName> = true;
+void schemaTypesCoverManifest;
+
+const validators = validatorsByName as unknown as Record<SchemaName, StandaloneValidator>;
+const patternByRegex = new Map<string, { expects: string; code: string }>(Object.values(PATTERNS).map((p) => [p.regex, p]));
+
+/** The names of every schema, in the order of `schemas/index.json`. */
+export const SCHEMA_NAMES: readonly SchemaName[] = SCHEMA_MANIFEST.map((e) => e.name);
+
+/** True when `name` is the name of a shipped schema. */
+export function isSchemaName(name: string): name is SchemaName {
+  return Object.hasOwn(validators, name);
+}
+
+function label(path: string): string {
+  if (path === '') return 'the document';
+  const tokens = path.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const last = tokens[tokens.length - 1] ?? '';
+  if (/^\d+$/.test(last)) {
+    const parent = tokens[tokens.length - 2];
+    return parent === undefined ? `item ${last}` : `${parent}[${last}]`;
+  }
+  return last;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function issue(path: string, code: string, text: string): Issue {
+  return { path, code, message: `${label(path)} ${text}`, severity: 'error' };
+}
+
+/** Turns one ajv error into an issue, or undefined for bookkeeping errors (if/then). */
+function toIssue(e: AjvError): Issue | undefined {
+  const at = e.instancePath;
+  const p = e.params;
+  switch (e.keyword) {
+    case 'required':
+      return issue(`${at}/${escapePointerToken(String(p.missingProperty))}`, 'required', 'is required');
+    case 'additionalProperties':
+      return issue(
+        `${at}/${escapePointerToken(String(p.additionalProperty))}`,
+        'unknown-field',
+        'is not a field of this object in the spec; remove it or check its spelling',
+      );
+    case 'type': {
+      const types = String(p.type).split(',');
+      return issue(at, 'type', `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`);
+    }
+    case 'maxLength':
+      return issue(at, 'too-long', `must be at most ${String(p.limit)} characters long`);
+    case 'minLength':
+      return p.limit === 1 ? issue(at, 'empty', 'must not be empty') : issue(at, 'too-short', `must be at least ${String(p.limit)} characters long`);
+    case 'maxItems':
+      return issue(at, 'too-many-items', `must have at most ${String(p.limit)} items`);
+    case 'minItems':
+      return issue(at, 'too-few-items', `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`);
+    case 'minimum':
+    case 'maximum':
+      return issue(at, 'out-of-range', `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`);
+    case 'pattern': {
+      const named = patternByRegex.get(String(p.pattern));
+      return named === undefined ? issue(at, 'pattern', 'has the wrong shape') : issue(at, named.code, `must be ${named.expects}`);
+    }
+    case 'format': {
+      const f = FORMATS[String(p.format) as keyof typeof FORMATS] as { expects: string; code: string } | undefined;
+      return f === undefined ? issue(at, 'format', `must be a valid ${String(p.format)}`) : issue(at, f.code, `must be ${f.expects}`);
+    }
+    case 'if':
+      return undefined;
+    default:
+      return issue(at, 'invalid', `does not satisfy the "${e.keyword}" rule of the schema`);
+  }
+}
+
+function collect(errors: readonly AjvError[] | null | undefined): Issue[] {
+  const seen = new Set<string>();
+  const out: Issue[] = [];
+  for (const e of errors ?? []) {
+    const i = toIssue(e);
+    if (i === undefined) continue;
+    const key = `${i.path}\u0000${i.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(i);
+  }
+  return out;
+}
+
+/**
+ * Validates a value against one of the shipped schemas.
+ *
+ * Never throws for any input. On failure every issue is returned, each with a
+ * JSON Pointer `path`, a stable `code` and a `message`; issues never contain
+ * values from the input.
+ *
+ * @param name - a schema name from `schemas/index.json`, e.g. `link-carecontext-request`
+ * @param value - the document, typically the result of `JSON.parse`
+ * @returns `{ success: true, value }` or `{ success: false, issues }`
+ * @throws TypeError when `name` is not a schema name (a programming error, not bad data)
+ *
+ * @example
+ * validate('search-abha-request', { mobile: '98765' })
+ * //=> { success: false, issues: [{ path: '/mobile', code: 'invalid-mobile',
+ * //      message: 'mobile must be exactly 10 digits', severity: 'error' }] }
+ */
+export function validate<N extends SchemaName>(name: N, value: unknown): ValidationResult<SchemaTypes[N]> {
+  const v = validators[name] as StandaloneValidator | undefined;
+  if (v === undefined) throw new TypeError(`unknown schema name "${String(name)}"; see abha-link schemas`);
+  let ok: boolean;
+  let errors: AjvError[] | null | undefined;
+  try {
+    ok = v(value);
+    errors = v.errors;
+  } catch {
+    // A getter that throws, a revoked proxy: not data that came from JSON.
+    return { success: false, issues: [{ path: '', code: 'unreadable', message: 'the document could not be read as JSON data', severity: 'error' }] };
+  }
+  if (ok) return { success: true, value: value as SchemaTypes[N], issues: [] };
+  const issues = collect(errors);
+  if (issues.length === 0) issues.push({ path: '', code: 'invalid', message: 'the document does not match the schema', severity: 'error' });
+  return { success: false, issues };
+}
+
+/**
+ * Like {@link validate}, but returns the typed value or throws.
+ *
+ * @throws {@link ValidationError} carrying every issue
+ *
+ * @example
+ * const req = assertValid('link-carecontext-request', JSON.parse(text))
+ */
+export function assertValid<N extends SchemaName>(name: N, value: unknown): SchemaTypes[N] {
+  const r = validate(name, value);
+  if (!r.success) throw new ValidationError(r.issues, name);
+  return r.value;
+}
+
+/**
+ * Validates a link request (the body of POST /api/m2/multiple/link-carecontext, spec §4.12).
+ *
+ * @example
+ * const r = validateLinkRequest(JSON.parse(text))
+ * if (!r.success) for (const i of r.issues) console.error(i.path, i.message)
+ */
+export function validateLinkRequest(value: unknown): ValidationResult<T.LinkCareContextRequest> {
+  return validate('link-carecontext-request', value);
+}
