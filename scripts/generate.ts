@@ -13,7 +13,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
-import { ENDPOINTS, FORMATS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../src/spec/definition.js';
+import { ENDPOINTS, FORMATS, INPUTS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../src/spec/definition.js';
 
 // ajv and ajv-formats are CommonJS; their default exports arrive wrapped.
 const standaloneCode = (standaloneCodeModule as unknown as { default: typeof standaloneCodeModule }).default ?? standaloneCodeModule;
@@ -35,7 +35,7 @@ export interface ManifestEntry {
   part?: 'request' | 'response';
 }
 
-const typeNameOf = new Map(RESOURCES.map((r) => [r.name, r.typeName]));
+const typeNameOf = new Map([...RESOURCES, ...INPUTS].map((r) => [r.name, r.typeName]));
 
 function fieldSchema(field: FieldDef): JsonObject {
   const s: JsonObject = {};
@@ -47,6 +47,7 @@ function fieldSchema(field: FieldDef): JsonObject {
       s.maxLength = field.maxLength;
       if (field.pattern !== undefined) s.pattern = PATTERNS[field.pattern].regex;
       if (field.format !== undefined) s.format = field.format;
+      if (field.enum !== undefined) s.enum = [...field.enum];
       if (field.examples !== undefined) s.examples = [...field.examples];
       return s;
     case 'integer':
@@ -55,8 +56,18 @@ function fieldSchema(field: FieldDef): JsonObject {
       if (field.maximum !== undefined) s.maximum = field.maximum;
       if (field.examples !== undefined) s.examples = [...field.examples];
       return s;
+    case 'number':
+      s.type = 'number';
+      if (field.exclusiveMinimum !== undefined) s.exclusiveMinimum = field.exclusiveMinimum;
+      if (field.maximum !== undefined) s.maximum = field.maximum;
+      return s;
     case 'boolean':
       s.type = 'boolean';
+      return s;
+    case 'datetime':
+      return { ...s, type: 'string', maxLength: 40, pattern: PATTERNS.datetime.regex };
+    case 'union':
+      s.anyOf = field.of.map(fieldSchema);
       return s;
     case 'array':
       s.type = 'array';
@@ -137,6 +148,15 @@ export function buildSchemas(): SchemaFile[] {
       schema: { ...header(r.name, r.title, r.description, r.section), ...objectSchema(r) },
     });
   }
+  for (const r of INPUTS) {
+    out.push({
+      entry: { name: r.name, title: r.title, file: `schemas/${r.name}.schema.json` },
+      schema: {
+        ...header(r.name, r.title, `${r.description} An abha-link builder input, not a shape of the service; the builders turn it into the link request.`, r.section),
+        ...objectSchema(r),
+      },
+    });
+  }
   for (const e of ENDPOINTS) {
     const endpoint = `${e.method} ${e.path}`;
     const reqName = `${e.id}-request`;
@@ -163,11 +183,16 @@ export function buildSchemas(): SchemaFile[] {
 function tsType(f: FieldDef, inline: string[]): string {
   switch (f.type) {
     case 'string':
-      return 'string';
+      return f.enum !== undefined ? f.enum.map((e) => JSON.stringify(e)).join(' | ') : 'string';
     case 'integer':
+    case 'number':
       return 'number';
     case 'boolean':
       return 'boolean';
+    case 'datetime':
+      return 'Date | string';
+    case 'union':
+      return f.of.map((o) => tsType(o, inline)).join(' | ');
     case 'array': {
       const t = tsType(f.items, inline);
       return /^[A-Za-z]+$/.test(t) ? `${t}[]` : `Array<${t}>`;
@@ -218,6 +243,7 @@ function tsInterface(o: ObjectDef, description: string): string {
 export function buildTypes(): string {
   const parts: string[] = [`// ${GENERATED_NOTE}\n`];
   for (const r of RESOURCES) parts.push(tsInterface(r, `${r.title}: ${r.description} Spec §${r.section}.`));
+  for (const r of INPUTS) parts.push(tsInterface(r, `${r.title}: ${r.description} (abha-link builder input)`));
   for (const e of ENDPOINTS) {
     const Name = e.request.typeName.replace(/Request$/, '');
     parts.push(tsInterface(e.request, `Request body of ${e.method} ${e.path} (spec §${e.section}).`));
@@ -230,6 +256,14 @@ export function buildTypes(): string {
         `  ${flag}: boolean;\n  message?: string;\n  data?: ${dataType};\n}\n`,
     );
   }
+  const map: string[] = [];
+  for (const r of [...RESOURCES, ...INPUTS]) map.push(`  ${JSON.stringify(r.name)}: ${r.typeName};`);
+  for (const e of ENDPOINTS) {
+    const Name = e.request.typeName.replace(/Request$/, '');
+    map.push(`  ${JSON.stringify(`${e.id}-request`)}: ${e.request.typeName};`);
+    map.push(`  ${JSON.stringify(`${e.id}-response`)}: ${Name}Response;`);
+  }
+  parts.push(`/** The type of the value each schema accepts, by schema name. */\nexport interface SchemaTypes {\n${map.join('\n')}\n}\n`);
   return parts.filter((p) => p.length > 0).join('\n');
 }
 

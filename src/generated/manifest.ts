@@ -104,6 +104,51 @@ export const SCHEMA_MANIFEST = [
     "resource": "CareContext"
   },
   {
+    "name": "duration-input",
+    "title": "Duration input",
+    "file": "schemas/duration-input.schema.json"
+  },
+  {
+    "name": "frequency-input",
+    "title": "Frequency input",
+    "file": "schemas/frequency-input.schema.json"
+  },
+  {
+    "name": "medication-input",
+    "title": "Medication input",
+    "file": "schemas/medication-input.schema.json"
+  },
+  {
+    "name": "patient-input",
+    "title": "Patient input",
+    "file": "schemas/patient-input.schema.json"
+  },
+  {
+    "name": "visit-input",
+    "title": "Visit input",
+    "file": "schemas/visit-input.schema.json"
+  },
+  {
+    "name": "bundle-data-input",
+    "title": "Bundle data input",
+    "file": "schemas/bundle-data-input.schema.json"
+  },
+  {
+    "name": "care-context-input",
+    "title": "Care context input",
+    "file": "schemas/care-context-input.schema.json"
+  },
+  {
+    "name": "care-context-build-input",
+    "title": "Care context build input",
+    "file": "schemas/care-context-build-input.schema.json"
+  },
+  {
+    "name": "clinical-input",
+    "title": "Clinical input",
+    "file": "schemas/clinical-input.schema.json"
+  },
+  {
     "name": "token-request",
     "title": "Generate bearer token: request body",
     "file": "schemas/token-request.schema.json",

@@ -243,6 +243,157 @@ export interface CareContext {
   bundleData: BundleData;
 }
 
+/** Duration input: A structured medication duration: a number and a unit. (abha-link builder input) */
+export interface DurationInput {
+  value: number;
+  unit: "day" | "days" | "week" | "weeks" | "month" | "months" | "year" | "years";
+}
+
+/** Frequency input: A structured dose pattern: how many doses in the morning, afternoon, evening and night (1-0-1 is { morning: 1, night: 1 }). (abha-link builder input) */
+export interface FrequencyInput {
+  /** Doses in the morning. */
+  morning?: number;
+  /** Doses in the afternoon. */
+  afternoon?: number;
+  /** Doses in the evening. */
+  evening?: number;
+  /** Doses at night. */
+  night?: number;
+}
+
+/** Medication input: A medication as the doctor wrote it; frequency and duration may be structured. (abha-link builder input) */
+export interface MedicationInput {
+  drugName: string;
+  /** @example "1 tablet" */
+  dosage?: string;
+  /** Indian notation (1-0-1, OD, BD, TDS, QID, HS, SOS, STAT), free text, or a dose pattern. */
+  frequency?: string | FrequencyInput;
+  /** Free text such as "5 days", or a number and a unit. */
+  duration?: string | DurationInput;
+  /** @example "after food" */
+  instructions?: string;
+}
+
+/** Patient input: The patient. Only abhaAddress goes into the link request; the rest is for printed documents and FHIR. (abha-link builder input) */
+export interface PatientInput {
+  /** @example "asha.verma@sbx" */
+  abhaAddress: string;
+  /** @example "91-1234-5678-9012" */
+  ABHANumber?: string;
+  name?: string;
+  /** @example "M" */
+  gender?: string;
+  /** Must be a calendar date YYYY-MM-DD. */
+  birthDate?: string;
+  /** Age in years, when the birth date is not known. */
+  age?: number;
+}
+
+/** Visit input: The visit: its id and when it happened. (abha-link builder input) */
+export interface VisitInput {
+  /** The visit (encounter) id in the EMR; becomes visitId. */
+  id: string;
+  /** When the visit happened. A date-time without offset is read in the facility time zone. */
+  at: Date | string;
+  /**
+   * IANA time zone of the facility. Default Asia/Kolkata.
+   * @example "Asia/Kolkata"
+   */
+  timeZone?: string;
+  /**
+   * Follow-up advice for printed documents.
+   * @example "Review after 5 days"
+   */
+  followUp?: string;
+}
+
+/** Bundle data input: What buildBundleData takes: the fields of bundleData, with medications as the doctor wrote them. (abha-link builder input) */
+export interface BundleDataInput {
+  hospital: Hospital;
+  doctor: Doctor;
+  /** Must be an absolute URI such as https://example.org/doc.pdf. */
+  documentUrl?: string;
+  diagnosis?: Diagnosis[];
+  medications?: MedicationInput[];
+  labInvestigations?: LabInvestigation[];
+  advice?: string;
+}
+
+/** Care context input: The clinical content of one care context. (abha-link builder input) */
+export interface CareContextInput {
+  /**
+   * ABDM hiType code. Default: derived from the content (see buildCareContext).
+   * @example "Prescription"
+   */
+  hiType?: string;
+  /** Care-context reference. Default: derived from the visit id and hiType. */
+  referenceNumber?: string;
+  /** Patient-readable label. Default: hiType, date and hospital. */
+  display?: string;
+  /** The doctor of this care context, when not the visit doctor. */
+  doctor?: Doctor;
+  /** Must be an absolute URI such as https://example.org/doc.pdf. */
+  documentUrl?: string;
+  diagnosis?: Diagnosis[];
+  medications?: MedicationInput[];
+  labInvestigations?: LabInvestigation[];
+  advice?: string;
+}
+
+/** Care context build input: What buildCareContext takes: the content of one care context with its hospital, doctor, visit id and visit date. (abha-link builder input) */
+export interface CareContextBuildInput {
+  /**
+   * ABDM hiType code. Default: derived from the content (see buildCareContext).
+   * @example "Prescription"
+   */
+  hiType?: string;
+  /** Care-context reference. Default: derived from the visit id and hiType. */
+  referenceNumber?: string;
+  /** Patient-readable label. Default: hiType, date and hospital. */
+  display?: string;
+  /** The doctor of this care context, when not the visit doctor. */
+  doctor: Doctor;
+  /** Must be an absolute URI such as https://example.org/doc.pdf. */
+  documentUrl?: string;
+  diagnosis?: Diagnosis[];
+  medications?: MedicationInput[];
+  labInvestigations?: LabInvestigation[];
+  advice?: string;
+  hospital: Hospital;
+  visitId: string;
+  /** Must be a calendar date YYYY-MM-DD. */
+  visitDate: string;
+  /** This is the nth care context of its hiType in the visit (default 1); used in the derived referenceNumber. */
+  occurrence?: number;
+}
+
+/** Clinical input: Everything an EMR knows about one visit. Give the clinical content at the top level for one care context, or a careContexts list for several. (abha-link builder input) */
+export interface ClinicalInput {
+  /** Health-information-provider id. Default: hospital.id. */
+  hipId?: string;
+  hospital: Hospital;
+  /** The doctor of this care context, when not the visit doctor. */
+  doctor: Doctor;
+  patient: PatientInput;
+  visit: VisitInput;
+  /**
+   * ABDM hiType code. Default: derived from the content (see buildCareContext).
+   * @example "Prescription"
+   */
+  hiType?: string;
+  /** Care-context reference. Default: derived from the visit id and hiType. */
+  referenceNumber?: string;
+  /** Patient-readable label. Default: hiType, date and hospital. */
+  display?: string;
+  /** Must be an absolute URI such as https://example.org/doc.pdf. */
+  documentUrl?: string;
+  diagnosis?: Diagnosis[];
+  medications?: MedicationInput[];
+  labInvestigations?: LabInvestigation[];
+  advice?: string;
+  careContexts?: CareContextInput[];
+}
+
 /** Request body of POST /api/m1/abha/token (spec §4.1). */
 export interface TokenRequest {
   apiKey: string;
@@ -528,4 +679,58 @@ export interface LinkCareContextResponse {
   success: boolean;
   message?: string;
   data?: unknown;
+}
+
+/** The type of the value each schema accepts, by schema name. */
+export interface SchemaTypes {
+  "response-envelope": ResponseEnvelope;
+  "token-envelope": TokenEnvelope;
+  "session-tokens": SessionTokens;
+  "account-summary": AccountSummary;
+  "abha-profile": AbhaProfile;
+  "abha-address-profile": AbhaAddressProfile;
+  "account-profile": AccountProfile;
+  "user": User;
+  "search-account-entry": SearchAccountEntry;
+  "search-result-item": SearchResultItem;
+  "hospital": Hospital;
+  "doctor": Doctor;
+  "diagnosis": Diagnosis;
+  "medication": Medication;
+  "lab-investigation": LabInvestigation;
+  "bundle-data": BundleData;
+  "care-context": CareContext;
+  "duration-input": DurationInput;
+  "frequency-input": FrequencyInput;
+  "medication-input": MedicationInput;
+  "patient-input": PatientInput;
+  "visit-input": VisitInput;
+  "bundle-data-input": BundleDataInput;
+  "care-context-input": CareContextInput;
+  "care-context-build-input": CareContextBuildInput;
+  "clinical-input": ClinicalInput;
+  "token-request": TokenRequest;
+  "token-response": TokenResponse;
+  "search-abha-request": SearchAbhaRequest;
+  "search-abha-response": SearchAbhaResponse;
+  "request-otp-request": RequestOtpRequest;
+  "request-otp-response": RequestOtpResponse;
+  "verify-otp-request": VerifyOtpRequest;
+  "verify-otp-response": VerifyOtpResponse;
+  "mobile-login-verify-otp-request": MobileLoginVerifyOtpRequest;
+  "mobile-login-verify-otp-response": MobileLoginVerifyOtpResponse;
+  "mobile-login-abha-number-verify-otp-request": MobileLoginAbhaNumberVerifyOtpRequest;
+  "mobile-login-abha-number-verify-otp-response": MobileLoginAbhaNumberVerifyOtpResponse;
+  "aadhar-number-login-verify-otp-request": AadharNumberLoginVerifyOtpRequest;
+  "aadhar-number-login-verify-otp-response": AadharNumberLoginVerifyOtpResponse;
+  "abha-address-login-verify-otp-request": AbhaAddressLoginVerifyOtpRequest;
+  "abha-address-login-verify-otp-response": AbhaAddressLoginVerifyOtpResponse;
+  "enroll-verify-otp-request": EnrollVerifyOtpRequest;
+  "enroll-verify-otp-response": EnrollVerifyOtpResponse;
+  "fetch-abha-address-profile-request": FetchAbhaAddressProfileRequest;
+  "fetch-abha-address-profile-response": FetchAbhaAddressProfileResponse;
+  "get-profile-request": GetProfileRequest;
+  "get-profile-response": GetProfileResponse;
+  "link-carecontext-request": LinkCareContextRequest;
+  "link-carecontext-response": LinkCareContextResponse;
 }

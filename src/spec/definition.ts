@@ -24,6 +24,11 @@ export interface PatternDef {
 export const PATTERNS = {
   mobile: { regex: '^[0-9]{10}$', expects: 'exactly 10 digits', code: 'invalid-mobile' },
   otp: { regex: '^[0-9]{6}$', expects: 'exactly 6 digits', code: 'invalid-otp' },
+  datetime: {
+    regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$',
+    expects: 'an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30',
+    code: 'invalid-datetime',
+  },
 } as const satisfies Record<string, PatternDef>;
 
 export type PatternName = keyof typeof PATTERNS;
@@ -44,6 +49,8 @@ export type FieldDef =
       readonly minLength?: number;
       readonly pattern?: PatternName;
       readonly format?: FormatName;
+      /** Closed sets; used only in abha-link's own input schemas, never for spec fields. */
+      readonly enum?: readonly string[];
       readonly examples?: readonly string[];
       readonly description?: string;
     }
@@ -54,7 +61,17 @@ export type FieldDef =
       readonly examples?: readonly number[];
       readonly description?: string;
     }
+  | {
+      readonly type: 'number';
+      readonly exclusiveMinimum?: number;
+      readonly maximum?: number;
+      readonly description?: string;
+    }
   | { readonly type: 'boolean'; readonly description?: string }
+  /** A point in time: an ISO 8601 string in JSON, `Date | string` in TypeScript (builder inputs only). */
+  | { readonly type: 'datetime'; readonly description?: string }
+  /** One of several shapes, each of a different JSON type (builder inputs only). */
+  | { readonly type: 'union'; readonly of: readonly FieldDef[]; readonly description?: string }
   | {
       readonly type: 'array';
       readonly items: FieldDef;
@@ -86,7 +103,7 @@ export interface ResourceDef extends ObjectDef {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  /** The spec section this resource encodes, e.g. "2" or "4.12". */
+  /** The spec section this resource encodes, e.g. "2" or "4.12" (builder inputs: the section they produce). */
   readonly section: string;
 }
 
@@ -108,7 +125,16 @@ export type ResourceName =
   | 'medication'
   | 'lab-investigation'
   | 'bundle-data'
-  | 'care-context';
+  | 'care-context'
+  | 'duration-input'
+  | 'frequency-input'
+  | 'medication-input'
+  | 'patient-input'
+  | 'visit-input'
+  | 'bundle-data-input'
+  | 'care-context-input'
+  | 'care-context-build-input'
+  | 'clinical-input';
 
 export type EnvelopeKind = 'standard' | 'token';
 
@@ -710,5 +736,173 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       true,
     ),
     response: { envelope: 'standard', data: { type: 'unknown', description: 'Not shown by the spec.' } },
+  },
+];
+
+// ---------------------------------------------------------------------------
+// abha-link's own builder inputs (not part of the service spec). They produce
+// the §4.12 body through the builders; they are closed so that nothing the
+// user gives is dropped without a word.
+// ---------------------------------------------------------------------------
+
+const CONTENT_FIELDS: Record<string, FieldDef> = {
+  hiType: str(64, { minLength: 1, examples: ['Prescription', 'OPConsultation', 'DiagnosticReport'], description: 'ABDM hiType code. Default: derived from the content (see buildCareContext).' }),
+  referenceNumber: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Care-context reference. Default: derived from the visit id and hiType.' }),
+  display: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Patient-readable label. Default: hiType, date and hospital.' }),
+  doctor: { ...ref('doctor'), description: 'The doctor of this care context, when not the visit doctor.' },
+  documentUrl: str(BOUNDS.url, { format: 'uri' }),
+  diagnosis: arr(ref('diagnosis'), BOUNDS.listItems),
+  medications: arr(ref('medication-input'), BOUNDS.listItems),
+  labInvestigations: arr(ref('lab-investigation'), BOUNDS.listItems),
+  advice: str(BOUNDS.longText),
+};
+
+export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = [
+  {
+    name: 'duration-input',
+    typeName: 'DurationInput',
+    title: 'Duration input',
+    section: '4.12',
+    description: 'A structured medication duration: a number and a unit.',
+    closed: true,
+    required: ['value', 'unit'],
+    properties: {
+      value: { type: 'number', exclusiveMinimum: 0, maximum: 10000 },
+      unit: str(16, { enum: ['day', 'days', 'week', 'weeks', 'month', 'months', 'year', 'years'] }),
+    },
+  },
+  {
+    name: 'frequency-input',
+    typeName: 'FrequencyInput',
+    title: 'Frequency input',
+    section: '4.12',
+    description: 'A structured dose pattern: how many doses in the morning, afternoon, evening and night (1-0-1 is { morning: 1, night: 1 }).',
+    closed: true,
+    required: [],
+    properties: {
+      morning: { type: 'number', maximum: 100, description: 'Doses in the morning.' },
+      afternoon: { type: 'number', maximum: 100, description: 'Doses in the afternoon.' },
+      evening: { type: 'number', maximum: 100, description: 'Doses in the evening.' },
+      night: { type: 'number', maximum: 100, description: 'Doses at night.' },
+    },
+  },
+  {
+    name: 'medication-input',
+    typeName: 'MedicationInput',
+    title: 'Medication input',
+    section: '4.12',
+    description: 'A medication as the doctor wrote it; frequency and duration may be structured.',
+    closed: true,
+    required: ['drugName'],
+    properties: {
+      drugName: str(BOUNDS.name, { minLength: 1 }),
+      dosage: str(BOUNDS.shortText, { examples: ['1 tablet', '500 mg', '5 ml'] }),
+      frequency: {
+        type: 'union',
+        of: [str(BOUNDS.shortText, { examples: ['1-0-1', 'BD', 'TDS', 'SOS'] }), ref('frequency-input')],
+        description: 'Indian notation (1-0-1, OD, BD, TDS, QID, HS, SOS, STAT), free text, or a dose pattern.',
+      },
+      duration: {
+        type: 'union',
+        of: [str(BOUNDS.shortText, { examples: ['5 days', '2 weeks'] }), ref('duration-input')],
+        description: 'Free text such as "5 days", or a number and a unit.',
+      },
+      instructions: str(BOUNDS.text, { examples: ['after food'] }),
+    },
+  },
+  {
+    name: 'patient-input',
+    typeName: 'PatientInput',
+    title: 'Patient input',
+    section: '4.12',
+    description: 'The patient. Only abhaAddress goes into the link request; the rest is for printed documents and FHIR.',
+    closed: true,
+    required: ['abhaAddress'],
+    properties: {
+      abhaAddress: str(BOUNDS.name, { minLength: 1, examples: ['asha.verma@sbx'] }),
+      ABHANumber: str(BOUNDS.id, { examples: ['91-1234-5678-9012'] }),
+      name: str(BOUNDS.name),
+      gender: str(16, { examples: ['M', 'F', 'O'] }),
+      birthDate: str(10, { format: 'date' }),
+      age: int({ minimum: 0, maximum: 150, description: 'Age in years, when the birth date is not known.' }),
+    },
+  },
+  {
+    name: 'visit-input',
+    typeName: 'VisitInput',
+    title: 'Visit input',
+    section: '4.12',
+    description: 'The visit: its id and when it happened.',
+    closed: true,
+    required: ['id', 'at'],
+    properties: {
+      id: str(BOUNDS.id, { minLength: 1, description: 'The visit (encounter) id in the EMR; becomes visitId.' }),
+      at: { type: 'datetime', description: 'When the visit happened. A date-time without offset is read in the facility time zone.' },
+      timeZone: str(64, { minLength: 1, examples: ['Asia/Kolkata'], description: 'IANA time zone of the facility. Default Asia/Kolkata.' }),
+      followUp: str(BOUNDS.shortText, { examples: ['Review after 5 days'], description: 'Follow-up advice for printed documents.' }),
+    },
+  },
+  {
+    name: 'bundle-data-input',
+    typeName: 'BundleDataInput',
+    title: 'Bundle data input',
+    section: '4.12',
+    description: 'What buildBundleData takes: the fields of bundleData, with medications as the doctor wrote them.',
+    closed: true,
+    required: ['hospital', 'doctor'],
+    properties: {
+      hospital: ref('hospital'),
+      doctor: ref('doctor'),
+      documentUrl: CONTENT_FIELDS.documentUrl as FieldDef,
+      diagnosis: CONTENT_FIELDS.diagnosis as FieldDef,
+      medications: CONTENT_FIELDS.medications as FieldDef,
+      labInvestigations: CONTENT_FIELDS.labInvestigations as FieldDef,
+      advice: CONTENT_FIELDS.advice as FieldDef,
+    },
+  },
+  {
+    name: 'care-context-input',
+    typeName: 'CareContextInput',
+    title: 'Care context input',
+    section: '4.12',
+    description: 'The clinical content of one care context.',
+    closed: true,
+    required: [],
+    properties: CONTENT_FIELDS,
+  },
+  {
+    name: 'care-context-build-input',
+    typeName: 'CareContextBuildInput',
+    title: 'Care context build input',
+    section: '4.12',
+    description: 'What buildCareContext takes: the content of one care context with its hospital, doctor, visit id and visit date.',
+    closed: true,
+    required: ['hospital', 'doctor', 'visitId', 'visitDate'],
+    properties: {
+      ...CONTENT_FIELDS,
+      hospital: ref('hospital'),
+      visitId: str(BOUNDS.id, { minLength: 1 }),
+      visitDate: str(10, { format: 'date' }),
+      occurrence: int({ minimum: 1, maximum: BOUNDS.careContexts, description: 'This is the nth care context of its hiType in the visit (default 1); used in the derived referenceNumber.' }),
+    },
+  },
+  {
+    name: 'clinical-input',
+    typeName: 'ClinicalInput',
+    title: 'Clinical input',
+    section: '4.12',
+    description:
+      'Everything an EMR knows about one visit. Give the clinical content at the top level for one care context, or a careContexts list for several.',
+    closed: true,
+    required: ['hospital', 'doctor', 'patient', 'visit'],
+    properties: {
+      hipId: str(BOUNDS.id, { minLength: 1, description: 'Health-information-provider id. Default: hospital.id.' }),
+      hospital: ref('hospital'),
+      doctor: ref('doctor'),
+      patient: ref('patient-input'),
+      visit: ref('visit-input'),
+      ...CONTENT_FIELDS,
+      careContexts: arr(ref('care-context-input'), BOUNDS.careContexts),
+    },
   },
 ];

@@ -9,6 +9,7 @@
 import { ValidationError, escapePointerToken, type Issue } from '../errors.js';
 import { SCHEMA_MANIFEST, type SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
+import type { SchemaTypes } from '../generated/types.js';
 import { validatorsByName } from '../generated/validators.js';
 import { FORMATS, PATTERNS } from '../spec/definition.js';
 
@@ -24,50 +25,7 @@ interface AjvError {
 }
 type StandaloneValidator = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
-/** Maps each schema name to the type of the value it accepts. */
-export interface SchemaTypes {
-  'response-envelope': T.ResponseEnvelope;
-  'token-envelope': T.TokenEnvelope;
-  'session-tokens': T.SessionTokens;
-  'account-summary': T.AccountSummary;
-  'abha-profile': T.AbhaProfile;
-  'abha-address-profile': T.AbhaAddressProfile;
-  'account-profile': T.AccountProfile;
-  user: T.User;
-  'search-account-entry': T.SearchAccountEntry;
-  'search-result-item': T.SearchResultItem;
-  hospital: T.Hospital;
-  doctor: T.Doctor;
-  diagnosis: T.Diagnosis;
-  medication: T.Medication;
-  'lab-investigation': T.LabInvestigation;
-  'bundle-data': T.BundleData;
-  'care-context': T.CareContext;
-  'token-request': T.TokenRequest;
-  'token-response': T.TokenResponse;
-  'search-abha-request': T.SearchAbhaRequest;
-  'search-abha-response': T.SearchAbhaResponse;
-  'request-otp-request': T.RequestOtpRequest;
-  'request-otp-response': T.RequestOtpResponse;
-  'verify-otp-request': T.VerifyOtpRequest;
-  'verify-otp-response': T.VerifyOtpResponse;
-  'mobile-login-verify-otp-request': T.MobileLoginVerifyOtpRequest;
-  'mobile-login-verify-otp-response': T.MobileLoginVerifyOtpResponse;
-  'mobile-login-abha-number-verify-otp-request': T.MobileLoginAbhaNumberVerifyOtpRequest;
-  'mobile-login-abha-number-verify-otp-response': T.MobileLoginAbhaNumberVerifyOtpResponse;
-  'aadhar-number-login-verify-otp-request': T.AadharNumberLoginVerifyOtpRequest;
-  'aadhar-number-login-verify-otp-response': T.AadharNumberLoginVerifyOtpResponse;
-  'abha-address-login-verify-otp-request': T.AbhaAddressLoginVerifyOtpRequest;
-  'abha-address-login-verify-otp-response': T.AbhaAddressLoginVerifyOtpResponse;
-  'enroll-verify-otp-request': T.EnrollVerifyOtpRequest;
-  'enroll-verify-otp-response': T.EnrollVerifyOtpResponse;
-  'fetch-abha-address-profile-request': T.FetchAbhaAddressProfileRequest;
-  'fetch-abha-address-profile-response': T.FetchAbhaAddressProfileResponse;
-  'get-profile-request': T.GetProfileRequest;
-  'get-profile-response': T.GetProfileResponse;
-  'link-carecontext-request': T.LinkCareContextRequest;
-  'link-carecontext-response': T.LinkCareContextResponse;
-}
+export type { SchemaTypes };
 
 // A compile-time check that SchemaTypes names exactly the generated schemas.
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
@@ -135,6 +93,10 @@ function toIssue(e: AjvError): Issue | undefined {
       return issue(at, 'too-many-items', `must have at most ${String(p.limit)} items`);
     case 'minItems':
       return issue(at, 'too-few-items', `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`);
+    case 'exclusiveMinimum':
+      return issue(at, 'out-of-range', `must be greater than ${String(p.limit)}`);
+    case 'enum':
+      return issue(at, 'not-allowed', `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`);
     case 'minimum':
     case 'maximum':
       return issue(at, 'out-of-range', `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`);
@@ -147,16 +109,39 @@ function toIssue(e: AjvError): Issue | undefined {
       return f === undefined ? issue(at, 'format', `must be a valid ${String(p.format)}`) : issue(at, f.code, `must be ${f.expects}`);
     }
     case 'if':
+    case 'anyOf':
       return undefined;
     default:
       return issue(at, 'invalid', `does not satisfy the "${e.keyword}" rule of the schema`);
   }
 }
 
-function collect(errors: readonly AjvError[] | null | undefined): Issue[] {
+/**
+ * Union fields (anyOf of a string and an object) fail with one type error per
+ * branch. Keep the errors of the branch whose type matched; when none did,
+ * say once which types are accepted.
+ */
+function foldUnions(errors: readonly AjvError[]): AjvError[] {
+  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  if (unionPaths.size === 0) return [...errors];
+  const out: AjvError[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'type' && unionPaths.has(e.instancePath)) continue;
+    out.push(e);
+  }
+  for (const at of unionPaths) {
+    const inside = out.some((e) => e.keyword !== 'anyOf' && (e.instancePath === at || e.instancePath.startsWith(`${at}/`)));
+    if (inside) continue;
+    const types = errors.filter((e) => e.keyword === 'type' && e.instancePath === at).map((e) => String(e.params.type));
+    out.push({ instancePath: at, keyword: 'type', params: { type: [...new Set(types)].join(',') } });
+  }
+  return out;
+}
+
+function collect(raw: readonly AjvError[] | null | undefined): Issue[] {
   const seen = new Set<string>();
   const out: Issue[] = [];
-  for (const e of errors ?? []) {
+  for (const e of foldUnions(raw ?? [])) {
     const i = toIssue(e);
     if (i === undefined) continue;
     const key = `${i.path}\u0000${i.code}`;

@@ -1,0 +1,39 @@
+import type { BundleData, BundleDataInput } from '../generated/types.js';
+import { checkInput, checkOutput, compact, text } from './check.js';
+import { makeDiagnosis } from './diagnosis.js';
+import { makeDoctor } from './doctor.js';
+import { makeHospital } from './hospital.js';
+import { makeLabInvestigation } from './lab-investigation.js';
+import { makeMedication } from './medication.js';
+
+/**
+ * Builds `careContexts[].bundleData`: hospital, doctor, diagnoses,
+ * medications, lab investigations, advice and the document URL. Empty lists
+ * and blank text are left out.
+ *
+ * @throws ValidationError listing every issue of the input
+ * @example
+ * buildBundleData({ hospital: { name: 'City Care Clinic', id: 'IN2910000123' },
+ *   doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678' },
+ *   medications: [{ drugName: 'Paracetamol 650 mg', dosage: '1 tablet', frequency: 'SOS' }] })
+ * //=> { hospital: {...}, doctor: {...}, medications: [{ drugName: 'Paracetamol 650 mg',
+ * //     dosage: '1 tablet', frequency: 'When required (SOS)' }] }
+ */
+export function buildBundleData(input: BundleDataInput): BundleData {
+  return checkOutput('bundle-data', makeBundleData(checkInput('bundle-data-input', input)));
+}
+
+/** @internal Builds from inputs already checked against their schemas. */
+export function makeBundleData(b: BundleDataInput): BundleData {
+  const list = <I, O>(items: readonly I[] | undefined, make: (x: I) => O): O[] | undefined =>
+    items === undefined || items.length === 0 ? undefined : items.map(make);
+  return compact({
+    hospital: makeHospital(b.hospital),
+    doctor: makeDoctor(b.doctor),
+    documentUrl: text(b.documentUrl),
+    diagnosis: list(b.diagnosis, makeDiagnosis),
+    medications: list(b.medications, makeMedication),
+    labInvestigations: list(b.labInvestigations, makeLabInvestigation),
+    advice: text(b.advice),
+  });
+}

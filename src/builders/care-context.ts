@@ -1,0 +1,58 @@
+import type { CareContext, CareContextBuildInput, CareContextInput } from '../generated/types.js';
+import type { HiType } from '../spec/constants.js';
+import { makeBundleData } from './bundle-data.js';
+import { checkInput, checkOutput, text } from './check.js';
+import { deriveDisplay, deriveReferenceNumber } from './labels.js';
+
+/**
+ * The hiType a care context gets when none is given, from its content:
+ * medications alone (with or without diagnoses) make a `Prescription`; a
+ * document URL alone makes a `HealthDocumentRecord`; anything else
+ * (lab orders, advice, diagnoses) an `OPConsultation`, the record that holds
+ * all of them.
+ *
+ * @example
+ * defaultHiType({ medications: [{ drugName: 'Amoxicillin 500 mg' }] }) //=> 'Prescription'
+ * defaultHiType({ labInvestigations: [{ testName: 'CBC' }] })          //=> 'OPConsultation'
+ */
+export function defaultHiType(content: CareContextInput): HiType {
+  const meds = content.medications?.length ?? 0;
+  const labs = content.labInvestigations?.length ?? 0;
+  const diagnoses = content.diagnosis?.length ?? 0;
+  const advice = text(content.advice) !== undefined;
+  if (meds > 0 && labs === 0 && !advice) return 'Prescription';
+  if (meds === 0 && labs === 0 && diagnoses === 0 && !advice && text(content.documentUrl) !== undefined) return 'HealthDocumentRecord';
+  return 'OPConsultation';
+}
+
+/**
+ * Builds one item of `careContexts`: referenceNumber, display, hiType and
+ * bundleData. When not given, the hiType comes from the content
+ * ({@link defaultHiType}), the referenceNumber from the visit id and hiType,
+ * and the display from hiType, hospital and date: the same input always
+ * gives the same care context.
+ *
+ * @throws ValidationError listing every issue of the input
+ * @example
+ * buildCareContext({ hospital: { name: 'City Care Clinic', id: 'IN2910000123' },
+ *   doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678' }, visitId: 'OPD-2026-0042',
+ *   visitDate: '2026-11-20', medications: [{ drugName: 'Cetirizine 10 mg', frequency: 'HS' }] })
+ * //=> { referenceNumber: 'OPD-2026-0042-Prescription',
+ * //     display: 'Prescription at City Care Clinic on 20 Nov 2026', hiType: 'Prescription',
+ * //     bundleData: { hospital: {...}, doctor: {...}, medications: [{ drugName: 'Cetirizine 10 mg',
+ * //       frequency: 'At bedtime (HS)' }] } }
+ */
+export function buildCareContext(input: CareContextBuildInput): CareContext {
+  return checkOutput('care-context', makeCareContext(checkInput('care-context-build-input', input)));
+}
+
+/** @internal Builds from an input already checked against its schema. */
+export function makeCareContext(c: CareContextBuildInput): CareContext {
+  const hiType = text(c.hiType) ?? defaultHiType(c);
+  return {
+    referenceNumber: text(c.referenceNumber) ?? deriveReferenceNumber(c.visitId.trim(), hiType, c.occurrence ?? 1),
+    display: text(c.display) ?? deriveDisplay(hiType, c.hospital.name, c.visitDate),
+    hiType,
+    bundleData: makeBundleData(c),
+  };
+}

@@ -1,0 +1,35 @@
+import { isValid, parseISO } from 'date-fns';
+import { calendarDateIn, isKnownTimeZone } from '../time.js';
+import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
+
+/** Why a visit time could not be turned into a date. */
+export type VisitDateProblem = 'invalid-datetime' | 'unknown-time-zone';
+
+const OFFSET = /(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The visit date (YYYY-MM-DD) in the facility's time zone, or the problem.
+ *
+ * - a `Date`, or an ISO string with `Z` or an offset, is an instant: its date
+ *   is taken in `timeZone` (default Asia/Kolkata, so 2026-11-20T19:30:00Z is
+ *   2026-11-21 and 2026-11-20T18:00:00Z is 2026-11-20 at 23:30 IST);
+ * - an ISO date-time without offset is wall-clock time at the facility: its
+ *   date part is the date;
+ * - a bare YYYY-MM-DD is the date itself.
+ *
+ * @example
+ * visitDateOf('2026-11-20T19:30:00Z') //=> { date: '2026-11-21' }
+ * visitDateOf('2026-02-30')           //=> { problem: 'invalid-datetime' }
+ */
+export function visitDateOf(at: Date | string, timeZone: string = DEFAULT_TIME_ZONE): { date: string } | { problem: VisitDateProblem } {
+  if (!isKnownTimeZone(timeZone)) return { problem: 'unknown-time-zone' };
+  if (at instanceof Date) {
+    if (!isValid(at)) return { problem: 'invalid-datetime' };
+    return { date: calendarDateIn(at, timeZone) };
+  }
+  // date-fns parseISO rejects impossible dates such as 2026-02-30 or 25:00.
+  const parsed = parseISO(at);
+  if (!isValid(parsed)) return { problem: 'invalid-datetime' };
+  if (OFFSET.test(at)) return { date: calendarDateIn(parsed, timeZone) };
+  return { date: at.slice(0, 10) };
+}

@@ -1,0 +1,33 @@
+/**
+ * abha-link core: the spec's types, schema validation, lint rules and
+ * builders. Pure: no I/O, no network, no templates. Rendering lives in
+ * `abha-link/render`, the HTTP client in `abha-link/client`.
+ *
+ * @packageDocumentation
+ */
+export * from './generated/types.js';
+export { SCHEMA_MANIFEST, type SchemaName } from './generated/manifest.js';
+export { AbhaLinkError, ValidationError, isValidationError, type Issue, type Severity } from './errors.js';
+export { validate, assertValid, validateLinkRequest, isSchemaName, SCHEMA_NAMES, type ValidationResult } from './validation/validate.js';
+export { lintLinkRequest, LINT_RULES, type LintOptions, type LintRule } from './validation/lint.js';
+export { buildHospital } from './builders/hospital.js';
+export { buildDoctor } from './builders/doctor.js';
+export { buildDiagnosis } from './builders/diagnosis.js';
+export { buildMedication } from './builders/medication.js';
+export { buildLabInvestigation } from './builders/lab-investigation.js';
+export { buildBundleData } from './builders/bundle-data.js';
+export { buildCareContext, defaultHiType } from './builders/care-context.js';
+export { buildLinkRequest, safeBuildLinkRequest, type BuildOptions, type BuildResult } from './builders/link-request.js';
+export { normalizeFrequency } from './builders/frequency.js';
+export { normalizeDuration } from './builders/duration.js';
+export { visitDateOf } from './builders/visit-date.js';
+export { deriveDisplay, deriveReferenceNumber } from './builders/labels.js';
+export {
+  ENDPOINT_PATHS,
+  HI_TYPES,
+  HI_TYPE_DISPLAY,
+  DEFAULT_TIME_ZONE,
+  type HiType,
+} from './spec/constants.js';
+export { RESOURCES, ENDPOINTS, INPUTS, PATTERNS, FORMATS, BOUNDS } from './spec/definition.js';
+export type { ResourceDef, EndpointDef, FieldDef, ObjectDef } from './spec/definition.js';

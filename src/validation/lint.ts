@@ -1,0 +1,190 @@
+/**
+ * Lint rules: what the schema accepts but ABDM, downstream of the service,
+ * would reject or mishandle later. Sources: shared/reference/abdm-and-fhir.md
+ * (section numbers in each rule's description).
+ */
+import { pointer, type Issue, type Severity } from '../errors.js';
+import type { CareContext, LinkCareContextRequest } from '../generated/types.js';
+import {
+  ABDM_DISPLAY_CHARS,
+  ABDM_LABEL_MAX,
+  ABDM_REFERENCE_CHARS,
+  ABHA_ADDRESS_LOCAL,
+  DEFAULT_ABHA_ADDRESS_SUFFIXES,
+  DEFAULT_TIME_ZONE,
+  HI_TYPES,
+  ICD10_PERMISSIVE,
+  ICD10_WHO,
+} from '../spec/constants.js';
+import { calendarDateIn } from '../time.js';
+
+/** Options of {@link lintLinkRequest}. */
+export interface LintOptions {
+  /**
+   * The current time, for the "visit date in the future" rule. The library
+   * never reads the clock: without `now` that rule does not run. The CLI
+   * passes the current time.
+   */
+  readonly now?: Date;
+  /** Facility time zone for "today" (IANA name). Default `Asia/Kolkata`. */
+  readonly timeZone?: string;
+  /** Accepted hiType codes. Default: ABDM's eight ({@link HI_TYPES}). */
+  readonly hiTypes?: readonly string[];
+  /** Accepted ABHA address suffixes after `@`. Default `abdm` and `sbx`. */
+  readonly abhaAddressSuffixes?: readonly string[];
+  /** Rule codes to skip, e.g. `['icd10-not-who']`. */
+  readonly disable?: readonly string[];
+}
+
+/** A lint rule's metadata, for documentation and `--help`. */
+export interface LintRule {
+  readonly code: string;
+  readonly severity: Severity;
+  readonly description: string;
+}
+
+/** Every lint rule, with its code, severity and what it checks. */
+export const LINT_RULES: readonly LintRule[] = [
+  { code: 'empty-care-contexts', severity: 'error', description: 'careContexts is empty: there is nothing to link.' },
+  { code: 'duplicate-reference-number', severity: 'error', description: 'Two care contexts share a referenceNumber; ABDM needs it unique per care context (§9.2).' },
+  { code: 'visit-date-in-future', severity: 'error', description: 'visitDate is after today in the facility time zone (runs only when `now` is given).' },
+  { code: 'reference-number-too-long', severity: 'error', description: 'referenceNumber is longer than ABDM\'s 255 characters (§9.2).' },
+  { code: 'reference-number-characters', severity: 'error', description: 'referenceNumber has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).' },
+  { code: 'display-too-long', severity: 'error', description: 'display is longer than ABDM\'s 255 characters (§9.2).' },
+  { code: 'display-characters', severity: 'error', description: 'display has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . " \' : | ( ) / (§9.2).' },
+  { code: 'unknown-hi-type', severity: 'error', description: 'hiType is not one of ABDM\'s hiType codes (§1).' },
+  { code: 'abha-address-shape', severity: 'error', description: 'abhaAddress is not an ABHA address such as name@abdm or name@sbx (§8).' },
+  { code: 'document-url-not-https', severity: 'error', description: 'documentUrl is not an https URL.' },
+  { code: 'icd10-shape', severity: 'error', description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).' },
+  { code: 'icd10-not-who', severity: 'warning', description: 'icdCode looks like ICD-10-CM rather than WHO ICD-10 (letter, two digits, optional .digit or .digits) (§8).' },
+  { code: 'prescription-without-medication', severity: 'error', description: 'A Prescription care context has neither medications nor a documentUrl; a PrescriptionRecord needs at least one (§4.1).' },
+  { code: 'diagnostic-report-without-content', severity: 'warning', description: 'A DiagnosticReport care context has neither labInvestigations nor a documentUrl (§4.3).' },
+  { code: 'health-document-without-url', severity: 'warning', description: 'A HealthDocumentRecord care context has no documentUrl (§4.4).' },
+  { code: 'prescription-extra-content', severity: 'warning', description: 'A Prescription care context carries labInvestigations or advice, which a PrescriptionRecord has no place for; OPConsultation holds them (§4.1, §4.2).' },
+  { code: 'medication-without-dosage', severity: 'warning', description: 'A medication has no dosage.' },
+  { code: 'medication-without-frequency', severity: 'warning', description: 'A medication has no frequency.' },
+  { code: 'doctor-without-identifier', severity: 'warning', description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.' },
+  { code: 'hospital-id-differs-from-hip-id', severity: 'warning', description: 'bundleData.hospital.id differs from the request hipId.' },
+];
+
+const RULES = new Map(LINT_RULES.map((r) => [r.code, r]));
+
+/**
+ * Checks a schema-valid link request against ABDM's downstream rules.
+ *
+ * Run it after {@link validateLinkRequest} succeeded: it assumes the types of
+ * the schema. Returns every finding; an empty array means nothing to report.
+ * Findings never contain values from the request.
+ *
+ * @example
+ * lintLinkRequest(req, { now: new Date() })
+ * //=> [{ path: '/careContexts/1/referenceNumber', code: 'duplicate-reference-number',
+ * //      severity: 'error', message: 'referenceNumber repeats the one of careContexts[0]; ...' }]
+ */
+export function lintLinkRequest(request: LinkCareContextRequest, options: LintOptions = {}): Issue[] {
+  const out: Issue[] = [];
+  const disabled = new Set(options.disable ?? []);
+  const report = (path: string, code: string, message: string): void => {
+    if (disabled.has(code)) return;
+    const rule = RULES.get(code);
+    out.push({ path, code, message, severity: rule?.severity ?? 'error' });
+  };
+
+  const abha = request.abhaAddress;
+  const at = abha.lastIndexOf('@');
+  const suffixes = options.abhaAddressSuffixes ?? DEFAULT_ABHA_ADDRESS_SUFFIXES;
+  if (at < 0 || !ABHA_ADDRESS_LOCAL.test(abha.slice(0, at)) || !suffixes.includes(abha.slice(at + 1))) {
+    report('/abhaAddress', 'abha-address-shape', `abhaAddress must look like name@${suffixes.join(' or name@')}: letters and digits, with . or _ inside`);
+  }
+
+  if (options.now !== undefined) {
+    const today = calendarDateIn(options.now, options.timeZone ?? DEFAULT_TIME_ZONE);
+    if (request.visitDate > today) report('/visitDate', 'visit-date-in-future', 'visitDate is in the future in the facility time zone');
+  }
+
+  if (request.careContexts.length === 0) {
+    report('/careContexts', 'empty-care-contexts', 'careContexts is empty: add at least one care context to link');
+  }
+
+  const hiTypes = options.hiTypes ?? HI_TYPES;
+  const firstIndexOf = new Map<string, number>();
+  request.careContexts.forEach((cc, i) => {
+    const seen = firstIndexOf.get(cc.referenceNumber);
+    if (seen === undefined) firstIndexOf.set(cc.referenceNumber, i);
+    else
+      report(
+        pointer('careContexts', i, 'referenceNumber'),
+        'duplicate-reference-number',
+        `referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`,
+      );
+    lintCareContext(cc, i, request, hiTypes, report);
+  });
+  return out;
+}
+
+function lintCareContext(
+  cc: CareContext,
+  i: number,
+  request: LinkCareContextRequest,
+  hiTypes: readonly string[],
+  report: (path: string, code: string, message: string) => void,
+): void {
+  const base = ['careContexts', i] as const;
+  if (cc.referenceNumber.length > ABDM_LABEL_MAX)
+    report(pointer(...base, 'referenceNumber'), 'reference-number-too-long', `referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
+  if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber))
+    report(
+      pointer(...base, 'referenceNumber'),
+      'reference-number-characters',
+      'referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)',
+    );
+  if (cc.display.length > ABDM_LABEL_MAX)
+    report(pointer(...base, 'display'), 'display-too-long', `display must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
+  if (!ABDM_DISPLAY_CHARS.test(cc.display))
+    report(pointer(...base, 'display'), 'display-characters', 'display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)');
+  if (!hiTypes.includes(cc.hiType))
+    report(pointer(...base, 'hiType'), 'unknown-hi-type', `hiType must be one of ${hiTypes.join(', ')}`);
+
+  const b = cc.bundleData;
+  const bd = [...base, 'bundleData'] as const;
+  if (b.documentUrl !== undefined && !/^https:\/\//i.test(b.documentUrl))
+    report(pointer(...bd, 'documentUrl'), 'document-url-not-https', 'documentUrl must be an https:// URL');
+  if (b.hospital.id !== request.hipId)
+    report(pointer(...bd, 'hospital', 'id'), 'hospital-id-differs-from-hip-id', 'hospital.id differs from hipId; they normally name the same facility');
+  if (b.doctor.licNumber === undefined && b.doctor.hpId === undefined)
+    report(pointer(...bd, 'doctor'), 'doctor-without-identifier', 'doctor has neither licNumber nor hpId; give the registration number');
+
+  b.diagnosis?.forEach((d, j) => {
+    if (d.icdCode === undefined) return;
+    const path = pointer(...bd, 'diagnosis', j, 'icdCode');
+    if (!ICD10_PERMISSIVE.test(d.icdCode)) report(path, 'icd10-shape', 'icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)');
+    else if (!ICD10_WHO.test(d.icdCode)) report(path, 'icd10-not-who', 'icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)');
+  });
+  b.medications?.forEach((m, j) => {
+    if (m.dosage === undefined || m.dosage.trim() === '')
+      report(pointer(...bd, 'medications', j, 'dosage'), 'medication-without-dosage', 'dosage is missing; say how much per dose, e.g. 1 tablet');
+    if (m.frequency === undefined || m.frequency.trim() === '')
+      report(pointer(...bd, 'medications', j, 'frequency'), 'medication-without-frequency', 'frequency is missing; say how often, e.g. 1-0-1 or BD');
+  });
+
+  const meds = b.medications?.length ?? 0;
+  const labs = b.labInvestigations?.length ?? 0;
+  const hasUrl = b.documentUrl !== undefined;
+  switch (cc.hiType) {
+    case 'Prescription':
+      if (meds === 0 && !hasUrl)
+        report(pointer(...bd, 'medications'), 'prescription-without-medication', 'a Prescription care context needs at least one medication or a documentUrl');
+      if (labs > 0 || b.advice !== undefined)
+        report(pointer(...bd), 'prescription-extra-content', 'labInvestigations and advice have no place in a Prescription record; use hiType OPConsultation to keep them');
+      break;
+    case 'DiagnosticReport':
+      if (labs === 0 && !hasUrl)
+        report(pointer(...bd), 'diagnostic-report-without-content', 'a DiagnosticReport care context has neither labInvestigations nor a documentUrl');
+      break;
+    case 'HealthDocumentRecord':
+      if (!hasUrl) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
+      break;
+    default:
+      break;
+  }
+}
