@@ -1,0 +1,106 @@
+import type { Issue } from '../../errors.js';
+import type { LinkCareContextRequest } from '../../generated/types.js';
+import { lintLinkRequest } from '../../validation/lint.js';
+import { isSchemaName, validate } from '../../validation/validate.js';
+import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+
+export interface ValidateArgs {
+  schema: string;
+  ndjson: boolean;
+  format: 'text' | 'json';
+  lint: boolean;
+  file: string | undefined;
+  now: Date;
+}
+
+interface DocResult {
+  index: number;
+  valid: boolean;
+  errors: Issue[];
+  warnings: Issue[];
+  syntax?: JsonSyntaxProblem;
+}
+
+const LINK_SCHEMA = 'link-carecontext-request';
+
+function check(value: unknown, args: ValidateArgs, index: number): DocResult {
+  const r = validate(args.schema as typeof LINK_SCHEMA, value);
+  if (!r.success) return { index, valid: false, errors: [...r.issues], warnings: [] };
+  if (!args.lint || args.schema !== LINK_SCHEMA) return { index, valid: true, errors: [], warnings: [] };
+  const findings = lintLinkRequest(r.value as LinkCareContextRequest, { now: args.now });
+  const errors = findings.filter((f) => f.severity === 'error');
+  return { index, valid: errors.length === 0, errors, warnings: findings.filter((f) => f.severity === 'warning') };
+}
+
+function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
+  return {
+    index,
+    valid: false,
+    errors: [{ path: '', code: 'invalid-json', message: `line ${problem.line}, column ${problem.column}: ${problem.reason}`, severity: 'error' }],
+    warnings: [],
+    syntax: problem,
+  };
+}
+
+const slim = (i: Issue): { path: string; message: string; code: string } => ({ path: i.path, message: i.message, code: i.code });
+
+function jsonLine(r: DocResult, lint: boolean): string {
+  const o: Record<string, unknown> = { index: r.index, valid: r.valid, errors: r.errors.map(slim) };
+  if (lint) o.warnings = r.warnings.map(slim);
+  return `${JSON.stringify(o)}\n`;
+}
+
+function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
+  if (r.syntax !== undefined) return `${name}:${r.syntax.line}:${r.syntax.column} invalid JSON: ${r.syntax.reason}\n`;
+  let s = '';
+  for (const i of r.errors) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.message} (${i.code})\n`;
+  for (const i of r.warnings) s += `${name}:${lineOf(i.path)} ${i.path || '/'} warning: ${i.message} (${i.code})\n`;
+  return s;
+}
+
+/** `abha-link validate`: returns the exit code. */
+export async function runValidate(args: ValidateArgs): Promise<number> {
+  if (!isSchemaName(args.schema)) throw new UsageError(`unknown schema "${args.schema}"; run abha-link schemas to list them`);
+  const name = inputName(args.file);
+  let docs = 0;
+  let invalid = 0;
+  let broken = 0;
+  const count = (r: DocResult): void => {
+    docs++;
+    if (r.syntax !== undefined) broken++;
+    else if (!r.valid) invalid++;
+  };
+
+  if (!args.ndjson) {
+    const text = await readText(args.file);
+    const parsed = parseJson(text);
+    const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
+    count(r);
+    await writeOut(args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, pointerLocator(text)));
+  } else {
+    let index = 0;
+    await streamLines(args.file, (lines) => {
+      let out = '';
+      for (const l of lines) {
+        let r: DocResult;
+        if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
+        else {
+          const parsed = parseJson(l.text);
+          r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
+        }
+        index++;
+        count(r);
+        out += args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, () => l.line);
+      }
+      return writeOut(out);
+    });
+  }
+  if (args.format === 'text') {
+    const ok = docs - invalid - broken;
+    const parts = [`${docs} document${docs === 1 ? '' : 's'}`, `${ok} valid`, `${invalid} invalid`];
+    if (broken > 0) parts.push(`${broken} not JSON`);
+    process.stderr.write(`${name}: ${parts.join(', ')}\n`);
+  }
+  if (broken > 0) return EXIT.usage;
+  return invalid > 0 ? EXIT.invalid : EXIT.ok;
+}

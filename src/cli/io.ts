@@ -1,0 +1,233 @@
+/**
+ * Input and output helpers of the CLI: reading files or stdin, locating JSON
+ * syntax errors and JSON Pointer paths by line, streaming NDJSON.
+ * Nothing here prints input content: locations and reasons only.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { findNodeAtLocation, parse as parseLoose, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+
+/** A mistake of the caller (bad flag, missing file, bad JSON): exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Exit codes of every command. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
+
+/** How the input is named in messages: the path, or `<stdin>`. */
+export function inputName(file: string | undefined): string {
+  return file === undefined || file === '-' ? '<stdin>' : file;
+}
+
+function describeFsError(e: unknown, file: string): string {
+  const code = (e as { code?: string }).code;
+  switch (code) {
+    case 'ENOENT':
+      return `${file}: no such file`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${file}: permission denied`;
+    case 'EISDIR':
+      return `${file}: is a directory, not a file`;
+    default:
+      return `${file}: cannot be read (${code ?? 'unknown error'})`;
+  }
+}
+
+/** Refuses to wait for a person typing JSON into a terminal. */
+function ensurePipedStdin(): void {
+  if (process.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
+}
+
+/** Reads a whole file, or stdin for `-` / no file. */
+export async function readText(file: string | undefined): Promise<string> {
+  if (file === undefined || file === '-') {
+    ensurePipedStdin();
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(describeFsError(e, file));
+  }
+}
+
+/** Line (1-based) and column (1-based) of a character offset. */
+export function lineColumnOf(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lastBreak = -1;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lastBreak = i;
+    }
+  }
+  return { line, column: end - lastBreak };
+}
+
+const REASONS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'malformed number',
+  PropertyNameExpected: 'expected a property name in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected a colon after the property name',
+  CommaExpected: 'expected a comma',
+  CloseBraceExpected: 'expected } to close the object',
+  CloseBracketExpected: 'expected ] to close the array',
+  EndOfFileExpected: 'unexpected content after the JSON value',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'comments are not allowed in JSON',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'malformed number',
+  InvalidUnicode: 'invalid \\u escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in string (control characters must be escaped)',
+};
+
+/** Where and why JSON text does not parse. Never quotes the text. */
+export interface JsonSyntaxProblem {
+  line: number;
+  column: number;
+  reason: string;
+}
+
+/** Locates the first syntax error of text that JSON.parse rejected. */
+export function locateSyntaxError(text: string, parseError: unknown): JsonSyntaxProblem {
+  if (text.trim() === '') return { line: 1, column: 1, reason: 'the input is empty' };
+  const errors: ParseError[] = [];
+  parseLoose(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first !== undefined) {
+    const code = printParseErrorCode(first.error);
+    return { ...lineColumnOf(text, first.offset), reason: REASONS[code] ?? 'invalid JSON' };
+  }
+  // jsonc-parser accepted what JSON.parse did not (trailing commas are one case): use V8's position when it gives one.
+  const m = /position (\d+)/.exec(parseError instanceof Error ? parseError.message : '');
+  const trailingComma = /,\s*[}\]]/.exec(text);
+  const offset = m !== null ? Number(m[1]) : trailingComma !== null ? trailingComma.index : 0;
+  return { ...lineColumnOf(text, offset), reason: trailingComma !== null && m === null ? 'trailing comma' : 'invalid JSON' };
+}
+
+/** Parses JSON, or returns where it is broken. A leading byte-order mark is ignored. */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; problem: JsonSyntaxProblem } {
+  const t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return { ok: true, value: JSON.parse(t) as unknown };
+  } catch (e) {
+    return { ok: false, problem: locateSyntaxError(t, e) };
+  }
+}
+
+/**
+ * A function giving the 1-based line of a JSON Pointer in `text`, or of its
+ * nearest ancestor that exists (a missing required field points at its
+ * parent object). The tree is built on first use only.
+ */
+export function pointerLocator(text: string): (pointer: string) => number {
+  let tree: ReturnType<typeof parseTree> | undefined;
+  return (ptr: string): number => {
+    tree ??= parseTree(text, [], { disallowComments: true }) ?? undefined;
+    if (tree === undefined) return 1;
+    const tokens = ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    for (let n = tokens.length; n >= 0; n--) {
+      const segs = tokens.slice(0, n).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
+      const node = findNodeAtLocation(tree, segs);
+      if (node !== undefined) {
+        // For a property, point at its key's line.
+        const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+        return lineColumnOf(text, at).line;
+      }
+    }
+    return 1;
+  };
+}
+
+/** A line of NDJSON input with its 1-based line number. */
+export interface NdjsonLine {
+  line: number;
+  text: string;
+  /** True when the line was longer than the limit and was not kept. */
+  tooLong: boolean;
+}
+
+/**
+ * Streams the lines of a file or stdin in batches, with memory bounded by the
+ * chunk size and `maxLineLength` (a longer line is reported, not kept).
+ * Blank lines are skipped. `onBatch` may return a promise to apply
+ * back-pressure.
+ */
+export async function streamLines(
+  file: string | undefined,
+  onBatch: (lines: NdjsonLine[]) => void | Promise<void>,
+  maxLineLength = 64 * 1024 * 1024,
+): Promise<void> {
+  let stream: NodeJS.ReadableStream;
+  if (file === undefined || file === '-') {
+    ensurePipedStdin();
+    stream = process.stdin;
+  } else {
+    const s = createReadStream(file, { highWaterMark: 1024 * 1024 });
+    await new Promise<void>((resolve, reject) => {
+      s.once('open', () => resolve());
+      s.once('error', (e) => reject(new UsageError(describeFsError(e, file))));
+    });
+    stream = s;
+  }
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  let carryTooLong = false;
+  let lineNo = 0;
+  let first = true;
+  const take = (raw: string, out: NdjsonLine[], tooLong: boolean): void => {
+    lineNo++;
+    let t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (first) {
+      first = false;
+      if (t.charCodeAt(0) === 0xfeff) t = t.slice(1);
+    }
+    if (tooLong) out.push({ line: lineNo, text: '', tooLong: true });
+    else if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
+  };
+  try {
+    for await (const chunk of stream) {
+      const s = decoder.write(chunk as Buffer);
+      const out: NdjsonLine[] = [];
+      let start = 0;
+      let nl = s.indexOf('\n', start);
+      while (nl !== -1) {
+        take(carryTooLong ? '' : carry + s.slice(start, nl), out, carryTooLong);
+        carry = '';
+        carryTooLong = false;
+        start = nl + 1;
+        nl = s.indexOf('\n', start);
+      }
+      if (!carryTooLong) {
+        carry += s.slice(start);
+        if (carry.length > maxLineLength) {
+          carry = '';
+          carryTooLong = true;
+        }
+      }
+      if (out.length > 0) await onBatch(out);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(describeFsError(e, inputName(file)));
+  }
+  const rest = carry + decoder.end();
+  const out: NdjsonLine[] = [];
+  if (carryTooLong || rest !== '') take(carryTooLong ? '' : rest, out, carryTooLong);
+  if (out.length > 0) await onBatch(out);
+}
+
+/** Writes to stdout, waiting when the pipe is full. */
+export function writeOut(text: string): Promise<void> | void {
+  if (text === '') return;
+  if (process.stdout.write(text)) return;
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
