@@ -16,8 +16,11 @@ import addFormatsModule from 'ajv-formats';
 import { ENDPOINTS, FORMATS, INPUTS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../src/spec/definition.js';
 
 // ajv and ajv-formats are CommonJS; their default exports arrive wrapped.
-const standaloneCode = (standaloneCodeModule as unknown as { default: typeof standaloneCodeModule }).default ?? standaloneCodeModule;
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+type StandaloneFn = (ajv: Ajv2020, refsOrFuncs?: Record<string, string>) => string;
+type AddFormatsFn = (ajv: Ajv2020, options: { mode: 'full'; formats: string[] }) => Ajv2020;
+const unwrap = <F>(m: unknown): F => ((m as { default?: unknown }).default ?? m) as F;
+const standaloneCode = unwrap<StandaloneFn>(standaloneCodeModule);
+const addFormats = unwrap<AddFormatsFn>(addFormatsModule);
 
 export const SCHEMA_BASE = 'https://abha-link.dev/schemas/v1/';
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -283,7 +286,7 @@ export function buildValidators(files: SchemaFile[]): string {
     strictTypes: true,
     code: { source: true, esm: true, optimize: true },
   });
-  addFormats(ajv, { mode: 'full', formats: Object.keys(FORMATS) as never });
+  addFormats(ajv, { mode: 'full', formats: Object.keys(FORMATS) });
   ajv.addKeyword({ keyword: 'x-spec-section', schemaType: 'string' });
   for (const f of files) ajv.addSchema(f.schema as never);
   const exportsMap: Record<string, string> = {};
