@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LINT_RULES, lintLinkRequest, validateLinkRequest, type LinkCareContextRequest } from '../src/index.js';
+
+const load = (name: string): LinkCareContextRequest =>
+  JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
+
+/** A copy of the multi-care-context example (OPConsultation, Prescription, DiagnosticReport) to break. */
+const request = (): LinkCareContextRequest => structuredClone(load('multi-care-context'));
+
+function codes(req: LinkCareContextRequest, options = {}): Array<[string, string, string]> {
+  // Lint assumes a schema-valid request: make sure each case still is one.
+  expect(validateLinkRequest(req).success).toBe(true);
+  return lintLinkRequest(req, options).map((i) => [i.path, i.code, i.severity]);
+}
+
+function careContext(req: LinkCareContextRequest, i: number) {
+  const cc = req.careContexts[i];
+  if (cc === undefined) throw new Error(`no care context ${i}`);
+  return cc;
+}
+
+describe('lintLinkRequest', () => {
+  it('finds nothing in the bundled examples', () => {
+    for (const name of ['opd-prescription', 'lab-order', 'multi-care-context']) expect(codes(load(name), { now: new Date('2026-11-21T12:00:00Z') })).toEqual([]);
+  });
+
+  it('flags an empty careContexts list', () => {
+    const r = request();
+    r.careContexts = [];
+    expect(codes(r)).toEqual([['/careContexts', 'empty-care-contexts', 'error']]);
+  });
+
+  it('flags a referenceNumber used twice, at the second use', () => {
+    const r = request();
+    careContext(r, 2).referenceNumber = careContext(r, 0).referenceNumber;
+    expect(codes(r)).toEqual([['/careContexts/2/referenceNumber', 'duplicate-reference-number', 'error']]);
+  });
+
+  describe('visit date in the future', () => {
+    it('is flagged against today in India, not in UTC', () => {
+      const r = request();
+      r.visitDate = '2026-11-21';
+      // 20:00 UTC on 20 Nov is 01:30 IST on 21 Nov: a visit dated 21 Nov is today, not the future.
+      expect(codes(r, { now: new Date('2026-11-20T20:00:00Z') })).toEqual([]);
+      expect(codes(r, { now: new Date('2026-11-20T18:00:00Z') })).toEqual([['/visitDate', 'visit-date-in-future', 'error']]);
+    });
+
+    it('follows the facility time zone option', () => {
+      const r = request();
+      r.visitDate = '2026-11-21';
+      expect(codes(r, { now: new Date('2026-11-20T20:00:00Z'), timeZone: 'UTC' })).toEqual([['/visitDate', 'visit-date-in-future', 'error']]);
+    });
+
+    it('does not run without now: the library never reads the clock', () => {
+      const r = request();
+      r.visitDate = '2099-01-01';
+      expect(codes(r)).toEqual([]);
+    });
+  });
+
+  it.each([
+    ['E11.9', []],
+    ['I10', []],
+    ['D50.9', []],
+    ['S72.001A', [['icd10-not-who', 'warning']]],
+    ['e11.9', [['icd10-shape', 'error']]],
+    ['250.00', [['icd10-shape', 'error']]],
+    ['Diabetes', [['icd10-shape', 'error']]],
+  ])('checks the ICD-10 shape of %s', (code, expected) => {
+    const r = request();
+    const d = careContext(r, 0).bundleData.diagnosis?.[0];
+    if (d === undefined) throw new Error('example changed');
+    d.icdCode = code;
+    expect(codes(r).map(([path, c, s]) => [path, c, s])).toEqual(expected.map(([c, s]) => ['/careContexts/0/bundleData/diagnosis/0/icdCode', c, s]));
+  });
+
+  it('flags an hiType outside ABDM\'s list, and accepts a configured list', () => {
+    const r = request();
+    careContext(r, 0).hiType = 'Prescriptions';
+    expect(codes(r)).toEqual([['/careContexts/0/hiType', 'unknown-hi-type', 'error']]);
+    expect(codes(r, { hiTypes: ['Prescriptions', 'Prescription', 'DiagnosticReport'] })).toEqual([]);
+  });
+
+  it('flags a Prescription without medication or document', () => {
+    const r = request();
+    delete careContext(r, 1).bundleData.medications;
+    expect(codes(r)).toEqual([['/careContexts/1/bundleData/medications', 'prescription-without-medication', 'error']]);
+  });
+
+  it('accepts a Prescription that is only a scanned document', () => {
+    const r = request();
+    const b = careContext(r, 1).bundleData;
+    delete b.medications;
+    b.documentUrl = 'https://records.greenvalley.example/rx/1.pdf';
+    expect(codes(r)).toEqual([]);
+  });
+
+  it('warns when a Prescription carries lab orders or advice it has no place for', () => {
+    const r = request();
+    careContext(r, 1).bundleData.advice = 'Rest';
+    expect(codes(r)).toEqual([['/careContexts/1/bundleData', 'prescription-extra-content', 'warning']]);
+  });
+
+  it('warns about a DiagnosticReport with no content and a HealthDocumentRecord with no URL', () => {
+    const r = request();
+    const report = careContext(r, 2).bundleData;
+    delete report.documentUrl;
+    delete report.labInvestigations;
+    careContext(r, 0).hiType = 'HealthDocumentRecord';
+    expect(codes(r)).toEqual([
+      ['/careContexts/0/bundleData/documentUrl', 'health-document-without-url', 'warning'],
+      ['/careContexts/2/bundleData', 'diagnostic-report-without-content', 'warning'],
+    ]);
+  });
+
+  it('warns about a medication without dosage or frequency', () => {
+    const r = request();
+    const m = careContext(r, 1).bundleData.medications?.[0];
+    if (m === undefined) throw new Error('example changed');
+    delete m.dosage;
+    m.frequency = ' ';
+    expect(codes(r)).toEqual([
+      ['/careContexts/1/bundleData/medications/0/dosage', 'medication-without-dosage', 'warning'],
+      ['/careContexts/1/bundleData/medications/0/frequency', 'medication-without-frequency', 'warning'],
+    ]);
+  });
+
+  it.each([
+    ['a 256-character referenceNumber', 'referenceNumber', 'R'.repeat(256), 'reference-number-too-long'],
+    ['a referenceNumber with #', 'referenceNumber', 'OPD#42', 'reference-number-characters'],
+    ['a referenceNumber with a quote', 'referenceNumber', "OPD'42", 'reference-number-characters'],
+    ['a 256-character display', 'display', 'D'.repeat(256), 'display-too-long'],
+    ['a display in Devanagari', 'display', 'पर्चा 20 नवंबर', 'display-characters'],
+    ['a display with a newline', 'display', 'Prescription\n20 Nov', 'display-characters'],
+    ['a display with &', 'display', 'Tests & results', 'display-characters'],
+  ] as const)('flags %s', (_, field, value, code) => {
+    const r = request();
+    careContext(r, 0)[field] = value;
+    expect(codes(r)).toEqual([[`/careContexts/0/${field}`, code, 'error']]);
+  });
+
+  it('accepts the characters ABDM allows', () => {
+    const r = request();
+    careContext(r, 0).referenceNumber = 'A-b_1@x,y. (z)/w:v\\u';
+    careContext(r, 0).display = `OP visit, "Dr. A's" clinic | 20/11/2026 (OPD) - ok_1@x`;
+    expect(codes(r)).toEqual([]);
+  });
+
+  it.each(['asha@sbx', 'asha.verma@abdm', 'asha_v1@sbx', 'a.b_c9@abdm'])('accepts the ABHA address %s', (address) => {
+    const r = request();
+    r.abhaAddress = address;
+    expect(codes(r)).toEqual([]);
+  });
+
+  it.each(['asha.verma', 'asha@gmail.com', '.asha@sbx', 'asha.@abdm', 'as ha@sbx', '@sbx', 'asha@SBX'])('flags the ABHA address %j', (address) => {
+    const r = request();
+    r.abhaAddress = address;
+    expect(codes(r)).toEqual([['/abhaAddress', 'abha-address-shape', 'error']]);
+  });
+
+  it('accepts other ABHA address suffixes when configured', () => {
+    const r = request();
+    r.abhaAddress = 'asha@ndhm';
+    expect(codes(r, { abhaAddressSuffixes: ['ndhm'] })).toEqual([]);
+  });
+
+  it.each(['http://x.example/a.pdf', 'ftp://x.example/a.pdf', 'javascript:alert(1)', 'file:///etc/passwd'])('flags the documentUrl %s', (url) => {
+    const r = request();
+    careContext(r, 2).bundleData.documentUrl = url;
+    expect(codes(r)).toEqual([['/careContexts/2/bundleData/documentUrl', 'document-url-not-https', 'error']]);
+  });
+
+  it('warns about a doctor without registration number or HPR id', () => {
+    const r = request();
+    careContext(r, 0).bundleData.doctor = { name: 'Dr. Farah Siddiqui' };
+    expect(codes(r)).toEqual([['/careContexts/0/bundleData/doctor', 'doctor-without-identifier', 'warning']]);
+  });
+
+  it('warns when the hospital id differs from hipId', () => {
+    const r = request();
+    careContext(r, 0).bundleData.hospital.id = 'IN0710000790';
+    expect(codes(r)).toEqual([['/careContexts/0/bundleData/hospital/id', 'hospital-id-differs-from-hip-id', 'warning']]);
+  });
+
+  it('skips disabled rules', () => {
+    const r = request();
+    r.abhaAddress = 'asha@gmail.com';
+    expect(codes(r, { disable: ['abha-address-shape'] })).toEqual([]);
+  });
+
+  it('never puts request values in messages', () => {
+    const r = request();
+    r.abhaAddress = 'secret.patient@gmail.com';
+    careContext(r, 0).display = 'Secret-Diagnosis & more';
+    const text = JSON.stringify(lintLinkRequest(r));
+    expect(text).not.toContain('secret.patient');
+    expect(text).not.toContain('Secret-Diagnosis');
+  });
+
+  it('documents every code it can report', () => {
+    const known = new Set(LINT_RULES.map((r) => r.code));
+    const r = request();
+    r.careContexts = [];
+    r.abhaAddress = 'x';
+    for (const f of lintLinkRequest(r)) expect(known.has(f.code)).toBe(true);
+    expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
+  });
+});
