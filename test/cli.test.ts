@@ -1,0 +1,271 @@
+/**
+ * The `abha-link` command as a user runs it: the built dist/cli/main.js in a
+ * child process (npm test builds first).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+const tmp = mkdtempSync(join(tmpdir(), 'abha-link-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, input: input ?? '', encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, content: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+const exampleRequest = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
+
+/** A stack trace has lines like "    at fn (file.js:1:2)". */
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('abha-link schemas', () => {
+  it('--json lists every schema with name, title, file and, for endpoints, method + path and part', () => {
+    const r = run(['schemas', '--json']);
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as Array<Record<string, string>>;
+    const index = JSON.parse(readFileSync(join(root, 'schemas/index.json'), 'utf8')) as unknown;
+    expect(list).toEqual(index);
+    const link = list.find((e) => e.name === 'link-carecontext-request');
+    expect(link).toEqual({
+      name: 'link-carecontext-request',
+      title: 'Link care contexts: request body',
+      file: 'schemas/link-carecontext-request.schema.json',
+      endpoint: 'POST /api/m2/multiple/link-carecontext',
+      part: 'request',
+    });
+    expect(list.filter((e) => e.endpoint !== undefined)).toHaveLength(24);
+    for (const e of list) {
+      expect(Object.keys(e).every((k) => ['name', 'title', 'file', 'resource', 'endpoint', 'part'].includes(k))).toBe(true);
+      expect(readFileSync(join(root, e.file ?? ''), 'utf8')).toContain(`"$id"`);
+    }
+  });
+
+  it('prints a table for people', () => {
+    const r = run(['schemas']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^link-carecontext-request\s+request of POST \/api\/m2\/multiple\/link-carecontext$/m);
+  });
+});
+
+describe('abha-link validate', () => {
+  it('exits 0 for a valid link request', () => {
+    const r = run(['validate', 'examples/opd-prescription.request.json']);
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr).toContain('1 document, 1 valid, 0 invalid');
+  });
+
+  it('exits 1 and prints FILE:LINE PATH MESSAGE for each issue', () => {
+    const req = exampleRequest('opd-prescription');
+    req.visitDate = '2026-02-30';
+    const p = file('bad-date.json', JSON.stringify(req, null, 2));
+    const r = run(['validate', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(`${p}:5 /visitDate visitDate must be a calendar date YYYY-MM-DD (invalid-date)\n`);
+  });
+
+  it('points a missing field at the line of its parent object', () => {
+    const p = file('missing.json', '{\n  "abhaAddress": "asha@sbx",\n  "careContexts": [\n    {\n      "display": "x"\n    }\n  ]\n}\n');
+    const r = run(['validate', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${p}:4 /careContexts/0/referenceNumber referenceNumber is required (required)`);
+    expect(r.stdout).toContain(`${p}:1 /hipId hipId is required (required)`);
+  });
+
+  it('--format json prints one object per document', () => {
+    const r = run(['validate', '--format', 'json', '-'], '{"abhaAddress": 5}');
+    expect(r.code).toBe(1);
+    const line = JSON.parse(r.stdout) as { index: number; valid: boolean; errors: Array<Record<string, string>> };
+    expect(line.index).toBe(0);
+    expect(line.valid).toBe(false);
+    expect(line.errors).toContainEqual({ path: '/abhaAddress', message: 'abhaAddress must be a string', code: 'type' });
+    expect(Object.keys(line.errors[0] ?? {})).toEqual(['path', 'message', 'code']);
+  });
+
+  it('--ndjson validates each non-empty line in order', () => {
+    const good = JSON.stringify(exampleRequest('lab-order'));
+    const bad = JSON.stringify({ ...exampleRequest('lab-order'), visitId: 7 });
+    const p = file('mixed.ndjson', `${good}\n\n${bad}\r\n${good}\n`);
+    const r = run(['validate', '--ndjson', '--format', 'json', p]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: unknown[] });
+    expect(lines.map((l) => [l.index, l.valid])).toEqual([
+      [0, true],
+      [1, false],
+      [2, true],
+    ]);
+    expect(lines[1]?.errors).toEqual([{ path: '/visitId', message: 'visitId must be a string', code: 'type' }]);
+  });
+
+  it('--ndjson text output names the line of each document', () => {
+    const bad = JSON.stringify({ ...exampleRequest('lab-order'), visitId: 7 });
+    const p = file('lines.ndjson', `\n${JSON.stringify(exampleRequest('lab-order'))}\n${bad}\n`);
+    const r = run(['validate', '--ndjson', p]);
+    expect(r.stdout).toBe(`${p}:3 /visitId visitId must be a string (type)\n`);
+  });
+
+  it('exits 2 for JSON that does not parse, saying where', () => {
+    const p = file('broken.json', '{\n  "abhaAddress": "asha@sbx",\n  "hipId" "IN2910000123"\n}\n');
+    const r = run(['validate', p]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe(`${p}:3:11 invalid JSON: expected a colon after the property name\n`);
+    expect(r.stdout + r.stderr).not.toContain('IN2910000123');
+  });
+
+  it('exits 2 for a broken NDJSON line but still reports every other line', () => {
+    const good = JSON.stringify(exampleRequest('lab-order'));
+    const p = file('broken.ndjson', `${good}\n{"visitId": }\n${good}\n`);
+    const r = run(['validate', '--ndjson', '--format', 'json', p]);
+    expect(r.code).toBe(2);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: Array<{ code: string; message: string }> });
+    expect(lines.map((l) => l.valid)).toEqual([true, false, true]);
+    expect(lines[1]?.errors[0]).toEqual({ path: '', code: 'invalid-json', message: 'line 2, column 13: expected a value' });
+  });
+
+  it('exits 2 for empty input', () => {
+    const r = run(['validate', '-'], '');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('the input is empty');
+  });
+
+  it.each([
+    ['a missing file', ['validate', 'no-such-file.json'], 'abha-link: no-such-file.json: no such file'],
+    ['an unknown option', ['validate', '--strict'], "abha-link: Unknown option '--strict'"],
+    ['an unknown schema', ['validate', '--schema', 'patient', 'examples/lab-order.request.json'], 'abha-link: unknown schema "patient"; run abha-link schemas to list them'],
+    ['a bad format', ['validate', '--format', 'xml'], 'abha-link: --format must be text or json'],
+    ['two files', ['validate', 'a.json', 'b.json'], 'abha-link: expected at most one FILE, got 2'],
+    ['an unknown command', ['lint'], 'abha-link: unknown command "lint"; run abha-link --help'],
+    ['a directory', ['validate', 'examples'], 'abha-link: examples: is a directory, not a file'],
+  ])('exits 2 without a stack trace for %s', (_, args, message) => {
+    const r = run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(message);
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it('validates any schema by name', () => {
+    expect(run(['validate', '--schema', 'search-abha-request', '-'], '{"mobile":"9876543210"}').code).toBe(0);
+    const r = run(['validate', '--schema', 'search-abha-request', '-'], '{"mobile":"98765"}');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('<stdin>:1 /mobile mobile must be exactly 10 digits (invalid-mobile)\n');
+  });
+
+  it('--lint reports warnings without failing, and lint errors as failures', () => {
+    const req = exampleRequest('opd-prescription') as { careContexts: Array<{ bundleData: { medications: Array<Record<string, string>> } }> };
+    delete req.careContexts[0]?.bundleData.medications[0]?.dosage;
+    const warn = file('warn.json', JSON.stringify(req));
+    const w = run(['validate', '--lint', '--format', 'json', warn]);
+    expect(w.code).toBe(0);
+    expect(JSON.parse(w.stdout)).toEqual({
+      index: 0,
+      valid: true,
+      errors: [],
+      warnings: [{ path: '/careContexts/0/bundleData/medications/0/dosage', message: expect.any(String), code: 'medication-without-dosage' }],
+    });
+    (req as Record<string, unknown>).abhaAddress = 'asha@gmail.com';
+    const err = file('err.json', JSON.stringify(req));
+    expect(run(['validate', '--lint', err]).code).toBe(1);
+    expect(run(['validate', err]).code).toBe(0);
+  });
+
+  it('--lint flags a visit date after today', () => {
+    const req = exampleRequest('lab-order');
+    req.visitDate = '2999-01-01';
+    const p = file('future.json', JSON.stringify(req, null, 2));
+    const r = run(['validate', '--lint', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('/visitDate visitDate is in the future in the facility time zone (visit-date-in-future)');
+  });
+
+  it('never echoes values of the document', () => {
+    const req = exampleRequest('opd-prescription');
+    req.abhaAddress = 'very.secret.patient@gmail';
+    req.visitDate = 'SECRET-DATE';
+    req.hipId = { secret: 'SECRET-HIP' };
+    const p = file('phi.json', JSON.stringify(req));
+    for (const format of ['text', 'json']) {
+      const r = run(['validate', '--lint', '--format', format, p]);
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toMatch(/secret/i);
+    }
+  });
+});
+
+describe('abha-link build', () => {
+  it.each(['opd-prescription', 'lab-order', 'multi-care-context'])('builds examples/%s.input.json into the committed request', (name) => {
+    const r = run(['build', `examples/${name}.input.json`]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(exampleRequest(name));
+    expect(r.stderr).toBe('');
+  });
+
+  it('reads stdin and prints one line with --compact', () => {
+    const r = run(['build', '--compact', '-'], readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8'));
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 1 listing every issue with its line when the input cannot be built', () => {
+    const p = file('bad-input.json', '{\n  "hospital": { "name": "Clinic" },\n  "doctor": {},\n  "patient": { "abhaAddress": "asha@sbx" },\n  "visit": { "id": "V1", "at": "yesterday" }\n}\n');
+    const r = run(['build', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${p}:2 /hospital/id id is required (required)`);
+    expect(r.stderr).toContain(`${p}:3 /doctor/name name is required (required)`);
+    expect(r.stderr).toContain(`${p}:5 /visit/at at must be an ISO 8601 date or date-time`);
+    expect(r.stderr).toContain('cannot build a valid link request: 3 errors');
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it('prints lint warnings on stderr and still builds', () => {
+    const input = JSON.parse(readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8')) as { doctor: Record<string, string> };
+    input.doctor = { name: 'Dr. Arvind Raghavan' };
+    const r = run(['build', '-'], JSON.stringify(input));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: doctor has neither licNumber nor hpId');
+  });
+
+  it('exits 2 for input that is not JSON', () => {
+    const r = run(['build', '-'], '{"hospital": ');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('<stdin>:1:14 invalid JSON: expected a value\n');
+  });
+});
+
+describe('help and version', () => {
+  it('--version prints the package version', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(run(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it.each(['build', 'validate', 'schemas'])('%s --help explains the command and the exit codes', (command) => {
+    const r = run([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: abha-link ${command}`);
+    expect(r.stdout).toContain('Exit codes:');
+  });
+
+  it('--help lists the commands', () => {
+    const r = run(['--help']);
+    expect(r.code).toBe(0);
+    for (const c of ['build', 'validate', 'schemas']) expect(r.stdout).toContain(`  ${c} `);
+  });
+
+  it('no command prints help and exits 2', () => {
+    const r = run([]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Usage: abha-link <command>');
+  });
+});
