@@ -349,7 +349,6 @@ describe('buildLinkRequest', () => {
 
   it('gives each care context of a visit its own reference, numbering repeats of a hiType', () => {
     const input = visit('2026-11-20', {
-      medications: undefined,
       careContexts: [{ medications: [{ drugName: 'A', dosage: '1', frequency: 'OD' }] }, { medications: [{ drugName: 'B', dosage: '1', frequency: 'OD' }] }],
     });
     delete input.medications;
