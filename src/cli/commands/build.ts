@@ -1,6 +1,7 @@
 import type { ClinicalInput } from '../../generated/types.js';
 import { safeBuildLinkRequest } from '../../builders/link-request.js';
-import { EXIT, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
 
 export interface BuildArgs {
   file: string | undefined;
@@ -34,3 +35,24 @@ export async function runBuild(args: BuildArgs): Promise<number> {
   await writeOut(`${args.compact ? JSON.stringify(r.value) : JSON.stringify(r.value, null, 2)}\n`);
   return EXIT.ok;
 }
+
+export const command: Command = {
+  usage: 'abha-link build [--no-lint] [--compact] [FILE|-]',
+  help: `Turns a clinical input (see schemas/clinical-input.schema.json and examples/)
+into the link request body, printed as JSON on stdout. Reads stdin when FILE
+is - or absent.
+
+Every problem is listed on stderr as FILE:LINE PATH MESSAGE (code), and the
+exit code is 1, when the input cannot produce a valid link request. Lint
+warnings go to stderr and do not change the exit code.
+
+Options:
+  --no-lint   skip the ABDM lint rules (schema checks still run)
+  --compact   print the request on one line
+  -h, --help  show this help`,
+  options: { 'no-lint': { type: 'boolean' }, compact: { type: 'boolean' } },
+  run({ values, positionals }) {
+    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    return runBuild({ file: positionals[0], lint: values['no-lint'] !== true, now: new Date(), compact: values.compact === true });
+  },
+};

@@ -1,7 +1,8 @@
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
-import { EXIT, writeOut } from '../io.js';
+import { EXIT, UsageError, writeOut } from '../io.js';
+import type { Command } from '../command.js';
 
-/** `abha-link schemas`: lists every schema. Returns the exit code. */
+/** Lists every schema. */
 export async function runSchemas(json: boolean): Promise<number> {
   if (json) {
     await writeOut(`${JSON.stringify(SCHEMA_MANIFEST, null, 2)}\n`);
@@ -16,3 +17,14 @@ export async function runSchemas(json: boolean): Promise<number> {
   await writeOut(s);
   return EXIT.ok;
 }
+
+export const command: Command = {
+  usage: 'abha-link schemas [--json]',
+  help: `Lists every schema shipped in schemas/. With --json, prints a JSON array of
+{ "name", "title", "file", "resource"?, "endpoint"?, "part"? }.`,
+  options: { json: { type: 'boolean' } },
+  run({ values, positionals }) {
+    if (positionals.length > 0) throw new UsageError('schemas takes no FILE');
+    return runSchemas(values.json === true);
+  },
+};

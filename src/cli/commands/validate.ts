@@ -2,6 +2,7 @@ import type { Issue } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import { lintLinkRequest } from '../../validation/lint.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
+import type { Command } from '../command.js';
 import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
 export interface ValidateArgs {
@@ -104,3 +105,34 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   if (broken > 0) return EXIT.usage;
   return invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
+
+export const command: Command = {
+  usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|-]',
+  help: `Validates JSON against a schema (default: link-carecontext-request, the body of
+POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
+
+Options:
+  --schema NAME          a schema name from abha-link schemas
+  --ndjson               one document per non-empty line, streamed in bounded memory
+  --format text|json     text (default): FILE:LINE PATH MESSAGE (code), for people;
+                         json: one object per document and line, in input order:
+                         {"index":n,"valid":true|false,"errors":[{"path","message","code"}]}
+                         (with --lint also "warnings")
+  --lint                 also apply ABDM lint rules (link requests only); lint errors
+                         make a document invalid, warnings do not
+  -h, --help             show this help`,
+  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' } },
+  run({ values, positionals }) {
+    const format = (values.format as string | undefined) ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
+    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    return runValidate({
+      schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
+      ndjson: values.ndjson === true,
+      format,
+      lint: values.lint === true,
+      file: positionals[0],
+      now: new Date(),
+    });
+  },
+};
