@@ -1,7 +1,7 @@
 /**
  * Baseline of the NDJSON benchmark: reads a file the way `abha-link validate
- * --ndjson` does (src/cli/io.ts streamLines: 1 MiB read stream, StringDecoder,
- * split on \n with a carry, drop \r and a leading BOM, skip blank lines,
+ * --ndjson` does (src/cli/io.ts streamLines: 1 MiB read stream, split raw bytes
+ * on \n with a carry, decode each line, drop \r and a leading BOM, skip blank lines,
  * hand batches of lines to an async callback) and only JSON.parse-s each line.
  * No validation, no output per document.
  *
@@ -9,7 +9,6 @@
  * Prints one JSON summary line on stderr: {"docs":n,"notJson":n}
  */
 import { createReadStream } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 
 const maxLineLength = 64 * 1024 * 1024;
 
@@ -19,45 +18,54 @@ async function streamLines(file, onBatch) {
     stream.once('open', () => resolve());
     stream.once('error', reject);
   });
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
+  let carry = [];
+  let carryLength = 0;
   let carryTooLong = false;
   let lineNo = 0;
-  let first = true;
-  const take = (raw, out, tooLong) => {
+  const take = (bytes, out) => {
     lineNo++;
-    let t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (first) {
-      first = false;
-      if (t.charCodeAt(0) === 0xfeff) t = t.slice(1);
+    if (bytes === undefined) {
+      out.push({ line: lineNo, text: '', tooLong: true });
+      return;
     }
-    if (tooLong) out.push({ line: lineNo, text: '', tooLong: true });
-    else if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 13) end--;
+    let start = 0;
+    if (lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    const t = bytes.toString('utf8', start, end);
+    if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
   };
-  for await (const chunk of stream) {
-    const s = decoder.write(chunk);
+  for await (const buf of stream) {
     const out = [];
     let start = 0;
-    let nl = s.indexOf('\n', start);
+    let nl = buf.indexOf(10, start);
     while (nl !== -1) {
-      take(carryTooLong ? '' : carry + s.slice(start, nl), out, carryTooLong);
-      carry = '';
+      if (carryTooLong) take(undefined, out);
+      else if (carryLength === 0) take(buf.subarray(start, nl), out);
+      else {
+        carry.push(buf.subarray(start, nl));
+        take(Buffer.concat(carry), out);
+      }
+      carry = [];
+      carryLength = 0;
       carryTooLong = false;
       start = nl + 1;
-      nl = s.indexOf('\n', start);
+      nl = buf.indexOf(10, start);
     }
-    if (!carryTooLong) {
-      carry += s.slice(start);
-      if (carry.length > maxLineLength) {
-        carry = '';
+    if (!carryTooLong && start < buf.length) {
+      carry.push(buf.subarray(start));
+      carryLength += buf.length - start;
+      if (carryLength > maxLineLength) {
+        carry = [];
+        carryLength = 0;
         carryTooLong = true;
       }
     }
     if (out.length > 0) await onBatch(out);
   }
-  const rest = carry + decoder.end();
   const out = [];
-  if (carryTooLong || rest !== '') take(carryTooLong ? '' : rest, out, carryTooLong);
+  if (carryTooLong) take(undefined, out);
+  else if (carryLength > 0) take(Buffer.concat(carry), out);
   if (out.length > 0) await onBatch(out);
 }
 

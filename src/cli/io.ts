@@ -5,7 +5,6 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { findNodeAtLocation, parse as parseLoose, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 /** A mistake of the caller (bad flag, missing file, bad JSON): exit code 2. */
@@ -178,38 +177,51 @@ export async function streamLines(
     });
     stream = s;
   }
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
+  // Lines are cut from the raw bytes and decoded one by one: a line of ASCII
+  // then stays a one-byte string even when its neighbours hold Devanagari,
+  // which keeps JSON.parse fast.
+  let carry: Buffer[] = [];
+  let carryLength = 0;
   let carryTooLong = false;
   let lineNo = 0;
-  let first = true;
-  const take = (raw: string, out: NdjsonLine[], tooLong: boolean): void => {
+  const take = (bytes: Buffer | undefined, out: NdjsonLine[]): void => {
     lineNo++;
-    let t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (first) {
-      first = false;
-      if (t.charCodeAt(0) === 0xfeff) t = t.slice(1);
+    if (bytes === undefined) {
+      out.push({ line: lineNo, text: '', tooLong: true });
+      return;
     }
-    if (tooLong) out.push({ line: lineNo, text: '', tooLong: true });
-    else if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 13) end--;
+    let start = 0;
+    if (lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    const t = bytes.toString('utf8', start, end);
+    if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
   };
   try {
     for await (const chunk of stream) {
-      const s = decoder.write(chunk as Buffer);
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       const out: NdjsonLine[] = [];
       let start = 0;
-      let nl = s.indexOf('\n', start);
+      let nl = buf.indexOf(10, start);
       while (nl !== -1) {
-        take(carryTooLong ? '' : carry + s.slice(start, nl), out, carryTooLong);
-        carry = '';
+        if (carryTooLong) take(undefined, out);
+        else if (carryLength === 0) take(buf.subarray(start, nl), out);
+        else {
+          carry.push(buf.subarray(start, nl));
+          take(Buffer.concat(carry), out);
+        }
+        carry = [];
+        carryLength = 0;
         carryTooLong = false;
         start = nl + 1;
-        nl = s.indexOf('\n', start);
+        nl = buf.indexOf(10, start);
       }
-      if (!carryTooLong) {
-        carry += s.slice(start);
-        if (carry.length > maxLineLength) {
-          carry = '';
+      if (!carryTooLong && start < buf.length) {
+        carry.push(buf.subarray(start));
+        carryLength += buf.length - start;
+        if (carryLength > maxLineLength) {
+          carry = [];
+          carryLength = 0;
           carryTooLong = true;
         }
       }
@@ -219,9 +231,9 @@ export async function streamLines(
     if (e instanceof UsageError) throw e;
     throw new UsageError(describeFsError(e, inputName(file)));
   }
-  const rest = carry + decoder.end();
   const out: NdjsonLine[] = [];
-  if (carryTooLong || rest !== '') take(carryTooLong ? '' : rest, out, carryTooLong);
+  if (carryTooLong) take(undefined, out);
+  else if (carryLength > 0) take(Buffer.concat(carry), out);
   if (out.length > 0) await onBatch(out);
 }
 

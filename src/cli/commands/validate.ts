@@ -46,6 +46,7 @@ function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
 const slim = (i: Issue): { path: string; message: string; code: string } => ({ path: i.path, message: i.message, code: i.code });
 
 function jsonLine(r: DocResult, lint: boolean): string {
+  if (r.valid && r.warnings.length === 0) return `{"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
   const o: Record<string, unknown> = { index: r.index, valid: r.valid, errors: r.errors.map(slim) };
   if (lint) o.warnings = r.warnings.map(slim);
   return `${JSON.stringify(o)}\n`;
