@@ -111,14 +111,17 @@ function header(name: string, title: string, description: string, section: strin
 
 function responseSchema(envelope: 'standard' | 'token', data: FieldDef): JsonObject {
   if (envelope === 'token') {
+    // Like the standard envelope: a failure may carry any data (often null).
     return {
       type: 'object',
       required: ['status'],
       properties: {
         status: { type: 'boolean', description: 'Outcome flag.' },
         message: { type: 'string', maxLength: 4096 },
-        data: fieldSchema(data),
+        data: { description: 'The JWT bearer token (checked when status is true).' },
       },
+      if: { type: 'object', required: ['status'], properties: { status: { const: true } } },
+      then: { properties: { data: fieldSchema(data) } },
     };
   }
   const s: JsonObject = {
@@ -146,9 +149,14 @@ export interface SchemaFile {
 export function buildSchemas(): SchemaFile[] {
   const out: SchemaFile[] = [];
   for (const r of RESOURCES) {
+    // The two envelopes check data only on success, as the endpoint responses do.
+    const body =
+      r.name === 'token-envelope'
+        ? responseSchema('token', { type: 'string', maxLength: 16384, description: 'The JWT bearer token.' })
+        : objectSchema(r);
     out.push({
       entry: { name: r.name, title: r.title, file: `schemas/${r.name}.schema.json`, resource: r.typeName },
-      schema: { ...header(r.name, r.title, r.description, r.section), ...objectSchema(r) },
+      schema: { ...header(r.name, r.title, r.description, r.section), ...body },
     });
   }
   for (const r of INPUTS) {

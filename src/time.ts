@@ -37,5 +37,5 @@ export function isKnownTimeZone(timeZone: string): boolean {
 export function calendarDateIn(instant: Date, timeZone: string): string {
   const parts = formatterFor(timeZone).formatToParts(instant);
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
+  return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
 }

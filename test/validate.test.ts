@@ -91,3 +91,21 @@ describe('streamLines (NDJSON input)', () => {
     ]);
   });
 });
+
+describe('validate: choices where the spec is silent', () => {
+  it('requires at least one OTP scope (4.3, 4.4: all fields required)', () => {
+    expect(validate('verify-otp-request', { scope: [], txnId: 't-1', otp: '123456' })).toMatchObject({
+      success: false,
+      issues: [{ path: '/scope', code: 'too-few-items' }],
+    });
+  });
+
+  it('rejects an empty session token in the profile requests', () => {
+    expect(validate('get-profile-request', { token: '' })).toMatchObject({ success: false, issues: [{ path: '/token', code: 'empty' }] });
+  });
+
+  it('checks the token response data only when status is true', () => {
+    expect(validate('token-response', { status: false, message: 'Invalid API key', data: null }).success).toBe(true);
+    expect(validate('token-response', { status: true, data: null })).toMatchObject({ success: false, issues: [{ path: '/data', code: 'type' }] });
+  });
+});

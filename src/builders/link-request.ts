@@ -28,7 +28,7 @@ const CONTENT_KEYS = ['hiType', 'referenceNumber', 'display', 'documentUrl', 'di
 function jsonView(input: unknown): unknown {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
   const visit = (input as { visit?: unknown }).visit;
-  if (!(visit instanceof Object) || !((visit as { at?: unknown }).at instanceof Date)) return input;
+  if (visit === null || typeof visit !== 'object' || !((visit as { at?: unknown }).at instanceof Date)) return input;
   const at = (visit as { at: Date }).at;
   const iso = Number.isNaN(at.getTime()) ? 'invalid date' : at.toISOString();
   return { ...input, visit: { ...visit, at: iso } };
@@ -125,7 +125,7 @@ export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions
     issues.push(
       when.problem === 'unknown-time-zone'
         ? { path: '/visit/timeZone', code: 'unknown-time-zone', message: 'timeZone must be an IANA time-zone name such as Asia/Kolkata', severity: 'error' }
-        : { path: '/visit/at', code: 'invalid-datetime', message: 'at must be a real date and time (ISO 8601, e.g. 2026-11-20T10:30:00+05:30)', severity: 'error' },
+        : { path: '/visit/at', code: 'invalid-datetime', message: 'at must be a real date and time from 1900 on (ISO 8601, e.g. 2026-11-20T10:30:00+05:30)', severity: 'error' },
     );
   }
   if (issues.length > 0 || 'problem' in when) return { success: false, issues };

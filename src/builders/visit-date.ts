@@ -20,16 +20,21 @@ const OFFSET = /(Z|[+-]\d{2}:\d{2})$/;
  * @example
  * visitDateOf('2026-11-20T19:30:00Z') //=> { date: '2026-11-21' }
  * visitDateOf('2026-02-30')           //=> { problem: 'invalid-datetime' }
+ * visitDateOf('0999-06-01T00:00:00Z') //=> { problem: 'invalid-datetime' } (before 1900)
  */
 export function visitDateOf(at: Date | string, timeZone: string = DEFAULT_TIME_ZONE): { date: string } | { problem: VisitDateProblem } {
   if (!isKnownTimeZone(timeZone)) return { problem: 'unknown-time-zone' };
+  let date: string;
   if (at instanceof Date) {
     if (!isValid(at)) return { problem: 'invalid-datetime' };
-    return { date: calendarDateIn(at, timeZone) };
+    date = calendarDateIn(at, timeZone);
+  } else {
+    // date-fns parseISO rejects impossible dates such as 2026-02-30 or 25:00.
+    const parsed = parseISO(at);
+    if (!isValid(parsed)) return { problem: 'invalid-datetime' };
+    date = OFFSET.test(at) ? calendarDateIn(parsed, timeZone) : at.slice(0, 10);
   }
-  // date-fns parseISO rejects impossible dates such as 2026-02-30 or 25:00.
-  const parsed = parseISO(at);
-  if (!isValid(parsed)) return { problem: 'invalid-datetime' };
-  if (OFFSET.test(at)) return { date: calendarDateIn(parsed, timeZone) };
-  return { date: at.slice(0, 10) };
+  // A visit before 1900 or after 9999 is a typo, not a visit.
+  if (!/^(19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$/.test(date)) return { problem: 'invalid-datetime' };
+  return { date };
 }

@@ -25,7 +25,7 @@ export const PATTERNS = {
   mobile: { regex: '^[0-9]{10}$', expects: 'exactly 10 digits', code: 'invalid-mobile' },
   otp: { regex: '^[0-9]{6}$', expects: 'exactly 6 digits', code: 'invalid-otp' },
   datetime: {
-    regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$',
+    regex: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-](0[0-9]|1[0-4]):[0-5][0-9])?)?$',
     expects: 'an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30',
     code: 'invalid-datetime',
   },
@@ -195,8 +195,10 @@ export const BOUNDS = {
 const MOBILE = str(10, { pattern: 'mobile', description: 'Mobile number, exactly 10 digits (spec §8).' });
 const OTP = str(6, { pattern: 'otp', description: 'One-time password, exactly 6 digits (spec §8).' });
 const TXN = str(BOUNDS.id, { minLength: 1, description: 'Transaction id from the previous step.' });
-const SCOPE = arr(str(64, { minLength: 1, examples: ['abha-login', 'abha-enrol'] }), 10, 'OTP scopes.');
+const SCOPE: FieldDef = { ...arr(str(64, { minLength: 1, examples: ['abha-login', 'abha-enrol'] }), 10, 'OTP scopes.'), minItems: 1 } as FieldDef;
 const JWT = (description: string): FieldDef => str(BOUNDS.jwt, { description });
+/** A token we send: required ones must not be empty. */
+const SENT_JWT = (description: string): FieldDef => str(BOUNDS.jwt, { minLength: 1, description });
 
 // ---------------------------------------------------------------------------
 // Resources (spec §2 and the care-context parts of §4.12)
@@ -700,7 +702,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Fetch ABHA address profile',
     description: 'Fetches the ABHA address profile with the session token from the verify-otp step.',
     auth: 'bearer',
-    request: obj('FetchAbhaAddressProfileRequest', { token: JWT('The ABHA session token.') }, ['token'], true),
+    request: obj('FetchAbhaAddressProfileRequest', { token: SENT_JWT('The ABHA session token.') }, ['token'], true),
     response: { envelope: 'standard', data: ref('abha-address-profile') },
   },
   {
@@ -711,7 +713,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Get account profile',
     description: 'Fetches the account profile with the ABHA session token.',
     auth: 'bearer',
-    request: obj('GetProfileRequest', { token: JWT('The ABHA session token.') }, ['token'], true),
+    request: obj('GetProfileRequest', { token: SENT_JWT('The ABHA session token.') }, ['token'], true),
     response: { envelope: 'standard', data: ref('account-profile') },
   },
   {
