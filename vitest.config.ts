@@ -6,5 +6,6 @@ export default defineConfig({
     // CLI tests spawn node processes; give them room on a loaded 2-core machine.
     testTimeout: 30_000,
     pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
