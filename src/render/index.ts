@@ -1,0 +1,33 @@
+/**
+ * abha-link/render: printable documents (prescription, lab investigation
+ * order, visit summary) from the same data that goes to the linking service.
+ *
+ * The only entry point that loads handlebars: the bundled templates are
+ * precompiled and run with the handlebars runtime in a private environment;
+ * every value is escaped, templates run in strict mode, and a documentUrl
+ * becomes a link only when it is https. PDF output is optional and needs
+ * playwright-core and a Chromium on the machine.
+ *
+ * @packageDocumentation
+ */
+export {
+  renderDocuments,
+  safeRenderDocuments,
+  createRenderer,
+  readTemplateDirectory,
+  bundledTemplateDirectory,
+  TEMPLATE_NAMES,
+  PARTIAL_NAMES,
+  type RenderOptions,
+  type RenderedDocument,
+  type RenderResult,
+  type Renderer,
+  type TemplateSources,
+} from './render.js';
+export { detectInputKind, resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
+export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, type PageSize, type DocumentModel, type DocumentSource, type PrintPatient } from './model.js';
+export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
+export { qrCodeSvg } from './qr.js';
+export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';
+export { checkTemplateAst, COMPILE_OPTIONS, HELPER_NAMES, TEMPLATE_NAME } from './template-rules.js';
+export { htmlToPdf, createPdfPrinter, findChromium, DEFAULT_CHROMIUM_PATHS, CHROMIUM_ARGS, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';

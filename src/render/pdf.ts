@@ -1,0 +1,192 @@
+/**
+ * Optional PDF (and PNG) output through a Chromium already on the machine,
+ * driven by playwright-core, which is loaded only here and only when asked
+ * for. Nothing is downloaded: no browser at install time, none at run time.
+ * Each document is printed in its own browser context with JavaScript off
+ * and every network request aborted, in memory (no temp files of ours).
+ */
+import { statSync } from 'node:fs';
+import { PdfUnavailableError } from './errors.js';
+import type { PageSize } from './model.js';
+
+/** Where {@link findChromium} looks, in order: Debian/Ubuntu, Fedora, Chrome on Linux, macOS and Windows. */
+export const DEFAULT_CHROMIUM_PATHS: readonly string[] = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/lib/chromium/chromium',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/google-chrome',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+  'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
+];
+
+/** Chromium flags used for printing: no sandbox (containers), no GPU, no background traffic. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+const HOW_TO =
+  'install a Chromium (Debian/Ubuntu: apt-get install chromium) and give its path if it is not in a usual place (executablePath; CLI: --chromium PATH or ABHA_LINK_CHROMIUM=PATH)';
+
+/** Page sizes in CSS pixels (96 per inch) for screenshots. */
+const PAGE_PX: Readonly<Record<PageSize, { width: number; height: number }>> = {
+  A4: { width: 794, height: 1123 },
+  A5: { width: 559, height: 794 },
+};
+
+// The few playwright-core shapes used here, so its types never reach the public API.
+interface PwRoute {
+  abort(): Promise<void>;
+}
+interface PwPage {
+  setContent(html: string, options: { waitUntil: 'load'; timeout: number }): Promise<void>;
+  emulateMedia(options: { media: 'print' | 'screen' }): Promise<void>;
+  pdf(options: Record<string, unknown>): Promise<Uint8Array>;
+  screenshot(options: Record<string, unknown>): Promise<Uint8Array>;
+}
+interface PwContext {
+  route(url: string, handler: (route: PwRoute) => Promise<void>): Promise<void>;
+  newPage(): Promise<PwPage>;
+  close(): Promise<void>;
+}
+interface PwBrowser {
+  newContext(options: Record<string, unknown>): Promise<PwContext>;
+  close(): Promise<void>;
+}
+interface PwModule {
+  chromium: { launch(options: { executablePath: string; args: string[]; timeout: number; headless: true }): Promise<PwBrowser> };
+}
+
+/** Options of {@link createPdfPrinter} and {@link htmlToPdf}. */
+export interface PdfPrinterOptions {
+  /** Path of the Chromium (or Chrome) executable. Default: the first of {@link DEFAULT_CHROMIUM_PATHS} that exists. */
+  readonly executablePath?: string;
+  /** Chromium flags. Default {@link CHROMIUM_ARGS}. */
+  readonly args?: readonly string[];
+  /** Time limit for starting the browser and for loading each document, in ms. Default 30000. */
+  readonly timeoutMs?: number;
+  /** Loads playwright-core; tests and bundlers may inject it. Default: `import('playwright-core')`. */
+  readonly loadPlaywright?: () => Promise<unknown>;
+}
+
+/** Options of one PDF or screenshot. */
+export interface PdfOptions {
+  /** Used when the document sets no `@page` size. Default A4. */
+  readonly pageSize?: PageSize;
+}
+
+/** A running Chromium that prints documents; reuse it for many, then close it. */
+export interface PdfPrinter {
+  /** The executable in use. */
+  readonly executablePath: string;
+  /** The document as PDF bytes, printed with the document's own `@page` size. */
+  pdf(html: string, options?: PdfOptions): Promise<Uint8Array>;
+  /** A PNG of the whole document as a browser shows it (screen media), one page wide. */
+  screenshot(html: string, options?: PdfOptions & { readonly scale?: number }): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/**
+ * The first path of `candidates` that is a file, or undefined.
+ *
+ * @example
+ * findChromium() //=> '/usr/bin/chromium' (when Debian's chromium is installed)
+ */
+export function findChromium(candidates: readonly string[] = DEFAULT_CHROMIUM_PATHS): string | undefined {
+  for (const p of candidates) {
+    try {
+      if (statSync(p).isFile()) return p;
+    } catch {
+      // not there: try the next
+    }
+  }
+  return undefined;
+}
+
+async function loadPlaywright(load: (() => Promise<unknown>) | undefined): Promise<PwModule> {
+  let mod: unknown;
+  try {
+    mod = await (load ?? (() => import('playwright-core')))();
+  } catch {
+    throw new PdfUnavailableError(
+      'no-playwright',
+      `PDF output needs the playwright-core package, which is not installed: run npm install playwright-core (it downloads no browser), and ${HOW_TO}. Without PDF, print the HTML from any browser.`,
+    );
+  }
+  const m = ((mod as { chromium?: unknown }).chromium === undefined ? (mod as { default?: unknown }).default : mod) as Partial<PwModule> | undefined;
+  if (m?.chromium === undefined) throw new PdfUnavailableError('no-playwright', 'the loaded playwright module has no chromium launcher; install playwright-core');
+  return m as PwModule;
+}
+
+/**
+ * Starts a Chromium for printing. Throws {@link PdfUnavailableError} with
+ * what to install when playwright-core or the browser is missing.
+ *
+ * @example
+ * const printer = await createPdfPrinter({ executablePath: '/usr/bin/chromium' })
+ * try { for (const d of docs) writeFileSync(`${d.fileName}.pdf`, await printer.pdf(d.html)) } finally { await printer.close() }
+ */
+export async function createPdfPrinter(options: PdfPrinterOptions = {}): Promise<PdfPrinter> {
+  const pw = await loadPlaywright(options.loadPlaywright);
+  const executablePath = options.executablePath ?? findChromium();
+  if (executablePath === undefined)
+    throw new PdfUnavailableError('no-browser', `PDF output needs a Chromium, and none was found in ${DEFAULT_CHROMIUM_PATHS.slice(0, 3).join(', ')} or other usual places: ${HOW_TO}.`);
+  if (findChromium([executablePath]) === undefined) throw new PdfUnavailableError('no-browser', `no Chromium at ${executablePath}: ${HOW_TO}.`);
+  const timeout = options.timeoutMs ?? 30_000;
+  let browser: PwBrowser;
+  try {
+    browser = await pw.chromium.launch({ executablePath, args: [...(options.args ?? CHROMIUM_ARGS)], timeout, headless: true });
+  } catch (e) {
+    const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+    throw new PdfUnavailableError('launch-failed', `Chromium at ${executablePath} did not start (${first.slice(0, 200)}): ${HOW_TO}.`);
+  }
+  const withPage = async <T>(html: string, pageSize: PageSize, media: 'print' | 'screen', job: (page: PwPage) => Promise<T>): Promise<T> => {
+    const context = await browser.newContext({ javaScriptEnabled: false, offline: true, viewport: PAGE_PX[pageSize], acceptDownloads: false, serviceWorkers: 'block' });
+    try {
+      // Nothing leaves the machine: an <img src> or a stylesheet link in a custom template is aborted.
+      await context.route('**/*', (route) => route.abort());
+      const page = await context.newPage();
+      await page.emulateMedia({ media });
+      await page.setContent(html, { waitUntil: 'load', timeout });
+      return await job(page);
+    } finally {
+      await context.close();
+    }
+  };
+  return {
+    executablePath,
+    pdf(html, o = {}) {
+      const pageSize = o.pageSize ?? 'A4';
+      return withPage(html, pageSize, 'print', (page) => page.pdf({ format: pageSize, printBackground: true, preferCSSPageSize: true, timeout }));
+    },
+    screenshot(html, o = {}) {
+      const pageSize = o.pageSize ?? 'A4';
+      return withPage(html, pageSize, 'screen', (page) => page.screenshot({ fullPage: true, type: 'png', scale: o.scale === 1 ? 'css' : 'device', timeout }));
+    },
+    close: () => browser.close(),
+  };
+}
+
+/**
+ * One HTML document to PDF bytes, with a browser started and closed for it.
+ * For many documents, use {@link createPdfPrinter} and reuse it.
+ *
+ * @throws PdfUnavailableError when playwright-core or Chromium is missing, saying what to install
+ * @example
+ * const [doc] = renderDocuments(input)
+ * writeFileSync('prescription.pdf', await htmlToPdf(doc.html, { pageSize: doc.pageSize }))
+ */
+export async function htmlToPdf(html: string, options: PdfPrinterOptions & PdfOptions = {}): Promise<Uint8Array> {
+  const printer = await createPdfPrinter(options);
+  try {
+    return await printer.pdf(html, options.pageSize === undefined ? {} : { pageSize: options.pageSize });
+  } finally {
+    await printer.close();
+  }
+}
