@@ -1,0 +1,331 @@
+/**
+ * The client of the ABHA identity and care-context linking service: one typed
+ * method per endpoint of the spec, requests validated before they are sent,
+ * responses validated when they arrive, the bearer token handled for you.
+ */
+import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
+import { ValidationError } from '../errors.js';
+import type { SchemaName } from '../generated/manifest.js';
+import type * as T from '../generated/types.js';
+import { ENDPOINTS } from '../spec/definition.js';
+import { validate } from '../validation/validate.js';
+import { parseBaseUrl } from './base-url.js';
+import { InvalidResponseError } from './errors.js';
+import { RetryBudget, resolveRetryPolicy, type RetryOptions } from './retry.js';
+import type { SessionToken } from './session.js';
+import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
+import { TokenCache } from './token.js';
+import { callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
+
+/** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
+export interface ClientOptions {
+  /** The service's base URL: `https:` only, except `http:` to a loopback host (the local mock). */
+  readonly baseUrl: string;
+  /** The account API key. Kept in memory only; never in errors, logs or `util.inspect`. */
+  readonly apiKey: string;
+  /** The fetch function (default: the global fetch). Inject one to mock the network. */
+  readonly fetch?: FetchLike;
+  /** Timeout of one HTTP attempt in ms, body included (default 10000). */
+  readonly timeoutMs?: number;
+  /** Retry policy; `false` for a single attempt per call. */
+  readonly retry?: RetryOptions | false;
+  /** Lifetime assumed for a bearer token without a JWT `exp`, in ms (default 300000). */
+  readonly tokenLifetimeMs?: number;
+  /** Refresh the bearer token this long before it expires, in ms (default 60000, at most half its lifetime). */
+  readonly tokenRefreshMarginMs?: number;
+  /** Send the client's request id in this header (default: not sent; the spec defines no such header). */
+  readonly requestIdHeader?: string;
+  /** The clock, in ms since the epoch (default Date.now). Used for token expiry, Retry-After dates and deadlines. */
+  readonly now?: () => number;
+  /** Random numbers in [0, 1) for backoff jitter (default Math.random). */
+  readonly random?: () => number;
+}
+
+/** A response envelope whose session tokens are typed {@link SessionToken}. */
+export type WithSessionTokens<R> = { [K in keyof R]: K extends 'data' ? SessionFields<R[K]> : R[K] };
+type SessionFields<D> = D extends object
+  ? { [K in keyof D]: K extends 'token' ? SessionToken : K extends 'tokens' ? SessionFields<D[K]> : D[K] }
+  : D;
+
+/** The body of the two profile fetches: the session token, typed. */
+export interface SessionTokenRequest {
+  /** The ABHA session token from an OTP verification (never the bearer token). */
+  readonly token: SessionToken;
+}
+
+/** Information about a client, safe to log. */
+export interface ClientInfo {
+  readonly baseUrl: string;
+}
+
+const IDEMPOTENT = new Set(['token', 'search-abha', 'fetch-abha-address-profile', 'get-profile']);
+
+const ENDPOINT_INFO: ReadonlyMap<string, EndpointInfo> = new Map(
+  ENDPOINTS.map((e) => [
+    e.id,
+    { id: e.id, path: e.path, auth: e.auth, idempotent: IDEMPOTENT.has(e.id), envelope: e.response.envelope } satisfies EndpointInfo,
+  ]),
+);
+
+function endpoint(id: string): EndpointInfo {
+  const e = ENDPOINT_INFO.get(id);
+  if (e === undefined) throw new TypeError(`unknown endpoint ${id}`);
+  return e;
+}
+
+function positiveOption(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new TypeError(`${name} must be a positive number of milliseconds`);
+  return v;
+}
+
+/**
+ * A client of the service. Create it with {@link createClient}.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'https://abha.example.org', apiKey: key })
+ * const answer = await client.linkCareContexts(request)
+ * //=> { success: true, message: '...', data: ... }
+ */
+export class AbhaClient {
+  readonly #apiKey: string;
+  readonly #config: TransportConfig;
+  readonly #tokens: TokenCache;
+  readonly #recentTokens: string[] = [];
+  /** The normalised base URL. */
+  readonly baseUrl: string;
+
+  constructor(options: ClientOptions) {
+    if (options === null || typeof options !== 'object') throw new TypeError('createClient needs an options object: { baseUrl, apiKey }');
+    this.baseUrl = parseBaseUrl(options.baseUrl);
+    if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') throw new TypeError('apiKey is required (a non-empty string)');
+    this.#apiKey = options.apiKey;
+    const policy = resolveRetryPolicy(options.retry);
+    const now = options.now ?? Date.now;
+    const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const base: Omit<TransportConfig, 'tokens'> = {
+      baseUrl: this.baseUrl,
+      fetch: fetchFn,
+      timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 10_000),
+      policy,
+      budget: new RetryBudget(policy.budget),
+      now,
+      random: options.random ?? Math.random,
+      newRequestId: randomUUID,
+      requestIdHeader: options.requestIdHeader,
+      secrets: () => [this.#apiKey, ...this.#recentTokens],
+    };
+    const tokenConfig: TransportConfig = { ...base, tokens: undefined };
+    this.#tokens = new TokenCache({
+      fetchToken: async () => {
+        const r = await callEndpoint(tokenConfig, endpoint('token'), { apiKey: this.#apiKey } satisfies T.TokenRequest);
+        const token = (r.body as T.TokenResponse).data;
+        if (typeof token !== 'string' || token === '') {
+          throw new InvalidResponseError('the token endpoint answered status: true without a token in data', {
+            endpoint: endpoint('token').path,
+            status: r.status,
+            requestId: r.requestId,
+            attempts: r.attempts,
+            issues: [{ path: '/data', code: 'required', message: 'data is required: the bearer token', severity: 'error' }],
+          });
+        }
+        this.#recentTokens.unshift(token);
+        this.#recentTokens.length = Math.min(this.#recentTokens.length, 3);
+        return token;
+      },
+      now,
+      lifetimeMs: positiveOption('tokenLifetimeMs', options.tokenLifetimeMs, 300_000),
+      marginMs: options.tokenRefreshMarginMs === undefined ? 60_000 : Math.max(0, options.tokenRefreshMarginMs),
+    });
+    this.#config = { ...base, tokens: this.#tokens };
+  }
+
+  /** Validates `request` against `<id>-request`, calls the endpoint, returns the envelope. */
+  async #call(id: string, request: unknown, options: CallOptions | undefined): Promise<CallResult> {
+    const checked = validate(`${id}-request` as SchemaName, request);
+    if (!checked.success) throw new ValidationError(checked.issues, `${id} request`);
+    return callEndpoint(this.#config, endpoint(id), request, options);
+  }
+
+  async #body<R>(id: string, request: unknown, options: CallOptions | undefined): Promise<R> {
+    return (await this.#call(id, request, options)).body as R;
+  }
+
+  /** Bearer-token requests made so far (one per refresh). */
+  get tokenRequests(): number {
+    return this.#tokens.refreshes;
+  }
+
+  /**
+   * Links care contexts to an ABHA address (spec §4.12). The request is
+   * validated first: an invalid one throws a `ValidationError` and never
+   * reaches the network. Never repeated after an ambiguous failure: see
+   * {@link OutcomeUnknownError}.
+   *
+   * @returns the service's envelope (`success: true`)
+   * @throws ValidationError, or a TransportError subclass
+   * @example
+   * const r = await client.linkCareContexts(buildLinkRequest(input))
+   * //=> { success: true, message: 'care contexts linked', data: { ... } }
+   */
+  linkCareContexts(request: T.LinkCareContextRequest, options?: CallOptions): Promise<T.LinkCareContextResponse> {
+    return this.#body('link-carecontext', request, options);
+  }
+
+  /**
+   * Searches ABHA accounts by a 10-digit mobile number (spec §4.2). Returns
+   * masked entries with a per-account `index` and a `txnId`.
+   *
+   * @example
+   * const r = await client.searchAbha({ mobile: '9000000001' })
+   * r.data?.[0]?.ABHA?.[0]?.index //=> 0
+   */
+  searchAbha(request: T.SearchAbhaRequest, options?: CallOptions): Promise<T.SearchAbhaResponse> {
+    return this.#body('search-abha', request, options);
+  }
+
+  /**
+   * Sends an OTP for the account chosen from a search (spec §4.3): `loginId`
+   * is the account's index, `txnId` the search's.
+   *
+   * @example
+   * await client.requestOtp({ scope: ['abha-login'], loginHint: 'index', otpSystem: 'abdm', loginId: '0', txnId })
+   */
+  requestOtp(request: T.RequestOtpRequest, options?: CallOptions): Promise<T.RequestOtpResponse> {
+    return this.#body('request-otp', request, options);
+  }
+
+  /**
+   * Verifies the OTP (spec §4.4); returns the accounts and the session token.
+   *
+   * @example
+   * const r = await client.verifyOtp({ scope: ['abha-login'], txnId, otp })
+   * const session = r.data?.token // a SessionToken
+   */
+  verifyOtp(request: T.VerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.VerifyOtpResponse>> {
+    return this.#body('verify-otp', request, options);
+  }
+
+  /**
+   * Verifies the OTP of a mobile login (spec §4.5).
+   *
+   * @example
+   * const r = await client.mobileLoginVerifyOtp({ txnId, otp })
+   */
+  mobileLoginVerifyOtp(request: T.MobileLoginVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.MobileLoginVerifyOtpResponse>> {
+    return this.#body('mobile-login-verify-otp', request, options);
+  }
+
+  /**
+   * Verifies the OTP of a mobile login by ABHA number (spec §4.6).
+   *
+   * @example
+   * const r = await client.mobileLoginAbhaNumberVerifyOtp({ txnId, otp })
+   * r.data?.authResult //=> 'success'
+   */
+  mobileLoginAbhaNumberVerifyOtp(request: T.MobileLoginAbhaNumberVerifyOtpRequest, options?: CallOptions): Promise<T.MobileLoginAbhaNumberVerifyOtpResponse> {
+    return this.#body('mobile-login-abha-number-verify-otp', request, options);
+  }
+
+  /**
+   * Verifies the OTP of a national-ID-number login (spec §4.7).
+   *
+   * @example
+   * const r = await client.aadharNumberLoginVerifyOtp({ txnId, otpValue, mobile })
+   */
+  aadharNumberLoginVerifyOtp(
+    request: T.AadharNumberLoginVerifyOtpRequest,
+    options?: CallOptions,
+  ): Promise<WithSessionTokens<T.AadharNumberLoginVerifyOtpResponse>> {
+    return this.#body('aadhar-number-login-verify-otp', request, options);
+  }
+
+  /**
+   * Completes an ABHA-address login (spec §4.8); returns users and `tokens`.
+   *
+   * @example
+   * const r = await client.abhaAddressLoginVerifyOtp({ txnId, otpValue, mobile })
+   * const session = r.data?.tokens?.token
+   */
+  abhaAddressLoginVerifyOtp(
+    request: T.AbhaAddressLoginVerifyOtpRequest,
+    options?: CallOptions,
+  ): Promise<WithSessionTokens<T.AbhaAddressLoginVerifyOtpResponse>> {
+    return this.#body('abha-address-login-verify-otp', request, options);
+  }
+
+  /**
+   * Verifies the enrolment OTP (spec §4.9); returns the ABHA profile and `tokens`.
+   *
+   * @example
+   * const r = await client.enrollVerifyOtp({ txnId, otpValue, mobile })
+   * r.data?.ABHAProfile?.ABHANumber
+   */
+  enrollVerifyOtp(request: T.EnrollVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.EnrollVerifyOtpResponse>> {
+    return this.#body('enroll-verify-otp', request, options);
+  }
+
+  /**
+   * Fetches the ABHA address profile with a session token (spec §4.10). The
+   * token travels in the body field `token`, never in a header.
+   *
+   * @example
+   * const p = await client.fetchAbhaAddressProfile({ token: session })
+   * p.data?.abhaAddress
+   */
+  fetchAbhaAddressProfile(request: SessionTokenRequest, options?: CallOptions): Promise<T.FetchAbhaAddressProfileResponse> {
+    return this.#body('fetch-abha-address-profile', request, options);
+  }
+
+  /**
+   * Fetches the account profile with a session token (spec §4.11).
+   *
+   * @example
+   * const p = await client.getProfile({ token: session })
+   * p.data?.ABHANumber
+   */
+  getProfile(request: SessionTokenRequest, options?: CallOptions): Promise<T.GetProfileResponse> {
+    return this.#body('get-profile', request, options);
+  }
+
+  /**
+   * Sends many link requests with bounded concurrency, recording each item's
+   * key and outcome in a journal so that a rerun sends only what was not
+   * acknowledged. See {@link SubmitOptions}.
+   *
+   * @example
+   * const summary = await client.submitMany(requests, { concurrency: 8, journal: 'links.journal' })
+   * //=> { total: 3, acknowledged: 3, failed: 0, unknown: 0, invalid: 0, ... }
+   */
+  submitMany(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions = {}): Promise<SubmitSummary> {
+    return runBatch(items, options, (request, signal) => callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal }));
+  }
+
+  /** What a log line may show about this client. */
+  toJSON(): ClientInfo {
+    return { baseUrl: this.baseUrl };
+  }
+
+  /** Never reveals the API key or tokens. */
+  [inspect.custom](): string {
+    return `AbhaClient { baseUrl: '${this.baseUrl}' }`;
+  }
+
+  toString(): string {
+    return `AbhaClient(${this.baseUrl})`;
+  }
+}
+
+/**
+ * Creates a client of the service.
+ *
+ * @throws TypeError for a missing API key or a base URL that is not https (loopback excepted)
+ * @example
+ * const client = createClient({ baseUrl: 'https://abha.example.org', apiKey: process.env.ABHA_LINK_API_KEY! })
+ * await client.linkCareContexts(request)
+ */
+export function createClient(options: ClientOptions): AbhaClient {
+  return new AbhaClient(options);
+}
+

@@ -1,0 +1,238 @@
+/**
+ * Errors of the client. Every failure of a call to the service is a
+ * {@link TransportError}: it carries the endpoint, the HTTP status when an
+ * answer came, the service's message (redacted) and the client's request id.
+ * None of them carries the API key, a token, an OTP, a mobile number or any
+ * part of the request body. A request that is invalid before it is sent is a
+ * core `ValidationError` instead: the caller's data was wrong, not the call.
+ */
+import { AbhaLinkError } from '../errors.js';
+import type { Issue } from '../errors.js';
+
+/** What the client knows about one failed call, passed to every error. */
+export interface TransportErrorDetails {
+  /** The endpoint path, e.g. `/api/m2/multiple/link-carecontext`. */
+  readonly endpoint: string;
+  /** The HTTP status of the last answer, when one came. */
+  readonly status?: number | undefined;
+  /** The service's `message`, redacted (no digits runs, addresses or tokens) and shortened. */
+  readonly serviceMessage?: string | undefined;
+  /** The client's id of the last attempt (a UUID); quote it when asking about a call. */
+  readonly requestId: string;
+  /** How many HTTP attempts were made, the repeat after a token refresh included. */
+  readonly attempts: number;
+  /** The underlying network error, when there is one (never a request or a response). */
+  readonly cause?: unknown;
+}
+
+/**
+ * The base class of every error of a call to the service.
+ *
+ * @example
+ * try { await client.linkCareContexts(request) } catch (e) {
+ *   if (isTransportError(e)) console.error(e.name, e.endpoint, e.status, e.requestId)
+ * }
+ */
+export class TransportError extends AbhaLinkError {
+  override name = 'TransportError';
+  /** The endpoint path. */
+  readonly endpoint: string;
+  /** The HTTP status of the last answer, or undefined when none came. */
+  readonly status: number | undefined;
+  /** The service's message, redacted; undefined when it sent none. */
+  readonly serviceMessage: string | undefined;
+  /** The client's id of the last attempt. */
+  readonly requestId: string;
+  /** HTTP attempts made. */
+  readonly attempts: number;
+
+  constructor(summary: string, details: TransportErrorDetails) {
+    const status = details.status === undefined ? '' : ` HTTP ${details.status}`;
+    const said = details.serviceMessage === undefined || details.serviceMessage === '' ? '' : `; the service said: "${details.serviceMessage}"`;
+    const tries = details.attempts > 1 ? `, ${details.attempts} attempts` : '';
+    super(`POST ${details.endpoint}${status}: ${summary}${said} (request ${details.requestId}${tries})`, details.cause === undefined ? undefined : { cause: details.cause });
+    this.endpoint = details.endpoint;
+    this.status = details.status;
+    this.serviceMessage = details.serviceMessage;
+    this.requestId = details.requestId;
+    this.attempts = details.attempts;
+  }
+}
+
+/**
+ * The service refused the credentials: HTTP 401 or 403, a 401 from the token
+ * endpoint, or a 401 again after one token refresh. Not retried.
+ *
+ * @example
+ * await client.searchAbha({ mobile: '9000000001' }).catch((e) => e instanceof AuthenticationError) //=> true for a revoked API key
+ */
+export class AuthenticationError extends TransportError {
+  override name = 'AuthenticationError';
+}
+
+/**
+ * HTTP 429: the service asked the client to slow down, and the client could
+ * not (no Retry-After on a call that may not be repeated blindly, a wait
+ * longer than the cap, or no attempts, budget or time left). The request was
+ * not processed: sending it again later is safe.
+ *
+ * @example
+ * if (e instanceof RateLimitedError) console.log(`retry in ${e.retryAfterMs ?? 'unknown'} ms`)
+ */
+export class RateLimitedError extends TransportError {
+  override name = 'RateLimitedError';
+  /** The wait the service asked for, in milliseconds, when it sent Retry-After. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(summary: string, details: TransportErrorDetails & { retryAfterMs?: number | undefined }) {
+    super(summary, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/**
+ * HTTP 5xx on a call whose outcome is nevertheless known: a read (search,
+ * profile), or a 503 with Retry-After that the client could not honour (the
+ * service said it did not process the request). For the link call, other 5xx
+ * answers are an {@link OutcomeUnknownError}.
+ *
+ * @example
+ * if (e instanceof ServerError) console.log(e.status) //=> 503
+ */
+export class ServerError extends TransportError {
+  override name = 'ServerError';
+  /** The wait the service asked for, in milliseconds, when it sent Retry-After. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(summary: string, details: TransportErrorDetails & { retryAfterMs?: number | undefined }) {
+    super(summary, details);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** Why a {@link NetworkError} happened. */
+export type NetworkFailure = 'connection-refused' | 'dns' | 'connect-timeout' | 'unreachable' | 'tls' | 'timeout' | 'connection-lost' | 'other';
+
+/**
+ * No answer came. For the link call and the OTP calls this is thrown only
+ * when the request provably never reached the service (connection refused,
+ * DNS failure, connect timeout, TLS failure): sending it again is safe. For
+ * reads it is also thrown after a timeout or a lost connection.
+ *
+ * @example
+ * if (e instanceof NetworkError) console.log(e.failure) //=> 'connection-refused'
+ */
+export class NetworkError extends TransportError {
+  override name = 'NetworkError';
+  /** What went wrong, as a stable code. */
+  readonly failure: NetworkFailure;
+  /** The system error code when there is one, e.g. `ECONNREFUSED`. */
+  readonly code: string | undefined;
+
+  constructor(summary: string, details: TransportErrorDetails & { failure: NetworkFailure; code?: string | undefined }) {
+    super(summary, details);
+    this.failure = details.failure;
+    this.code = details.code;
+  }
+}
+
+/**
+ * The service answered HTTP 2xx but its envelope says it failed:
+ * `success: false`, or `status: false` from the token endpoint. The request
+ * was processed and refused; `serviceMessage` says why.
+ *
+ * @example
+ * if (e instanceof EnvelopeError) console.log(e.serviceMessage) //=> 'otp is incorrect'
+ */
+export class EnvelopeError extends TransportError {
+  override name = 'EnvelopeError';
+}
+
+/**
+ * The service refused the request as sent: an HTTP 4xx other than 401, 403
+ * and 429 (typically 400 with the envelope naming the field), or an
+ * unexpected status such as a redirect. Not retried: sending the same request
+ * again would fail the same way.
+ *
+ * @example
+ * if (e instanceof RejectedError) console.log(e.status, e.serviceMessage) //=> 400 '/visitDate visitDate must be ...'
+ */
+export class RejectedError extends TransportError {
+  override name = 'RejectedError';
+}
+
+/**
+ * The service answered HTTP 2xx with a body that is not JSON or not the
+ * spec's shape (reads only; for the link call this is an
+ * {@link OutcomeUnknownError}). `issues` says where, never with values.
+ *
+ * @example
+ * if (e instanceof InvalidResponseError) console.log(e.issues[0]?.path) //=> '/data/0/txnId'
+ */
+export class InvalidResponseError extends TransportError {
+  override name = 'InvalidResponseError';
+  readonly issues: readonly Issue[];
+
+  constructor(summary: string, details: TransportErrorDetails & { issues: readonly Issue[] }) {
+    super(summary, details);
+    this.issues = details.issues;
+  }
+}
+
+/** Why an {@link OutcomeUnknownError} happened. */
+export type UnknownOutcomeReason = 'connection-lost' | 'timeout' | 'aborted' | 'server-error' | 'unreadable-response';
+
+/**
+ * The request may have reached the service, but no usable answer came: the
+ * connection broke after sending, the attempt timed out, the caller aborted
+ * mid-flight, a 5xx (other than 503 with Retry-After) came back, or a 2xx
+ * body could not be read. The link call is a POST with no documented
+ * idempotency, so it is never repeated automatically after this: check with
+ * the service (or your records) before sending it again.
+ *
+ * @example
+ * if (isOutcomeUnknownError(e)) queueForReconciliation(e.requestId, e.reason)
+ */
+export class OutcomeUnknownError extends TransportError {
+  override name = 'OutcomeUnknownError';
+  readonly reason: UnknownOutcomeReason;
+
+  constructor(summary: string, details: TransportErrorDetails & { reason: UnknownOutcomeReason }) {
+    super(summary, details);
+    this.reason = details.reason;
+  }
+}
+
+/**
+ * The caller's AbortSignal fired before anything could have reached the
+ * service (before the first attempt, during a wait between attempts, or
+ * during a read). An abort while a link request is in flight is an
+ * {@link OutcomeUnknownError} with reason `aborted` instead.
+ *
+ * @example
+ * const ac = new AbortController(); ac.abort()
+ * await client.linkCareContexts(request, { signal: ac.signal }).catch((e) => e.name) //=> 'AbortedError'
+ */
+export class AbortedError extends TransportError {
+  override name = 'AbortedError';
+}
+
+/**
+ * True when `e` is a {@link TransportError} (any failure of a call).
+ *
+ * @example
+ * isTransportError(new Error('x')) //=> false
+ */
+export function isTransportError(e: unknown): e is TransportError {
+  return e instanceof TransportError;
+}
+
+/**
+ * True when the call may have been processed: an {@link OutcomeUnknownError}.
+ *
+ * @example
+ * if (isOutcomeUnknownError(e)) console.log('do not resend blindly')
+ */
+export function isOutcomeUnknownError(e: unknown): e is OutcomeUnknownError {
+  return e instanceof OutcomeUnknownError;
+}

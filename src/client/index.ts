@@ -1,0 +1,50 @@
+/**
+ * abha-link/client: the HTTP client of the ABHA identity and care-context
+ * linking service, batch submission with a journal, and typed errors. The
+ * only entry point of the library that uses the network.
+ *
+ * @example
+ * import { createClient } from 'abha-link/client'
+ * const client = createClient({ baseUrl: 'https://abha.example.org', apiKey })
+ * await client.linkCareContexts(request)
+ *
+ * @packageDocumentation
+ */
+export { AbhaClient, createClient, type ClientInfo, type ClientOptions, type SessionTokenRequest, type WithSessionTokens } from './client.js';
+export {
+  AbortedError,
+  AuthenticationError,
+  EnvelopeError,
+  InvalidResponseError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  RejectedError,
+  ServerError,
+  TransportError,
+  isOutcomeUnknownError,
+  isTransportError,
+  type NetworkFailure,
+  type TransportErrorDetails,
+  type UnknownOutcomeReason,
+} from './errors.js';
+export { ValidationError, isValidationError, type Issue } from '../errors.js';
+export { backoffDelay, parseRetryAfter, DEFAULT_RETRY, type RetryBudgetOptions, type RetryOptions, type RetryPolicy } from './retry.js';
+export { jwtExpiry } from './token.js';
+export { parseBaseUrl } from './base-url.js';
+export { redactServiceMessage } from './redact.js';
+export { asSessionToken, type SessionToken } from './session.js';
+export { linkRequestKey } from './key.js';
+export {
+  JournalError,
+  memoryJournal,
+  openFileJournal,
+  readJournal,
+  type FileJournalOptions,
+  type Journal,
+  type JournalEntry,
+  type JournalState,
+  type MemoryJournal,
+} from './journal.js';
+export type { ItemResult, SkipReason, SubmitOptions, SubmitSummary } from './submit.js';
+export type { CallOptions, FetchLike } from './transport.js';

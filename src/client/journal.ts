@@ -1,0 +1,272 @@
+/**
+ * The journal of a batch: an append-only NDJSON file with one line per
+ * state change of an item, flushed to disk (fsync) before the batch goes on.
+ * It holds keys (hashes, see linkRequestKey), states, request ids, HTTP
+ * statuses and error messages: never a payload, an ABHA address or a token.
+ *
+ * Lines, in order of a normal item: `sending` (written and synced before the
+ * request leaves), then `acknowledged`, `failed` or `unknown`. A key whose last
+ * line is `sending` was in flight when the process died: its outcome is
+ * unknown.
+ */
+import { createReadStream } from 'node:fs';
+import { open, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { AbhaLinkError } from '../errors.js';
+
+/** The state of an item in the journal. */
+export type JournalState = 'sending' | 'acknowledged' | 'failed' | 'unknown';
+
+const STATES: ReadonlySet<string> = new Set<JournalState>(['sending', 'acknowledged', 'failed', 'unknown']);
+
+/** One line of the journal. */
+export interface JournalEntry {
+  /** The item's key (linkRequestKey). */
+  readonly key: string;
+  readonly state: JournalState;
+  /** When the line was written, ISO 8601. */
+  readonly at?: string;
+  /** The client's request id of the last attempt. */
+  readonly requestId?: string;
+  /** The HTTP status of the answer, when one came. */
+  readonly status?: number;
+  /** The error class, for `failed` and `unknown`. */
+  readonly error?: string;
+  /** The error message (it never contains payload values or secrets). */
+  readonly reason?: string;
+}
+
+/**
+ * Where a batch records its items. {@link openFileJournal} is the durable
+ * one; {@link memoryJournal} keeps lines in memory (tests, short-lived
+ * batches).
+ */
+export interface Journal {
+  /** The last state of every key recorded so far. */
+  load(): Promise<Map<string, JournalState>>;
+  /** Records a line; resolves once it is durable. */
+  append(entry: JournalEntry): Promise<void>;
+  /** Waits for pending lines and releases the journal. */
+  close(): Promise<void>;
+}
+
+/**
+ * The journal cannot be used: it is locked by a running batch, a line in its
+ * middle is damaged, or it cannot be written.
+ *
+ * @example
+ * await openFileJournal('links.journal').catch((e) => e instanceof JournalError) //=> true while another run holds it
+ */
+export class JournalError extends AbhaLinkError {
+  override name = 'JournalError';
+}
+
+function toLine(e: JournalEntry): string {
+  const o: Record<string, unknown> = { v: 1, key: e.key, state: e.state };
+  if (e.at !== undefined) o.at = e.at;
+  if (e.requestId !== undefined) o.requestId = e.requestId;
+  if (e.status !== undefined) o.status = e.status;
+  if (e.error !== undefined) o.error = e.error;
+  if (e.reason !== undefined) o.reason = e.reason;
+  return `${JSON.stringify(o)}\n`;
+}
+
+/** Parses one line; undefined when it is not a journal entry. */
+function parseLine(text: string): JournalEntry | undefined {
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (o === null || typeof o !== 'object') return undefined;
+  const r = o as Record<string, unknown>;
+  if (r.v !== 1 || typeof r.key !== 'string' || r.key === '' || r.key.length > 256 || typeof r.state !== 'string' || !STATES.has(r.state)) return undefined;
+  return { key: r.key, state: r.state as JournalState };
+}
+
+/**
+ * Reads the last state of every key of a journal file, streaming (memory
+ * grows with the number of keys, not the file). A missing file is an empty
+ * journal. A damaged last line (a write cut short by a crash) is ignored;
+ * a damaged line elsewhere is a {@link JournalError}.
+ *
+ * @returns the states, and whether the file ends without a newline
+ * @example
+ * const { states } = await readJournal('links.journal')
+ * states.get(key) //=> 'acknowledged'
+ */
+export async function readJournal(path: string): Promise<{ states: Map<string, JournalState>; endsCleanly: boolean; size: number }> {
+  const states = new Map<string, JournalState>();
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT') return { states, endsCleanly: true, size: 0 };
+    throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
+  }
+  let carry = '';
+  let lineNo = 0;
+  let pendingBad: number | undefined;
+  const take = (line: string): void => {
+    lineNo++;
+    if (line.trim() === '') return;
+    if (pendingBad !== undefined) throw new JournalError(`journal ${path}: line ${pendingBad} is not a journal entry; the file is damaged (fix or remove that line)`);
+    const e = parseLine(line);
+    if (e === undefined) {
+      pendingBad = lineNo;
+      return;
+    }
+    states.set(e.key, e.state);
+  };
+  try {
+    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+      const s = carry + (chunk as string);
+      const lines = s.split('\n');
+      carry = lines.pop() ?? '';
+      for (const l of lines) take(l);
+    }
+  } catch (e) {
+    if (e instanceof JournalError) throw e;
+    throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
+  }
+  const endsCleanly = carry === '';
+  if (!endsCleanly) {
+    // The last line has no newline: a write cut short, unless it parses.
+    const e = parseLine(carry);
+    if (e !== undefined && pendingBad === undefined) states.set(e.key, e.state);
+  }
+  return { states, endsCleanly, size };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM';
+  }
+}
+
+async function acquireLock(lockPath: string, journalPath: string): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    try {
+      await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'EEXIST') throw new JournalError(`journal ${journalPath}: cannot create its lock file (${(e as { code?: string }).code ?? 'unknown error'})`);
+    }
+    const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+      throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish`);
+    }
+    // A stale lock: its process is gone (a crash or a kill). Take it over.
+    await rm(lockPath, { force: true });
+  }
+  throw new JournalError(`journal ${journalPath}: cannot take its lock ${lockPath}`);
+}
+
+/** Options of {@link openFileJournal}. */
+export interface FileJournalOptions {
+  /** fsync after each write (default true). Without it, a power loss may lose the last lines. */
+  readonly fsync?: boolean;
+}
+
+/**
+ * Opens (or creates) a journal file for a batch. A lock file `<path>.lock`
+ * keeps two batches from using the same journal at once; a lock left by a
+ * process that is gone is taken over. Lines written concurrently are
+ * grouped into one write and one fsync; each `append` resolves once its line
+ * is on disk.
+ *
+ * @throws JournalError when locked by a running process, damaged or unwritable
+ * @example
+ * const journal = await openFileJournal('links.journal')
+ * await client.submitMany(items, { journal })
+ * await journal.close()
+ */
+export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<Journal> {
+  const lockPath = `${path}.lock`;
+  await acquireLock(lockPath, path);
+  let loaded: Awaited<ReturnType<typeof readJournal>>;
+  let fh: FileHandle;
+  try {
+    loaded = await readJournal(path);
+    fh = await open(path, 'a', 0o600);
+    if (!loaded.endsCleanly) await fh.write('\n');
+  } catch (e) {
+    await rm(lockPath, { force: true });
+    if (e instanceof JournalError) throw e;
+    throw new JournalError(`journal ${path}: cannot be opened for writing (${(e as { code?: string }).code ?? 'unknown error'})`);
+  }
+  const fsync = options.fsync !== false;
+  const queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let writing: Promise<void> | undefined;
+  let closed = false;
+
+  const flush = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, queue.length);
+      try {
+        await fh.write(batch.map((b) => b.line).join(''));
+        if (fsync) await fh.sync();
+        for (const b of batch) b.resolve();
+      } catch (e) {
+        const err = new JournalError(`journal ${path}: cannot be written (${(e as { code?: string }).code ?? 'unknown error'})`);
+        for (const b of batch) b.reject(err);
+      }
+    }
+  };
+
+  return {
+    load: () => Promise.resolve(new Map(loaded.states)),
+    append(entry) {
+      if (closed) return Promise.reject(new JournalError(`journal ${path} is closed`));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ line: toLine(entry), resolve, reject });
+        if (writing === undefined) {
+          writing = flush().finally(() => {
+            writing = undefined;
+          });
+        }
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      while (writing !== undefined) await writing;
+      await fh.close();
+      await rm(lockPath, { force: true });
+    },
+  };
+}
+
+/** A journal kept in memory, with its lines readable. */
+export interface MemoryJournal extends Journal {
+  /** Every line recorded, in order. */
+  readonly entries: readonly JournalEntry[];
+}
+
+/**
+ * A journal in memory: the same rules as a file, without the durability.
+ *
+ * @example
+ * const journal = memoryJournal()
+ * await client.submitMany(items, { journal })
+ * journal.entries.filter((e) => e.state === 'acknowledged').length //=> 3
+ */
+export function memoryJournal(initial: readonly JournalEntry[] = []): MemoryJournal {
+  const entries: JournalEntry[] = [...initial];
+  return {
+    entries,
+    load() {
+      const m = new Map<string, JournalState>();
+      for (const e of entries) m.set(e.key, e.state);
+      return Promise.resolve(m);
+    },
+    append(entry) {
+      entries.push({ ...entry });
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * Batch submission: many link requests, bounded concurrency, a journal so
+ * that nothing acknowledged is sent twice and nothing is lost silently.
+ *
+ * For each item, in order of arrival:
+ * 1. invalid → reported (`invalid`, with issues), never sent;
+ * 2. its key already acknowledged in the journal → `skipped`;
+ * 3. its key's last state `unknown`, or `sending` (in flight when an earlier
+ *    run died) → reported `unknown` and NOT sent again, unless
+ *    `retryUnknown` is set: the service may have processed it, and the link
+ *    call has no documented idempotency;
+ * 4. otherwise a `sending` line is made durable, the request is sent, and
+ *    the outcome (`acknowledged`, `failed`, `unknown`) is recorded.
+ *
+ * Memory stays flat: items are pulled from the iterable only when a slot is
+ * free, and results are handed to `onResult`, not kept. Only the journal's
+ * key index grows (one entry per distinct item).
+ */
+import pLimit from 'p-limit';
+import type { Issue } from '../errors.js';
+import type { LinkCareContextRequest } from '../generated/types.js';
+import { validateLinkRequest } from '../validation/validate.js';
+import { OutcomeUnknownError, TransportError } from './errors.js';
+import { openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
+import { linkRequestKey } from './key.js';
+import type { CallResult } from './transport.js';
+
+/** Options of `client.submitMany`. */
+export interface SubmitOptions {
+  /** Requests in flight at once (default 4, at most 256). */
+  readonly concurrency?: number;
+  /** A journal, or the path of a journal file (opened, locked and closed by the batch). */
+  readonly journal?: Journal | string;
+  /** Send again items whose earlier outcome is unknown (default false: they are reported, not sent). */
+  readonly retryUnknown?: boolean;
+  /** Validate and check the journal, but send nothing and write nothing: results are `would-send`. */
+  readonly dryRun?: boolean;
+  /** Stop taking new items when this aborts; items in flight finish (a graceful stop). */
+  readonly stopSignal?: AbortSignal;
+  /** Abort items in flight too; an item aborted in flight becomes `unknown`. */
+  readonly signal?: AbortSignal;
+  /** Receives every item's result as it completes; awaited (back-pressure). */
+  readonly onResult?: (result: ItemResult) => void | Promise<void>;
+  /** The clock for journal timestamps (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** Why an item was skipped. */
+export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-flight';
+
+/** The result of one item. `index` is its 0-based position in the input. */
+export type ItemResult =
+  | { readonly index: number; readonly outcome: 'acknowledged'; readonly key: string; readonly requestId: string; readonly status: number; readonly attempts: number }
+  | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
+  | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
+  | {
+      readonly index: number;
+      readonly outcome: 'unknown';
+      readonly key: string;
+      /** True when the outcome is unknown since an earlier run (the item was not sent in this one). */
+      readonly earlier: boolean;
+      readonly error?: OutcomeUnknownError;
+    }
+  | { readonly index: number; readonly outcome: 'invalid'; readonly issues: readonly Issue[] }
+  | { readonly index: number; readonly outcome: 'would-send'; readonly key: string; readonly hiTypes: readonly string[] };
+
+/** Counts of a batch. */
+export interface SubmitSummary {
+  /** Items read. */
+  total: number;
+  /** Acknowledged by the service in this run. */
+  acknowledged: number;
+  /** Skipped: acknowledged in an earlier run (journal). */
+  alreadyAcknowledged: number;
+  /** Skipped: the same key was in flight. */
+  duplicates: number;
+  /** Failed: not processed (safe to send again; a rerun does). */
+  failed: number;
+  /** Outcome unknown in this run. */
+  unknown: number;
+  /** Outcome unknown since an earlier run, not sent again. */
+  unknownEarlier: number;
+  /** Invalid, never sent. */
+  invalid: number;
+  /** Dry run: would be sent. */
+  wouldSend: number;
+  /** True when the batch stopped before the end of the input (stopSignal). */
+  stopped: boolean;
+}
+
+/** Sends one validated link request; the client's transport. */
+export type SendLink = (request: LinkCareContextRequest, signal: AbortSignal | undefined) => Promise<CallResult>;
+
+const STOP = Symbol('stop');
+
+function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
+  if (items !== null && typeof items === 'object' && Symbol.asyncIterator in items) return (items as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  if (items !== null && typeof items === 'object' && Symbol.iterator in items) return (items as Iterable<unknown>)[Symbol.iterator]();
+  throw new TypeError('submitMany needs an iterable or async iterable of link requests');
+}
+
+function untilAborted(signal: AbortSignal | undefined): Promise<typeof STOP> | undefined {
+  if (signal === undefined) return undefined;
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(STOP);
+    else signal.addEventListener('abort', () => resolve(STOP), { once: true });
+  });
+}
+
+/**
+ * Runs a batch (see the module comment). Used by `client.submitMany`.
+ *
+ * @example
+ * const summary = await runBatch(items, { concurrency: 4 }, send)
+ */
+export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions, send: SendLink): Promise<SubmitSummary> {
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new TypeError('concurrency must be a whole number from 1 to 256');
+  const now = options.now ?? Date.now;
+  const summary: SubmitSummary = {
+    total: 0,
+    acknowledged: 0,
+    alreadyAcknowledged: 0,
+    duplicates: 0,
+    failed: 0,
+    unknown: 0,
+    unknownEarlier: 0,
+    invalid: 0,
+    wouldSend: 0,
+    stopped: false,
+  };
+  const ownJournal = typeof options.journal === 'string';
+  let journal: Journal | undefined;
+  let states: Map<string, JournalState> | undefined;
+  if (typeof options.journal === 'string') {
+    if (options.dryRun === true) {
+      states = (await readJournal(options.journal)).states;
+    } else {
+      journal = await openFileJournal(options.journal);
+    }
+  } else {
+    journal = options.journal;
+  }
+  const limit = pLimit(concurrency);
+  const inFlight = new Set<Promise<void>>();
+  const inFlightKeys = new Set<string>();
+  let fatal: { error: unknown } | undefined;
+
+  const emit = async (r: ItemResult): Promise<void> => {
+    if (options.onResult !== undefined) await options.onResult(r);
+  };
+  const record = async (entry: Omit<JournalEntry, 'at'>): Promise<void> => {
+    states?.set(entry.key, entry.state);
+    if (journal !== undefined) await journal.append({ ...entry, at: new Date(now()).toISOString() });
+  };
+
+  const processItem = async (value: unknown, index: number): Promise<void> => {
+    const checked = validateLinkRequest(value);
+    if (!checked.success) {
+      summary.invalid++;
+      await emit({ index, outcome: 'invalid', issues: checked.issues });
+      return;
+    }
+    const request = checked.value;
+    const key = linkRequestKey(request);
+    if (inFlightKeys.has(key)) {
+      summary.duplicates++;
+      await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-flight' });
+      return;
+    }
+    const prior = states?.get(key);
+    if (prior === 'acknowledged') {
+      summary.alreadyAcknowledged++;
+      await emit({ index, outcome: 'skipped', key, reason: 'acknowledged-earlier' });
+      return;
+    }
+    if ((prior === 'unknown' || prior === 'sending') && options.retryUnknown !== true) {
+      summary.unknownEarlier++;
+      await emit({ index, outcome: 'unknown', key, earlier: true });
+      return;
+    }
+    if (options.dryRun === true) {
+      summary.wouldSend++;
+      await emit({ index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) });
+      return;
+    }
+    inFlightKeys.add(key);
+    try {
+      await record({ key, state: 'sending' });
+      let result: CallResult;
+      try {
+        result = await send(request, options.signal);
+      } catch (e) {
+        if (e instanceof OutcomeUnknownError) {
+          await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
+          summary.unknown++;
+          await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
+          return;
+        }
+        if (e instanceof TransportError) {
+          await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
+          summary.failed++;
+          await emit({ index, outcome: 'failed', key, error: e });
+          return;
+        }
+        throw e;
+      }
+      await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status });
+      summary.acknowledged++;
+      await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts });
+    } finally {
+      inFlightKeys.delete(key);
+    }
+  };
+
+  const iterator = iteratorOf(items);
+  const stopped = untilAborted(options.stopSignal);
+  let index = 0;
+  try {
+    states ??= journal === undefined ? undefined : await journal.load();
+    for (;;) {
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      if (fatal !== undefined) break;
+      if (options.stopSignal?.aborted === true || options.signal?.aborted === true) {
+        summary.stopped = true;
+        break;
+      }
+      const pending = Promise.resolve(iterator.next());
+      const next = stopped === undefined ? await pending : await Promise.race([pending, stopped]);
+      if (next === STOP) {
+        summary.stopped = true;
+        break;
+      }
+      if (next.done === true) break;
+      const i = index++;
+      summary.total++;
+      const p: Promise<void> = limit(() => processItem(next.value, i))
+        .catch((e: unknown) => {
+          fatal ??= { error: e };
+        })
+        .finally(() => {
+          inFlight.delete(p);
+        });
+      inFlight.add(p);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    if (summary.stopped || fatal !== undefined) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (ownJournal) await journal?.close();
+  }
+  if (fatal !== undefined) throw fatal.error;
+  return summary;
+}

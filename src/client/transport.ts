@@ -1,0 +1,370 @@
+/**
+ * One call to the service: attempts, timeouts, the token, and the decision
+ * after each attempt (return, repeat after a token refresh, retry, or fail
+ * with a typed error). The rules, for a call that is not idempotent (the link
+ * call, the OTP calls):
+ *
+ * - retried only when the request provably never reached the service
+ *   (connection refused, DNS failure, connect timeout, unreachable network)
+ *   or on 429/503 with Retry-After (the service said it did not process it);
+ * - a 401 on a bearer call refreshes the token once and repeats once;
+ * - anything else after the request may have been sent (connection lost,
+ *   timeout, caller abort in flight, other 5xx, unreadable 2xx body) is an
+ *   OutcomeUnknownError, never retried.
+ *
+ * Idempotent calls (the token, search, profile reads) are also retried with
+ * backoff after timeouts, lost connections, 429, 500, 502, 503 and 504.
+ */
+import { validate } from '../validation/validate.js';
+import type { SchemaName } from '../generated/manifest.js';
+import {
+  AbortedError,
+  AuthenticationError,
+  EnvelopeError,
+  InvalidResponseError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  RejectedError,
+  ServerError,
+  TransportError,
+  type NetworkFailure,
+  type TransportErrorDetails,
+} from './errors.js';
+import { redactServiceMessage } from './redact.js';
+import { backoffDelay, parseRetryAfter, sleep, type RetryBudget, type RetryPolicy } from './retry.js';
+import type { TokenCache } from './token.js';
+
+/** What the transport needs to know about an endpoint. */
+export interface EndpointInfo {
+  /** The endpoint id of the spec definition, e.g. `link-carecontext`; `<id>-response` is its response schema. */
+  readonly id: string;
+  readonly path: string;
+  readonly auth: 'none' | 'bearer';
+  /** True when repeating the call changes nothing the first call did not (the token, reads). */
+  readonly idempotent: boolean;
+  /** `token` for the token endpoint's `status` envelope, `standard` for `success`. */
+  readonly envelope: 'standard' | 'token';
+}
+
+/** The fetch function the client uses (the global one by default). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportConfig {
+  readonly baseUrl: string;
+  readonly fetch: FetchLike;
+  readonly timeoutMs: number;
+  readonly policy: RetryPolicy;
+  readonly budget: RetryBudget;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly newRequestId: () => string;
+  readonly requestIdHeader: string | undefined;
+  /** Strings that must never appear in an error (the API key, tokens). */
+  readonly secrets: () => readonly string[];
+  /** The bearer-token cache, for bearer endpoints. */
+  readonly tokens: TokenCache | undefined;
+}
+
+/** A successful call. */
+export interface CallResult {
+  /** The parsed response envelope, validated against the endpoint's response schema. */
+  readonly body: unknown;
+  readonly status: number;
+  readonly requestId: string;
+  readonly attempts: number;
+}
+
+export interface CallOptions {
+  /** Aborts the call; see AbortedError and OutcomeUnknownError for what an abort means. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+type Attempt =
+  | { readonly kind: 'answer'; readonly status: number; readonly retryAfter: string | null; readonly text: string; readonly bodyLost: boolean }
+  | {
+      readonly kind: 'no-answer';
+      /** `no`: provably never reached the service; `maybe`: it may have. */
+      readonly sent: 'no' | 'maybe';
+      readonly failure: NetworkFailure | 'aborted';
+      readonly code: string | undefined;
+      readonly cause: unknown;
+    };
+
+const NOT_SENT: Readonly<Record<string, NetworkFailure>> = {
+  ECONNREFUSED: 'connection-refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  EAI_NONAME: 'dns',
+  EAI_FAIL: 'dns',
+  UND_ERR_CONNECT_TIMEOUT: 'connect-timeout',
+  ENETUNREACH: 'unreachable',
+  EHOSTUNREACH: 'unreachable',
+  ENETDOWN: 'unreachable',
+  EHOSTDOWN: 'unreachable',
+};
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+
+/** The first system error code in an error, its causes and aggregated errors. */
+function systemCode(e: unknown, depth = 0): string | undefined {
+  if (depth > 6 || e === null || typeof e !== 'object') return undefined;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
+  const fromCause = systemCode((e as { cause?: unknown }).cause, depth + 1);
+  if (fromCause !== undefined) return fromCause;
+  const errors = (e as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) for (const x of errors) {
+    const c = systemCode(x, depth + 1);
+    if (c !== undefined) return c;
+  }
+  return undefined;
+}
+
+const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
+  'connection-refused': 'connection refused: the request never reached the service',
+  dns: 'the host name could not be resolved: the request never reached the service',
+  'connect-timeout': 'the connection could not be opened in time: the request never reached the service',
+  unreachable: 'the network or host is unreachable: the request never reached the service',
+  tls: 'the TLS handshake failed (certificate or protocol): the request was not sent',
+  timeout: 'no answer within the attempt timeout',
+  'connection-lost': 'the connection was lost before an answer came',
+  other: 'the request failed before an answer came',
+};
+
+async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<Attempt> {
+  const ac = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ac.abort(new Error('attempt timed out'));
+  }, timeoutMs);
+  const onCallerAbort = (): void => ac.abort(signal?.reason);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const noAnswer = (e: unknown, afterHeaders: boolean): Attempt => {
+    const code = systemCode(e);
+    if (timedOut) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
+    if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
+    if (!afterHeaders && code !== undefined) {
+      const notSent = NOT_SENT[code];
+      if (notSent !== undefined) return { kind: 'no-answer', sent: 'no', failure: notSent, code, cause: e };
+      if (TLS_CODE.test(code)) return { kind: 'no-answer', sent: 'no', failure: 'tls', code, cause: e };
+    }
+    return { kind: 'no-answer', sent: 'maybe', failure: code === undefined ? 'other' : 'connection-lost', code, cause: e };
+  };
+  try {
+    if (signal?.aborted === true) return { kind: 'no-answer', sent: 'no', failure: 'aborted', code: undefined, cause: undefined };
+    let res: Response;
+    try {
+      res = await cfg.fetch(url, { ...init, signal: ac.signal });
+    } catch (e) {
+      return noAnswer(e, false);
+    }
+    let text = '';
+    let bodyLost = false;
+    try {
+      text = await res.text();
+    } catch (e) {
+      // Headers came but the body did not. For a 2xx the body is the outcome, so it is lost;
+      // for other statuses the status says enough.
+      if (res.status >= 200 && res.status < 300) return noAnswer(e, true);
+      bodyLost = true;
+    }
+    return { kind: 'answer', status: res.status, retryAfter: res.headers.get('retry-after'), text, bodyLost };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text === '') return { ok: false };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function messageOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const m = (body as { message?: unknown }).message;
+  return typeof m === 'string' ? m : undefined;
+}
+
+/** Reads the flag through a call, so that TypeScript does not narrow it across awaits. */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/**
+ * Makes one call: validated request body in, validated response envelope out,
+ * or a TransportError.
+ */
+export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, payload: unknown, options: CallOptions = {}): Promise<CallResult> {
+  const { policy } = cfg;
+  const signal = options.signal;
+  const started = cfg.now();
+  const bodyText = JSON.stringify(payload);
+  const url = `${cfg.baseUrl}${ep.path}`;
+  let counted = 0;
+  let httpAttempts = 0;
+  let refreshed = false;
+  let repeatAfterRefresh = false;
+  let requestId = '';
+
+  const details = (extra: Partial<TransportErrorDetails> = {}): TransportErrorDetails => ({
+    endpoint: ep.path,
+    requestId,
+    attempts: httpAttempts,
+    ...extra,
+  });
+  const redact = (m: string | undefined): string | undefined => (m === undefined ? undefined : redactServiceMessage(m, cfg.secrets()));
+
+  /** Why another attempt is not possible, or undefined when it is (and the budget is taken). */
+  const retryBlocker = (delayMs: number): string | undefined => {
+    if (counted >= policy.maxAttempts) return `no attempts left (${policy.maxAttempts})`;
+    if (cfg.now() - started + delayMs >= policy.deadlineMs) return `the call's deadline of ${seconds(policy.deadlineMs)} would pass`;
+    if (!cfg.budget.tryAcquire()) return "the client's retry budget is spent (too many recent failures)";
+    return undefined;
+  };
+
+  const wait = async (ms: number): Promise<void> => {
+    try {
+      await sleep(ms, signal);
+    } catch {
+      throw new AbortedError('aborted by the caller while waiting to retry; the last attempt was not processed', details());
+    }
+  };
+
+  for (;;) {
+    if (signal?.aborted === true) throw new AbortedError('aborted by the caller before sending', details());
+    if (repeatAfterRefresh) repeatAfterRefresh = false;
+    else counted++;
+    let token: string | undefined;
+    if (ep.auth === 'bearer') {
+      if (cfg.tokens === undefined) throw new TypeError('a bearer endpoint needs a token cache');
+      try {
+        token = await cfg.tokens.get(signal);
+      } catch (e) {
+        if (e instanceof TransportError) throw e;
+        if (aborted(signal)) throw new AbortedError('aborted by the caller while waiting for the bearer token', details());
+        throw e;
+      }
+    }
+    requestId = cfg.newRequestId();
+    httpAttempts++;
+    const remaining = policy.deadlineMs - (cfg.now() - started);
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (cfg.requestIdHeader !== undefined) headers[cfg.requestIdHeader] = requestId;
+    const a = await attemptOnce(cfg, url, { method: 'POST', headers, body: bodyText, redirect: 'manual' }, Math.max(1, Math.min(cfg.timeoutMs, remaining)), signal);
+
+    if (a.kind === 'no-answer') {
+      if (a.failure === 'aborted') {
+        if (a.sent === 'no' || ep.idempotent) throw new AbortedError('aborted by the caller', details());
+        throw new OutcomeUnknownError('aborted by the caller while the request was in flight: it may have been processed', { ...details(), reason: 'aborted' });
+      }
+      const failure = a.failure;
+      const err = (note = ''): TransportError => {
+        if (a.sent === 'maybe' && !ep.idempotent) {
+          const what = failure === 'timeout' ? `no answer within ${seconds(Math.min(cfg.timeoutMs, remaining))}` : 'the connection was lost before an answer came';
+          return new OutcomeUnknownError(`${what}; the request may have been processed, so it was not sent again${note}`, {
+            ...details({ cause: a.cause }),
+            reason: failure === 'timeout' ? 'timeout' : 'connection-lost',
+          });
+        }
+        return new NetworkError(`${FAILURE_TEXT[failure]}${a.code === undefined ? '' : ` (${a.code})`}${note}`, { ...details({ cause: a.cause }), failure, code: a.code });
+      };
+      const retryable = failure !== 'tls' && (a.sent === 'no' || ep.idempotent);
+      if (!retryable) throw err();
+      const delay = backoffDelay(counted, policy, cfg.random());
+      const blocker = retryBlocker(delay);
+      if (blocker !== undefined) throw err(`; not retried: ${blocker}`);
+      await wait(delay);
+      continue;
+    }
+
+    const { status } = a;
+    const parsed = parseBody(a.text);
+    const serviceMessage = redact(parsed.ok ? messageOf(parsed.value) : undefined);
+    const d = (): TransportErrorDetails => details({ status, serviceMessage });
+
+    if (status >= 200 && status < 300) {
+      const flagName = ep.envelope === 'token' ? 'status' : 'success';
+      const flag = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>)[flagName] : undefined;
+      if (typeof flag !== 'boolean') {
+        const why = parsed.ok ? `the answer has no boolean "${flagName}" flag` : a.text === '' ? 'the answer was empty' : 'the answer is not JSON';
+        if (!ep.idempotent) throw new OutcomeUnknownError(`${why}; the request may have been processed, so it was not sent again`, { ...d(), reason: 'unreadable-response' });
+        throw new InvalidResponseError(why, { ...d(), issues: [{ path: parsed.ok ? `/${flagName}` : '', code: parsed.ok ? 'required' : 'invalid-json', message: why, severity: 'error' }] });
+      }
+      if (!flag) throw new EnvelopeError(`the service answered ${flagName}: false`, d());
+      const checked = validate(`${ep.id}-response` as SchemaName, parsed.ok ? parsed.value : undefined);
+      if (!checked.success) {
+        throw new InvalidResponseError(`the answer does not have the spec's shape (${checked.issues.length} issue${checked.issues.length === 1 ? '' : 's'}, first: ${checked.issues[0]?.path ?? ''} ${checked.issues[0]?.message ?? ''})`, {
+          ...d(),
+          issues: checked.issues,
+        });
+      }
+      if (counted === 1) cfg.budget.refund();
+      return { body: checked.value, status, requestId, attempts: httpAttempts };
+    }
+
+    if (status === 401) {
+      if (ep.auth === 'bearer' && !refreshed && token !== undefined) {
+        refreshed = true;
+        repeatAfterRefresh = true;
+        cfg.tokens?.invalidate(token);
+        continue;
+      }
+      throw new AuthenticationError(
+        ep.auth === 'bearer' ? 'the bearer token was refused, also after a refresh' : 'the API key was refused; check it (it is not retried)',
+        d(),
+      );
+    }
+    if (status === 403) throw new AuthenticationError('access refused for this API key', d());
+
+    if (status === 429 || status === 503) {
+      const retryAfterMs = parseRetryAfter(a.retryAfter, cfg.now());
+      const fail = (why: string): TransportError =>
+        status === 429 ? new RateLimitedError(why, { ...d(), retryAfterMs }) : new ServerError(why, { ...d(), retryAfterMs });
+      const said = status === 429 ? 'rate limited' : 'service unavailable';
+      let delay: number;
+      if (retryAfterMs !== undefined) {
+        if (retryAfterMs > policy.maxRetryAfterMs) {
+          throw fail(`${said}; the service asked to wait ${seconds(retryAfterMs)}, more than the ${seconds(policy.maxRetryAfterMs)} the client waits; not processed, safe to send later`);
+        }
+        delay = retryAfterMs;
+      } else if (ep.idempotent) {
+        delay = backoffDelay(counted, policy, cfg.random());
+      } else if (status === 429) {
+        throw fail(`${said} without Retry-After; not processed, safe to send later`);
+      } else {
+        throw new OutcomeUnknownError('service unavailable (503) without Retry-After; the request may have been processed, so it was not sent again', { ...d(), reason: 'server-error' });
+      }
+      const blocker = retryBlocker(delay);
+      if (blocker !== undefined) throw fail(`${said}; not retried: ${blocker}; not processed, safe to send later`);
+      await wait(delay);
+      continue;
+    }
+
+    if (status >= 500) {
+      if (!ep.idempotent) {
+        throw new OutcomeUnknownError(`server error; the request may have been processed, so it was not sent again`, { ...d(), reason: 'server-error' });
+      }
+      if (status === 500 || status === 502 || status === 504) {
+        const delay = backoffDelay(counted, policy, cfg.random());
+        const blocker = retryBlocker(delay);
+        if (blocker === undefined) {
+          await wait(delay);
+          continue;
+        }
+        throw new ServerError(`server error; not retried: ${blocker}`, d());
+      }
+      throw new ServerError('server error', d());
+    }
+
+    if (status >= 300 && status < 400) throw new RejectedError('unexpected redirect; redirects are not followed (check the base URL)', d());
+    throw new RejectedError(a.bodyLost ? 'the service refused the request (its answer could not be read)' : 'the service refused the request; it is not retried', d());
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Fault injection for the mock: rules that make the next matching requests
+ * slow, refused, dropped or hung, so that clients can be tested against the
+ * failures a real network and a real service produce.
+ */
+
+/** What a fault does to one request. */
+export type Fault =
+  /** Wait `ms` before handling the request normally. */
+  | { readonly type: 'latency'; readonly ms: number }
+  /** Answer `status` with the failure envelope (not processed); `retryAfter` sets Retry-After (seconds or an HTTP date). */
+  | { readonly type: 'status'; readonly status: number; readonly retryAfter?: string | number; readonly message?: string }
+  /** HTTP 200 with `success: false` (or `status: false` on the token endpoint); not processed. */
+  | { readonly type: 'envelope-failure'; readonly message?: string }
+  /** Close the connection without an answer: `before` processing (nothing happened) or `after` (the request took effect). */
+  | { readonly type: 'drop'; readonly when?: 'before' | 'after' }
+  /** Never answer (until the server closes); not processed. */
+  | { readonly type: 'hang' }
+  /** Process the request, then answer 200 with a body that is not JSON. */
+  | { readonly type: 'garbage' }
+  /** Treat the bearer token as expired: 401. */
+  | { readonly type: 'expire-token' };
+
+/** The endpoints a rule can target: an endpoint id of the spec definition (`link-carecontext`, `token`, ...) or `any`. */
+export type FaultTarget = string;
+
+/** A fault and which requests it applies to. */
+export interface FaultRule {
+  /** Endpoint id (`link-carecontext`, `token`, `search-abha`, ...) or `any` (default). */
+  readonly endpoint?: FaultTarget;
+  /** Let this many matching requests through first (default 0). */
+  readonly skip?: number;
+  /** Apply to this many matching requests (default 1; `Infinity` for all). */
+  readonly times?: number;
+  readonly fault: Fault;
+}
+
+interface LiveRule {
+  readonly endpoint: string;
+  skip: number;
+  times: number;
+  readonly fault: Fault;
+}
+
+const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'hang', 'garbage', 'expire-token']);
+
+/**
+ * Checks a fault rule that came as JSON (the control endpoint). Returns a
+ * message naming the field on failure.
+ */
+export function checkFaultRule(value: unknown): { ok: true; rule: FaultRule } | { ok: false; message: string } {
+  if (value === null || typeof value !== 'object') return { ok: false, message: 'a fault rule must be an object { endpoint?, skip?, times?, fault }' };
+  const r = value as Record<string, unknown>;
+  if (r.endpoint !== undefined && typeof r.endpoint !== 'string') return { ok: false, message: '/endpoint must be a string' };
+  for (const k of ['skip', 'times'] as const) {
+    const v = r[k];
+    if (v !== undefined && v !== null && (typeof v !== 'number' || v < 0)) return { ok: false, message: `/${k} must be a number >= 0` };
+  }
+  const f = r.fault as Record<string, unknown> | undefined;
+  if (f === null || typeof f !== 'object' || typeof f.type !== 'string' || !FAULT_TYPES.has(f.type)) {
+    return { ok: false, message: `/fault/type must be one of ${[...FAULT_TYPES].join(', ')}` };
+  }
+  if (f.type === 'latency' && (typeof f.ms !== 'number' || f.ms < 0 || f.ms > 600_000)) return { ok: false, message: '/fault/ms must be a number of milliseconds from 0 to 600000' };
+  if (f.type === 'status' && (typeof f.status !== 'number' || !Number.isInteger(f.status) || f.status < 400 || f.status > 599)) {
+    return { ok: false, message: '/fault/status must be an HTTP status from 400 to 599' };
+  }
+  const times = r.times === null ? Infinity : r.times;
+  return { ok: true, rule: { ...(r as unknown as FaultRule), ...(times === undefined ? {} : { times: times as number }) } };
+}
+
+/**
+ * The fault rules of one mock server.
+ *
+ * @example
+ * mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 429, retryAfter: 1 } })
+ * mock.faults.add({ endpoint: 'link-carecontext', skip: 4, times: Infinity, fault: { type: 'hang' } })
+ * mock.faults.clear()
+ */
+export class FaultController {
+  #rules: LiveRule[] = [];
+
+  /** Adds a rule; rules are tried in the order they were added, the first that applies wins. */
+  add(rule: FaultRule): void {
+    this.#rules.push({ endpoint: rule.endpoint ?? 'any', skip: rule.skip ?? 0, times: rule.times ?? 1, fault: rule.fault });
+  }
+
+  /** Removes every rule. */
+  clear(): void {
+    this.#rules = [];
+  }
+
+  /** Rules still active. */
+  get size(): number {
+    return this.#rules.filter((r) => r.times > 0).length;
+  }
+
+  /** The fault for one request to `endpoint`, consuming it; undefined for none. */
+  take(endpoint: string): Fault | undefined {
+    let found: Fault | undefined;
+    for (const r of this.#rules) {
+      if (r.times <= 0 || (r.endpoint !== 'any' && r.endpoint !== endpoint)) continue;
+      if (r.skip > 0) {
+        r.skip--;
+        continue;
+      }
+      if (found === undefined) {
+        r.times--;
+        found = r.fault;
+      }
+    }
+    this.#rules = this.#rules.filter((r) => r.times > 0);
+    return found;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * abha-link/mock: a local mock of the ABHA identity and care-context linking
+ * service (all 12 endpoints, synthetic accounts, fault injection) and the
+ * OpenAPI 3.1 document of the service.
+ *
+ * @example
+ * import { startMockServer } from 'abha-link/mock'
+ * const mock = await startMockServer()
+ * console.log(mock.url, mock.apiKey)
+ * await mock.close()
+ *
+ * @packageDocumentation
+ */
+export { startMockServer, type LinkRecord, type MockEvent, type MockServer, type MockServerOptions, type MockStats } from './server.js';
+export { FaultController, checkFaultRule, type Fault, type FaultRule, type FaultTarget } from './faults.js';
+export { parseSeed, syntheticAccounts, maskAbhaNumber, maskName, type MockAccount, type MockSeed } from './accounts.js';
+export { buildOpenApiDocument, type Json, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
+export { MockJwt, type MockClaims } from './jwt.js';
