@@ -16,6 +16,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   build: { summary: 'clinical input JSON -> link request JSON (the 4.12 body)', load: () => import('./commands/build.js') },
   validate: { summary: 'validate JSON documents against a schema of the service spec', load: () => import('./commands/validate.js') },
   schemas: { summary: 'list every schema', load: () => import('./commands/schemas.js') },
+  render: { summary: 'printable prescription, lab order or visit summary (HTML, or PDF with --pdf)', load: () => import('./commands/render.js') },
 };
 
 export const EXIT_CODES = `Exit codes:

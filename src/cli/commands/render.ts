@@ -1,0 +1,219 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Issue } from '../../errors.js';
+import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
+import { LANGUAGES, type Language } from '../../render/labels.js';
+import { PAGE_SIZES, type PageSize } from '../../render/model.js';
+import { createPdfPrinter } from '../../render/pdf.js';
+import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
+import { TEMPLATE_NAME } from '../../render/template-rules.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+
+export interface RenderArgs {
+  file: string | undefined;
+  /** A bundled template name or the path of a .hbs file. */
+  template: string;
+  lang: Language;
+  pageSize: PageSize;
+  outDir: string | undefined;
+  outFile: string | undefined;
+  pdf: boolean;
+  /** Chromium executable for --pdf: --chromium, else ABHA_LINK_CHROMIUM, else the usual places. */
+  chromium: string | undefined;
+  now: Date;
+}
+
+/** Loads the renderer: the bundled templates, or a .hbs file with the partials/ beside it. Returns the renderer and the template name to use. */
+async function loadRenderer(template: string): Promise<{ renderer: Renderer; name: string }> {
+  if (TEMPLATE_NAMES.includes(template)) return { renderer: await createRenderer(), name: template };
+  let isFile = false;
+  try {
+    isFile = (await stat(template)).isFile();
+  } catch (e) {
+    const looksLikePath = template.includes('/') || template.includes('\\') || template.endsWith('.hbs');
+    if (!looksLikePath) throw new UsageError(`unknown template "${template}": use ${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`);
+    throw new UsageError(`${template}: ${(e as { code?: string }).code === 'ENOENT' ? 'no such file' : 'cannot be read'}`);
+  }
+  if (!isFile) throw new UsageError(`${template}: is not a file; give the path of a .hbs template (its partials go in partials/ beside it)`);
+  const base = basename(template).replace(/\.hbs$/i, '').toLowerCase();
+  const name = TEMPLATE_NAME.test(base) ? base : 'custom';
+  const source = await readFile(template, 'utf8');
+  let partials: Record<string, string> = {};
+  try {
+    partials = (await readTemplateDirectory(join(dirname(template), 'partials'))).templates;
+  } catch (e) {
+    if (isTemplateError(e)) throw e;
+    if ((e as { code?: string }).code !== 'ENOENT' && (e as { code?: string }).code !== 'ENOTDIR') throw new UsageError(`${join(dirname(template), 'partials')}: cannot be read`);
+  }
+  return { renderer: await createRenderer({ templates: { [name]: source }, partials }), name };
+}
+
+function issueLines(issues: readonly Issue[], name: string, lineOf: (path: string) => number): string {
+  let s = '';
+  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+  return s;
+}
+
+async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
+  let printer;
+  try {
+    printer = await createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium });
+  } catch (e) {
+    if (isPdfUnavailableError(e)) {
+      process.stderr.write(`abha-link: ${e.message}\n`);
+      return undefined;
+    }
+    throw e;
+  }
+  try {
+    const out: Uint8Array[] = [];
+    for (const d of docs) {
+      try {
+        out.push(await printer.pdf(d.html, { pageSize: d.pageSize }));
+      } catch (e) {
+        const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+        process.stderr.write(`abha-link: could not print ${d.fileName} to PDF (${first.slice(0, 200)})\n`);
+        return undefined;
+      }
+    }
+    return out;
+  } finally {
+    await printer.close();
+  }
+}
+
+/** `abha-link render`: returns the exit code. */
+export async function runRender(args: RenderArgs): Promise<number> {
+  if (args.outDir !== undefined && args.outFile !== undefined) throw new UsageError('give either --out DIR or -o FILE, not both');
+  let loaded: { renderer: Renderer; name: string };
+  try {
+    loaded = await loadRenderer(args.template);
+  } catch (e) {
+    if (isTemplateError(e)) throw new UsageError(e.message);
+    throw e;
+  }
+  const name = inputName(args.file);
+  const text = await readText(args.file);
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const p = parsed.problem;
+    process.stderr.write(`${name}:${p.line}:${p.column} invalid JSON: ${p.reason}\n`);
+    return EXIT.usage;
+  }
+  let r;
+  try {
+    r = loaded.renderer.safeRender(parsed.value, { template: loaded.name, lang: args.lang, pageSize: args.pageSize, lint: { now: args.now } });
+  } catch (e) {
+    if (isTemplateError(e)) throw new UsageError(e.message);
+    throw e;
+  }
+  const lineOf = pointerLocator(text);
+  if (!r.success) {
+    const errors = r.issues.filter((i) => i.severity === 'error').length;
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    return EXIT.invalid;
+  }
+  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  const docs = r.documents;
+  if (docs.length > 1 && args.outDir === undefined)
+    throw new UsageError(`the input has ${docs.length} care contexts, so ${docs.length} documents: give --out DIR to write one file per document`);
+  if (args.pdf && args.outDir === undefined && args.outFile === undefined && process.stdout.isTTY)
+    throw new UsageError('--pdf writes binary data: give -o FILE or --out DIR, or redirect standard output');
+
+  const bodies: Array<string | Uint8Array> = args.pdf ? ((await toPdf(docs, args.chromium)) ?? []) : docs.map((d) => d.html);
+  if (bodies.length !== docs.length) return EXIT.invalid;
+  const ext = args.pdf ? 'pdf' : 'html';
+  if (args.outDir !== undefined) {
+    try {
+      await mkdir(args.outDir, { recursive: true });
+    } catch {
+      throw new UsageError(`${args.outDir}: cannot create the directory`);
+    }
+    let list = '';
+    for (const [i, d] of docs.entries()) {
+      const path = join(args.outDir, `${d.fileName}.${ext}`);
+      await writeOrFail(path, bodies[i] ?? '');
+      list += `${path}\n`;
+    }
+    await writeOut(list);
+  } else if (args.outFile !== undefined) {
+    await writeOrFail(args.outFile, bodies[0] ?? '');
+  } else {
+    const body = bodies[0] ?? '';
+    await writeOut(typeof body === 'string' ? body : '');
+    if (typeof body !== 'string') await new Promise<void>((resolve) => process.stdout.write(body, () => resolve()));
+  }
+  return EXIT.ok;
+}
+
+async function writeOrFail(path: string, body: string | Uint8Array): Promise<void> {
+  try {
+    await writeFile(path, body);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(`${path}: cannot be written (${code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'error')})`);
+  }
+}
+
+export const command: Command = {
+  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--pdf] [--chromium PATH] [FILE|-]',
+  help: `Renders printable documents, one per care context: standalone HTML (inline
+CSS, no scripts, no external requests) that prints cleanly from a browser, or
+PDF with --pdf. The input is a clinical input (see examples/*.input.json) or
+a link request (the 4.12 body); it is validated and linted first, and every
+problem is listed on stderr as FILE:LINE PATH MESSAGE (code), exit code 1.
+Reads stdin when FILE is - or absent.
+
+With one document and neither --out nor -o, the document goes to stdout.
+
+Options:
+  --template NAME|PATH  prescription (default), lab-order, visit-summary, or the
+                        path of your own .hbs template; partials/*.hbs beside it
+                        replace the bundled partials of the same name (letterhead,
+                        footer, ...). Templates run in strict mode and must not use
+                        {{{ }}}; a template that does not compile exits 2.
+  --lang en|hi          label language (default en); data is printed as given
+  --size A4|A5          page size (default A4)
+  --out DIR             write one file per document into DIR, named after the
+                        care-context reference (REF.html or REF.pdf), and list
+                        the files on stdout; needed when there are several
+  -o, --output FILE     write the one document to FILE
+  --pdf                 write PDF instead of HTML; needs playwright-core and a
+                        Chromium on this machine (Debian/Ubuntu: apt-get install
+                        chromium). Nothing is downloaded.
+  --chromium PATH       the Chromium executable for --pdf (default: the
+                        ABHA_LINK_CHROMIUM environment variable, else the usual
+                        places such as /usr/bin/chromium)
+  -h, --help            show this help`,
+  options: {
+    template: { type: 'string' },
+    lang: { type: 'string' },
+    size: { type: 'string' },
+    out: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    pdf: { type: 'boolean' },
+    chromium: { type: 'string' },
+  },
+  run({ values, positionals }) {
+    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    const lang = (values.lang as string | undefined) ?? 'en';
+    if (!(LANGUAGES as readonly string[]).includes(lang)) throw new UsageError(`--lang must be ${LANGUAGES.join(' or ')}`);
+    const size = ((values.size as string | undefined) ?? 'A4').toUpperCase();
+    if (!(PAGE_SIZES as readonly string[]).includes(size)) throw new UsageError(`--size must be ${PAGE_SIZES.join(' or ')}`);
+    const template = (values.template as string | undefined) ?? 'prescription';
+    if (template === '') throw new UsageError('--template must not be empty');
+    const chromium = (values.chromium as string | undefined) ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
+    return runRender({
+      file: positionals[0],
+      template,
+      lang: lang as Language,
+      pageSize: size as PageSize,
+      outDir: values.out as string | undefined,
+      outFile: values.output as string | undefined,
+      pdf: values.pdf === true,
+      chromium,
+      now: new Date(),
+    });
+  },
+};
