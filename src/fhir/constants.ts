@@ -1,0 +1,279 @@
+/**
+ * Every code system, profile URL and fixed code of the FHIR layer, in one
+ * place. Sources: shared/reference/abdm-and-fhir.md §1–§7 (NRCeS FHIR IG
+ * 6.5.0 for ABDM, checked against its FSH source), section numbers below.
+ * Nothing here is invented: each code comes with its documented display.
+ */
+
+/** The NRCeS ABDM IG canonical base (reference §2). */
+export const NRCES_BASE = 'https://nrces.in/ndhm/fhir/r4';
+
+/** The NRCeS IG version these rules follow (reference §2). */
+export const NRCES_IG_VERSION = '6.5.0';
+
+/**
+ * The canonical URL of an NRCeS profile (reference §2: `<base>/StructureDefinition/<Id>`).
+ *
+ * @example
+ * profileUrl('PrescriptionRecord') //=> 'https://nrces.in/ndhm/fhir/r4/StructureDefinition/PrescriptionRecord'
+ */
+export function profileUrl(id: string): string {
+  return `${NRCES_BASE}/StructureDefinition/${id}`;
+}
+
+/** Profile URLs of the resources abha-link emits (reference §2). */
+export const PROFILES = {
+  DocumentBundle: profileUrl('DocumentBundle'),
+  PrescriptionRecord: profileUrl('PrescriptionRecord'),
+  OPConsultRecord: profileUrl('OPConsultRecord'),
+  DiagnosticReportRecord: profileUrl('DiagnosticReportRecord'),
+  HealthDocumentRecord: profileUrl('HealthDocumentRecord'),
+  Patient: profileUrl('Patient'),
+  Practitioner: profileUrl('Practitioner'),
+  Organization: profileUrl('Organization'),
+  Encounter: profileUrl('Encounter'),
+  Condition: profileUrl('Condition'),
+  MedicationRequest: profileUrl('MedicationRequest'),
+  ServiceRequest: profileUrl('ServiceRequest'),
+  DocumentReference: profileUrl('DocumentReference'),
+  Binary: profileUrl('Binary'),
+} as const;
+
+/** Terminology and identifier-type systems (reference §2 table). */
+export const SYSTEMS = {
+  snomed: 'http://snomed.info/sct',
+  loinc: 'http://loinc.org',
+  icd10: 'http://hl7.org/fhir/sid/icd-10',
+  v2IdentifierType: 'http://terminology.hl7.org/CodeSystem/v2-0203',
+  nrcesIdentifierType: 'https://nrces.in/ndhm/fhir/r4/CodeSystem/ndhm-identifier-type-code',
+  confidentiality: 'http://terminology.hl7.org/CodeSystem/v3-Confidentiality',
+  encounterClass: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
+  conditionVerificationStatus: 'http://terminology.hl7.org/CodeSystem/condition-ver-status',
+  /** UCUM, the required system of Duration codes in base FHIR R4. */
+  ucum: 'http://unitsofmeasure.org',
+  /** RFC 3986: the identifier value is itself a URI (base FHIR convention). */
+  uri: 'urn:ietf:rfc:3986',
+} as const;
+
+/** A coding as abha-link writes it: every part present. */
+export interface FixedCoding {
+  readonly system: string;
+  readonly code: string;
+  readonly display: string;
+}
+
+const sct = (code: string, display: string): FixedCoding => ({ system: SYSTEMS.snomed, code, display });
+
+/**
+ * Identifier types (reference §6): v2-0203 `MR` (ABHA number, as in the IG
+ * example), `MD` (medical licence), `PRN` (HFR facility id), and NRCeS
+ * `ABHA` (ABHA address) and `HPID` (HPR id). Displays are the code systems'.
+ */
+export const IDENTIFIER_TYPES = {
+  abhaNumber: { system: SYSTEMS.v2IdentifierType, code: 'MR', display: 'Medical record number' },
+  abhaAddress: { system: SYSTEMS.nrcesIdentifierType, code: 'ABHA', display: 'Ayushman Bharat Health Account (ABHA) ID' },
+  licence: { system: SYSTEMS.v2IdentifierType, code: 'MD', display: 'Medical License number' },
+  hpr: { system: SYSTEMS.nrcesIdentifierType, code: 'HPID', display: 'Healthcare Professional ID (HPID)' },
+  hfr: { system: SYSTEMS.v2IdentifierType, code: 'PRN', display: 'Provider number' },
+} as const satisfies Record<string, FixedCoding>;
+
+/** The systems (namespaces) of the identifiers abha-link writes. */
+export interface IdentifierSystems {
+  /** ABHA number and ABHA address. */
+  readonly abha: string;
+  /** HPR id (doctor hpId). */
+  readonly hpr: string;
+  /** HFR facility id (hospital id). */
+  readonly hfr: string;
+  /** Medical licence number (doctor licNumber); none by default: state councils issue them. */
+  readonly licence?: string;
+}
+
+/**
+ * Default identifier systems: the hosts of the IG examples (reference §6,
+ * `*.ndhm.gov.in`). NHA's own code uses `*.abdm.gov.in`
+ * ({@link ABDM_IDENTIFIER_SYSTEMS}); the profiles enforce neither.
+ */
+export const DEFAULT_IDENTIFIER_SYSTEMS: IdentifierSystems = {
+  abha: 'https://healthid.ndhm.gov.in',
+  hpr: 'https://doctor.ndhm.gov.in',
+  hfr: 'https://facility.ndhm.gov.in',
+};
+
+/** The identifier systems of NHA's ABDM-wrapper (reference §6), for consumers that expect them. */
+export const ABDM_IDENTIFIER_SYSTEMS: IdentifierSystems = {
+  abha: 'https://healthid.abdm.gov.in',
+  hpr: 'https://doctor.abdm.gov.in',
+  hfr: 'https://facility.abdm.gov.in',
+};
+
+/** Every known host of each identifier namespace, used when reading FHIR in. */
+export const KNOWN_IDENTIFIER_SYSTEMS = {
+  abha: ['https://healthid.ndhm.gov.in', 'https://healthid.abdm.gov.in'],
+  hpr: ['https://doctor.ndhm.gov.in', 'https://doctor.abdm.gov.in'],
+  hfr: ['https://facility.ndhm.gov.in', 'https://facility.abdm.gov.in'],
+} as const;
+
+/** `meta.security` of every bundle, as in the IG example (reference §3.1). */
+export const CONFIDENTIALITY_VERY_RESTRICTED: FixedCoding = { system: SYSTEMS.confidentiality, code: 'V', display: 'very restricted' };
+
+/** Encounter class of an outpatient visit (v3-ActCode, reference §2, §7). */
+export const ENCOUNTER_CLASS_AMBULATORY: FixedCoding = { system: SYSTEMS.encounterClass, code: 'AMB', display: 'ambulatory' };
+
+/** Condition.verificationStatus codes of base R4 with their displays (reference §5). */
+export const VERIFICATION_STATUSES: Readonly<Record<string, FixedCoding>> = {
+  unconfirmed: { system: SYSTEMS.conditionVerificationStatus, code: 'unconfirmed', display: 'Unconfirmed' },
+  provisional: { system: SYSTEMS.conditionVerificationStatus, code: 'provisional', display: 'Provisional' },
+  differential: { system: SYSTEMS.conditionVerificationStatus, code: 'differential', display: 'Differential' },
+  confirmed: { system: SYSTEMS.conditionVerificationStatus, code: 'confirmed', display: 'Confirmed' },
+  refuted: { system: SYSTEMS.conditionVerificationStatus, code: 'refuted', display: 'Refuted' },
+  'entered-in-error': { system: SYSTEMS.conditionVerificationStatus, code: 'entered-in-error', display: 'Entered in Error' },
+};
+
+/** The OPConsultRecord section slices (reference §4.2): code, exact display and the resource types their entries may reference. */
+export const OP_CONSULT_SECTIONS = {
+  ChiefComplaints: { coding: sct('422843007', 'Chief complaint section'), entries: ['Condition'] },
+  PhysicalExamination: { coding: sct('425044008', 'Physical exam section'), entries: ['Observation'] },
+  Allergies: { coding: sct('722446000', 'Allergy record'), entries: ['AllergyIntolerance'] },
+  MedicalHistory: { coding: sct('371529009', 'History and physical report'), entries: ['Condition', 'Procedure'] },
+  FamilyHistory: { coding: sct('422432008', 'Family history section'), entries: ['FamilyMemberHistory'] },
+  InvestigationAdvice: { coding: sct('721963009', 'Order document'), entries: ['ServiceRequest'] },
+  Medications: { coding: sct('721912009', 'Medication summary document'), entries: ['MedicationStatement', 'MedicationRequest'] },
+  FollowUp: { coding: sct('390906007', 'Follow-up encounter'), entries: ['Appointment'] },
+  Procedure: { coding: sct('371525003', 'Clinical procedure report'), entries: ['Procedure'] },
+  Referral: { coding: sct('306206005', 'Referral to service'), entries: ['ServiceRequest'] },
+  OtherObservations: { coding: sct('404684003', 'Clinical finding'), entries: ['Observation'] },
+  DocumentReference: { coding: sct('371530004', 'Clinical consultation report'), entries: ['DocumentReference'] },
+} as const satisfies Record<string, { coding: FixedCoding; entries: readonly string[] }>;
+
+/** The name of an OPConsultRecord section slice. */
+export type OpConsultSlice = keyof typeof OP_CONSULT_SECTIONS;
+
+/** How a record profile's section entries are constrained (reference §4). */
+export interface SectionRule {
+  /** The section code; `fixed` means exactly this coding, otherwise any SNOMED coding with code and display. */
+  readonly coding: FixedCoding;
+  readonly fixed: boolean;
+  /** Entry slices by `Reference.type`, each with its maximum count; closed (nothing else allowed). */
+  readonly slices: Readonly<Record<string, number>>;
+  readonly minEntries: number;
+  readonly maxEntries: number;
+  /** When true every entry must carry `type` (closed slicing by type, reference §10.6). */
+  readonly typeRequired: boolean;
+}
+
+/** What abha-link knows of one record (Composition) profile. */
+export interface RecordProfile {
+  /** The ABDM hiType this profile carries. */
+  readonly hiType: string;
+  /** The profile id (`PrescriptionRecord`…), and its URL. */
+  readonly id: string;
+  readonly url: string;
+  /** Composition.type.coding: fixed for all but DiagnosticReportRecord (reference §4.3). */
+  readonly type: FixedCoding;
+  readonly typeFixed: boolean;
+  /** Composition.type.text and title as abha-link writes them. */
+  readonly title: string;
+  /** Composition.encounter required. */
+  readonly encounterRequired: boolean;
+  /** One fixed section (all but OPConsultRecord), or the OPConsult slices. */
+  readonly section: SectionRule | 'op-consult';
+}
+
+/**
+ * The record profiles abha-link emits, by hiType (reference §1, §4). The
+ * DiagnosticReportRecord type is not fixed; abha-link uses `721981007`
+ * "Diagnostic studies report", the code of the IG's lab example, for the
+ * type and its single section.
+ */
+export const RECORD_PROFILES = {
+  Prescription: {
+    hiType: 'Prescription',
+    id: 'PrescriptionRecord',
+    url: PROFILES.PrescriptionRecord,
+    type: sct('440545006', 'Prescription record'),
+    typeFixed: true,
+    title: 'Prescription record',
+    encounterRequired: false,
+    section: {
+      coding: sct('440545006', 'Prescription record'),
+      fixed: true,
+      slices: { MedicationRequest: Number.POSITIVE_INFINITY, Binary: 1 },
+      minEntries: 1,
+      maxEntries: Number.POSITIVE_INFINITY,
+      typeRequired: true,
+    },
+  },
+  OPConsultation: {
+    hiType: 'OPConsultation',
+    id: 'OPConsultRecord',
+    url: PROFILES.OPConsultRecord,
+    type: sct('371530004', 'Clinical consultation report'),
+    typeFixed: true,
+    title: 'OP consultation record',
+    encounterRequired: true,
+    section: 'op-consult',
+  },
+  DiagnosticReport: {
+    hiType: 'DiagnosticReport',
+    id: 'DiagnosticReportRecord',
+    url: PROFILES.DiagnosticReportRecord,
+    type: sct('721981007', 'Diagnostic studies report'),
+    typeFixed: false,
+    title: 'Diagnostic report',
+    encounterRequired: false,
+    section: {
+      coding: sct('721981007', 'Diagnostic studies report'),
+      fixed: false,
+      slices: { DiagnosticReport: 1, DocumentReference: 1 },
+      minEntries: 1,
+      maxEntries: 2,
+      typeRequired: true,
+    },
+  },
+  HealthDocumentRecord: {
+    hiType: 'HealthDocumentRecord',
+    id: 'HealthDocumentRecord',
+    url: PROFILES.HealthDocumentRecord,
+    type: sct('419891008', 'Record artifact'),
+    typeFixed: true,
+    title: 'Health document record',
+    encounterRequired: false,
+    section: {
+      coding: sct('419891008', 'Record artifact'),
+      fixed: true,
+      slices: { DocumentReference: Number.POSITIVE_INFINITY },
+      minEntries: 1,
+      maxEntries: Number.POSITIVE_INFINITY,
+      typeRequired: false,
+    },
+  },
+} as const satisfies Record<string, RecordProfile>;
+
+/** The hiTypes abha-link can turn into FHIR documents. */
+export type FhirHiType = keyof typeof RECORD_PROFILES;
+
+/** The hiTypes with a FHIR mapping, in a stable order. */
+export const FHIR_HI_TYPES: readonly FhirHiType[] = ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord'];
+
+/** True when `hiType` has a FHIR mapping. */
+export function isFhirHiType(hiType: string): hiType is FhirHiType {
+  return Object.hasOwn(RECORD_PROFILES, hiType);
+}
+
+/**
+ * Composition types of the other record profiles, known from the reference
+ * (§1, §4.5) but not emitted by abha-link; used to read documents back in.
+ */
+export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = [
+  { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' },
+  { hiType: 'ImmunizationRecord', id: 'ImmunizationRecord', code: '41000179103' },
+  { hiType: 'WellnessRecord', id: 'WellnessRecord' },
+  { hiType: 'Invoice', id: 'InvoiceRecord' },
+];
+
+/**
+ * The fixed namespace of abha-link's name-based (v5) UUIDs. Changing it
+ * changes every id abha-link has ever produced: never do.
+ */
+export const FHIR_ID_NAMESPACE = 'db8fef56-81bf-4902-bcb7-9f0dd915ceba';

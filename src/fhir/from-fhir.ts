@@ -1,0 +1,765 @@
+/**
+ * FHIR R4 resources an EMR already has → the clinical input of abha-link
+ * (and so bundleData and the link request). Whatever has no place in the
+ * clinical input is reported as a warning with its FHIR path; nothing is
+ * dropped silently and no code is guessed.
+ */
+import { safeBuildLinkRequest } from '../builders/link-request.js';
+import { pointer, type Issue } from '../errors.js';
+import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
+import { IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
+import { doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
+import type { Bundle, FhirResource } from './r4.js';
+import { narrativeText } from './xhtml.js';
+
+/** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
+export interface FromFhirDefaults {
+  readonly hipId?: string;
+  readonly hospital?: Partial<Hospital>;
+  readonly doctor?: Partial<Doctor>;
+  readonly patient?: Partial<PatientInput>;
+  readonly visit?: Partial<VisitInput>;
+  /** The hiType of the care context; by default the Composition's record type, or derived from the content. */
+  readonly hiType?: string;
+}
+
+/** Options of {@link fromFhir}. */
+export interface FromFhirOptions {
+  readonly defaults?: FromFhirDefaults;
+}
+
+/** What {@link fromFhir} returns. Warnings list everything that was not carried over. */
+export type FromFhirResult =
+  | { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] }
+  | { readonly success: false; readonly issues: readonly Issue[] };
+
+type Json = Record<string, unknown>;
+type Path = ReadonlyArray<string | number>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const MAX_RESOURCES = 10_000;
+
+interface Item {
+  readonly resourceType: string;
+  readonly resource: Json;
+  readonly path: Path;
+  used: boolean;
+}
+
+class Reader {
+  readonly issues: Issue[] = [];
+  /** Clinical-input JSON Pointer → the FHIR path it came from. */
+  readonly origin = new Map<string, string>();
+  readonly items: Item[] = [];
+  private readonly byUrl = new Map<string, Item>();
+
+  warn(path: Path, code: string, message: string): void {
+    this.issues.push({ path: pointer(...path), code, message, severity: 'warning' });
+  }
+  error(path: Path, code: string, message: string): void {
+    this.issues.push({ path: pointer(...path), code, message, severity: 'error' });
+  }
+  from(inputPath: string, fhirPath: Path): void {
+    this.origin.set(inputPath, pointer(...fhirPath));
+  }
+
+  /** A trimmed non-empty string at `path`, or undefined (with a warning when the value is there but not text). */
+  text(value: unknown, path: Path): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') {
+      this.warn(path, 'type', `${last(path)} must be a string; it is left out`);
+      return undefined;
+    }
+    const t = value.trim();
+    return t === '' ? undefined : t;
+  }
+
+  index(item: Item, fullUrl: string | undefined): void {
+    this.items.push(item);
+    const id = typeof item.resource.id === 'string' ? item.resource.id : undefined;
+    if (fullUrl !== undefined && !this.byUrl.has(fullUrl)) this.byUrl.set(fullUrl, item);
+    if (id !== undefined && !this.byUrl.has(`${item.resourceType}/${id}`)) this.byUrl.set(`${item.resourceType}/${id}`, item);
+  }
+
+  resolve(ref: unknown, container?: Item): Item | undefined {
+    if (!isObject(ref) || typeof ref.reference !== 'string') return undefined;
+    const r = ref.reference;
+    if (r.startsWith('#') && container !== undefined) {
+      const contained = container.resource.contained;
+      if (!Array.isArray(contained)) return undefined;
+      const i = contained.findIndex((c) => isObject(c) && c.id === r.slice(1));
+      const c = contained[i];
+      return isObject(c) && typeof c.resourceType === 'string' ? { resourceType: c.resourceType, resource: c, path: [...container.path, 'contained', i], used: true } : undefined;
+    }
+    const hit = this.byUrl.get(r) ?? this.byUrl.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/[^/]*)?$/.exec(r)?.[1] ?? '');
+    return hit;
+  }
+
+  ofType(type: string): Item[] {
+    return this.items.filter((i) => i.resourceType === type);
+  }
+}
+
+function last(path: Path): string {
+  for (let i = path.length - 1; i >= 0; i--) if (typeof path[i] === 'string') return String(path[i]);
+  return 'value';
+}
+
+/** Reports every element of `r` that is neither mapped nor bookkeeping. */
+function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
+  const known = new Set(['resourceType', 'id', 'meta', 'text', 'implicitRules', 'language', ...handled]);
+  for (const k of Object.keys(r)) {
+    if (known.has(k) || k.startsWith('_')) continue;
+    rd.warn([...path, k], 'not-mapped', `${what}.${k} has no place in the clinical input; it is left out`);
+  }
+}
+
+function codings(cc: unknown): Json[] {
+  return isObject(cc) && Array.isArray(cc.coding) ? cc.coding.filter(isObject) : [];
+}
+
+/** The words of a CodeableConcept: its text, else the display of its first coding with one. */
+function conceptText(rd: Reader, cc: unknown, path: Path): string | undefined {
+  if (!isObject(cc)) return undefined;
+  const t = rd.text(cc.text, [...path, 'text']);
+  if (t !== undefined) return t;
+  for (const c of codings(cc)) if (typeof c.display === 'string' && c.display.trim() !== '') return c.display.trim();
+  return undefined;
+}
+
+function typeCodes(identifier: Json): string[] {
+  return codings(identifier.type).map((c) => `${String(c.system)}|${String(c.code)}`);
+}
+const typeIs = (identifier: Json, t: { system: string; code: string }): boolean => typeCodes(identifier).includes(`${t.system}|${t.code}`);
+const systemIn = (identifier: Json, list: readonly string[]): boolean => typeof identifier.system === 'string' && list.includes(identifier.system.replace(/\/$/, ''));
+
+function humanName(rd: Reader, r: Json, path: Path): string | undefined {
+  if (!Array.isArray(r.name)) return undefined;
+  const names = r.name as unknown[];
+  const i = Math.max(0, names.findIndex((n) => isObject(n) && n.use === 'official'));
+  const n = names[i];
+  if (!isObject(n)) return undefined;
+  const p = [...path, 'name', i];
+  const text = rd.text(n.text, [...p, 'text']);
+  if (text !== undefined) return text;
+  const parts = [
+    ...(Array.isArray(n.prefix) ? n.prefix : []),
+    ...(Array.isArray(n.given) ? n.given : []),
+    ...(typeof n.family === 'string' ? [n.family] : []),
+    ...(Array.isArray(n.suffix) ? n.suffix : []),
+  ].filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+  return parts.length === 0 ? undefined : parts.map((x) => x.trim()).join(' ');
+}
+
+function otherNames(rd: Reader, r: Json, path: Path, what: string): void {
+  if (Array.isArray(r.name) && r.name.length > 1) {
+    const names = r.name as unknown[];
+    const chosen = Math.max(0, names.findIndex((n) => isObject(n) && n.use === 'official'));
+    names.forEach((_, i) => i !== chosen && rd.warn([...path, 'name', i], 'not-mapped', `${what} has one name in the clinical input; this name is left out`));
+  }
+}
+
+const GENDER_OUT: Readonly<Record<string, string>> = { male: 'M', female: 'F', other: 'O', unknown: 'U' };
+
+function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  if (Array.isArray(r.identifier))
+    r.identifier.forEach((id, i) => {
+      const ip = [...p, 'identifier', i];
+      if (!isObject(id)) return;
+      const value = rd.text(id.value, [...ip, 'value']);
+      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
+      if (typeIs(id, IDENTIFIER_TYPES.abhaAddress) && into.abhaAddress === undefined) {
+        into.abhaAddress = value;
+        rd.from('/patient/abhaAddress', [...ip, 'value']);
+      } else if ((typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HIN' }) || (typeIs(id, IDENTIFIER_TYPES.abhaNumber) && systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.abha))) && into.ABHANumber === undefined) {
+        if (value.includes('@')) {
+          into.abhaAddress ??= value;
+          rd.from('/patient/abhaAddress', [...ip, 'value']);
+        } else {
+          into.ABHANumber = value;
+          rd.from('/patient/ABHANumber', [...ip, 'value']);
+        }
+      } else rd.warn(ip, 'not-mapped', 'this Patient identifier is neither an ABHA address nor an ABHA number (by its type and system); it is left out');
+    });
+  const name = humanName(rd, r, p);
+  if (name !== undefined) {
+    into.name = name;
+    rd.from('/patient/name', [...p, 'name']);
+  }
+  otherNames(rd, r, p, 'a patient');
+  if (r.gender !== undefined) {
+    const g = typeof r.gender === 'string' ? GENDER_OUT[r.gender] : undefined;
+    if (g === undefined) rd.warn([...p, 'gender'], 'not-mapped', 'gender is not a FHIR administrative gender (male, female, other, unknown); it is left out');
+    else into.gender = g;
+  }
+  if (r.birthDate !== undefined) {
+    const b = typeof r.birthDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.birthDate) ? r.birthDate : undefined;
+    if (b === undefined) rd.warn([...p, 'birthDate'], 'not-mapped', 'birthDate is not a full date YYYY-MM-DD; a partial date has no place in the clinical input, it is left out');
+    else {
+      into.birthDate = b;
+      rd.from('/patient/birthDate', [...p, 'birthDate']);
+    }
+  }
+  reportRest(rd, r, p, ['identifier', 'name', 'gender', 'birthDate', 'active'], 'Patient');
+}
+
+function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  const name = humanName(rd, r, p);
+  if (name !== undefined) {
+    into.name = name;
+    rd.from('/doctor/name', [...p, 'name']);
+  }
+  otherNames(rd, r, p, 'a doctor');
+  if (Array.isArray(r.identifier))
+    r.identifier.forEach((id, i) => {
+      const ip = [...p, 'identifier', i];
+      if (!isObject(id)) return;
+      const value = rd.text(id.value, [...ip, 'value']);
+      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
+      if ((typeIs(id, IDENTIFIER_TYPES.hpr) || typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HPIN' })) && into.hpId === undefined) {
+        into.hpId = value;
+        rd.from('/doctor/hpId', [...ip, 'value']);
+      } else if (typeIs(id, IDENTIFIER_TYPES.licence) && into.licNumber === undefined) {
+        into.licNumber = value;
+        rd.from('/doctor/licNumber', [...ip, 'value']);
+      } else rd.warn(ip, 'not-mapped', 'this Practitioner identifier is neither a medical licence (v2-0203 MD) nor an HPR id (HPID, HPIN); it is left out');
+    });
+  reportRest(rd, r, p, ['identifier', 'name', 'active'], 'Practitioner');
+}
+
+function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  const name = rd.text(r.name, [...p, 'name']);
+  if (name !== undefined) {
+    into.name = name;
+    rd.from('/hospital/name', [...p, 'name']);
+  }
+  if (Array.isArray(r.identifier))
+    r.identifier.forEach((id, i) => {
+      const ip = [...p, 'identifier', i];
+      if (!isObject(id)) return;
+      const value = rd.text(id.value, [...ip, 'value']);
+      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
+      if ((typeIs(id, IDENTIFIER_TYPES.hfr) || systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.hfr)) && into.id === undefined) {
+        into.id = value;
+        rd.from('/hospital/id', [...ip, 'value']);
+      } else rd.warn(ip, 'not-mapped', 'this Organization identifier is not an HFR facility id (type PRN or an HFR system); it is left out');
+    });
+  if (Array.isArray(r.telecom))
+    r.telecom.forEach((t, i) => {
+      const tp = [...p, 'telecom', i];
+      if (!isObject(t)) return;
+      const value = rd.text(t.value, [...tp, 'value']);
+      if (t.system === 'phone' && value !== undefined && into.phone === undefined) {
+        into.phone = value;
+        rd.from('/hospital/phone', [...tp, 'value']);
+      } else if (t.system === 'email' && value !== undefined && into.email === undefined) {
+        into.email = value;
+        rd.from('/hospital/email', [...tp, 'value']);
+      } else rd.warn(tp, 'not-mapped', 'the clinical input holds one phone and one email for the hospital; this contact is left out');
+    });
+  reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active'], 'Organization');
+}
+
+function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>): void {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  const ids = Array.isArray(r.identifier) ? r.identifier : [];
+  const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
+  if (first >= 0) {
+    into.id = ((ids[first] as Json).value as string).trim();
+    rd.from('/visit/id', [...p, 'identifier', first, 'value']);
+    ids.forEach((_, i) => i !== first && rd.warn([...p, 'identifier', i], 'not-mapped', 'the visit has one id in the clinical input; this identifier is left out'));
+  } else if (typeof r.id === 'string') {
+    into.id = r.id;
+    rd.from('/visit/id', [...p, 'id']);
+  }
+  const start = isObject(r.period) ? rd.text(r.period.start, [...p, 'period', 'start']) : undefined;
+  if (start !== undefined) {
+    into.at = start;
+    rd.from('/visit/at', [...p, 'period', 'start']);
+  }
+  if (isObject(r.period) && r.period.end !== undefined) rd.warn([...p, 'period', 'end'], 'not-mapped', 'the clinical input records when a visit happened, not when it ended; period.end is left out');
+  reportRest(rd, r, p, ['identifier', 'status', 'statusHistory', 'class', 'classHistory', 'subject', 'participant', 'period', 'serviceProvider', 'diagnosis'], 'Encounter');
+}
+
+function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  const ver = codings(r.verificationStatus).find((c) => c.system === SYSTEMS.conditionVerificationStatus);
+  if (ver?.code === 'entered-in-error') {
+    rd.warn(p, 'entered-in-error', 'this Condition was entered in error; it is left out');
+    return undefined;
+  }
+  const name = conceptText(rd, r.code, [...p, 'code']);
+  if (name === undefined) {
+    rd.warn([...p, 'code'], 'not-mapped', 'this Condition has no text or display to name the diagnosis; it is left out');
+    return undefined;
+  }
+  const d: { diagnosisName: string; icdCode?: string; status?: string } = { diagnosisName: name };
+  rd.from(`${at}/diagnosisName`, [...p, 'code']);
+  const all = codings(r.code);
+  all.forEach((c, i) => {
+    const cp = [...p, 'code', 'coding', i];
+    if (c.system === SYSTEMS.icd10 && typeof c.code === 'string' && d.icdCode === undefined) {
+      d.icdCode = c.code.trim();
+      rd.from(`${at}/icdCode`, [...cp, 'code']);
+    } else rd.warn(cp, 'not-mapped', 'the clinical input carries ICD-10 codes only (icdCode); this coding is left out, the diagnosis keeps its name');
+  });
+  if (r.verificationStatus !== undefined) {
+    if (ver !== undefined && typeof ver.code === 'string' && Object.hasOwn(VERIFICATION_STATUSES, ver.code)) {
+      d.status = ver.code;
+      rd.from(`${at}/status`, [...p, 'verificationStatus']);
+    } else rd.warn([...p, 'verificationStatus'], 'not-mapped', 'verificationStatus has no condition-ver-status code; it is left out');
+  }
+  const category = Array.isArray(r.category) ? r.category : [];
+  category.forEach((cat, i) => {
+    const plain = codings(cat).every((c) => c.system === 'http://terminology.hl7.org/CodeSystem/condition-category' && (c.code === 'encounter-diagnosis' || c.code === 'problem-list-item'));
+    if (!plain || codings(cat).length === 0) rd.warn([...p, 'category', i], 'not-mapped', 'this Condition category has no place in the clinical input; it is left out');
+  });
+  reportRest(rd, r, p, ['identifier', 'code', 'verificationStatus', 'category', 'subject', 'encounter', 'recordedDate', 'recorder', 'asserter'], 'Condition');
+  return d;
+}
+
+function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; frequency?: string; duration?: string; instructions?: string }, at: string): void {
+  const timing = isObject(d.timing) ? d.timing : undefined;
+  const repeat = timing !== undefined && isObject(timing.repeat) ? timing.repeat : undefined;
+  const tp = [...path, 'timing'];
+  // Frequency: the timing's own text first (abha-link writes it), else the structure in words.
+  let frequency = timing !== undefined ? conceptText(rd, timing.code, [...tp, 'code']) : undefined;
+  if (frequency !== undefined) rd.from(`${at}/frequency`, [...tp, 'code']);
+  const asNeeded = d.asNeededBoolean === true;
+  if (repeat !== undefined && frequency === undefined) {
+    const f = frequencyFromRepeat(repeat as Parameters<typeof frequencyFromRepeat>[0], asNeeded);
+    if (f.text !== undefined) {
+      frequency = f.text;
+      rd.from(`${at}/frequency`, [...tp, 'repeat']);
+    }
+    for (const k of f.unused) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${k} cannot be written as a frequency; it is left out (Dosage.text, when present, is kept)`);
+  } else if (repeat !== undefined) {
+    for (const k of Object.keys(repeat)) if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k)) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${k} has no place in the clinical input; it is left out`);
+  } else if (asNeeded && frequency === undefined) frequency = 'When required (SOS)';
+  if (timing !== undefined) {
+    if (Array.isArray(timing.event)) rd.warn([...tp, 'event'], 'not-mapped', 'timing.event (exact dates) has no place in the clinical input; it is left out');
+    if (timing.code === undefined && repeat === undefined && timing.event === undefined) rd.warn(tp, 'not-mapped', 'this timing says nothing the clinical input can hold; it is left out');
+  }
+  if (frequency !== undefined) out.frequency = frequency;
+  // Duration: bounds of the repeat.
+  if (repeat !== undefined && repeat.boundsDuration !== undefined) {
+    const t = isObject(repeat.boundsDuration) ? durationText(repeat.boundsDuration) : undefined;
+    if (t === undefined) rd.warn([...tp, 'repeat', 'boundsDuration'], 'not-mapped', 'boundsDuration is not a number of days, weeks, months or years; it is left out');
+    else {
+      out.duration = t;
+      rd.from(`${at}/duration`, [...tp, 'repeat', 'boundsDuration']);
+    }
+  }
+  // Dose: the dose quantity, else abha-link's own "dose; frequency; for duration" text, else the whole text.
+  const dr = Array.isArray(d.doseAndRate) ? d.doseAndRate : [];
+  const first = isObject(dr[0]) ? dr[0] : undefined;
+  const q = first !== undefined && isObject(first.doseQuantity) ? first.doseQuantity : undefined;
+  const range = first !== undefined && isObject(first.doseRange) ? first.doseRange : undefined;
+  const qty = (x: Json): string | undefined =>
+    typeof x.value === 'number' && Number.isFinite(x.value) ? `${x.value}${typeof x.unit === 'string' ? ` ${x.unit}` : typeof x.code === 'string' ? ` ${x.code}` : ''}` : undefined;
+  if (q !== undefined && qty(q) !== undefined) {
+    out.dosage = qty(q) as string;
+    rd.from(`${at}/dosage`, [...path, 'doseAndRate', 0, 'doseQuantity']);
+  } else if (range !== undefined && isObject(range.low) && isObject(range.high) && qty(range.low) !== undefined && qty(range.high) !== undefined) {
+    out.dosage = `${qty(range.low) as string} to ${qty(range.high) as string}`;
+    rd.from(`${at}/dosage`, [...path, 'doseAndRate', 0, 'doseRange']);
+  } else if (first !== undefined) rd.warn([...path, 'doseAndRate', 0], 'not-mapped', 'this dose has no numeric quantity or range; it is left out (Dosage.text, when present, is kept)');
+  dr.slice(1).forEach((_, i) => rd.warn([...path, 'doseAndRate', i + 1], 'not-mapped', 'only the first dose of a dosage has a place in the clinical input; this one is left out'));
+  if (first !== undefined) for (const k of Object.keys(first)) if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${k} has no place in the clinical input; it is left out`);
+  const text = rd.text(d.text, [...path, 'text']);
+  if (text !== undefined) {
+    const fromSentence = doseFromSentence(text, out.frequency, out.duration);
+    const ours = fromSentence !== undefined || text === out.frequency || text === `for ${out.duration ?? ''}` || (out.frequency !== undefined && text === `${out.frequency}; for ${out.duration ?? ''}`);
+    if (out.dosage === undefined && fromSentence !== undefined) {
+      out.dosage = fromSentence;
+      rd.from(`${at}/dosage`, [...path, 'text']);
+    } else if (!ours && text !== out.dosage) {
+      // A free-text instruction (the doctor's SIG): keep it whole.
+      if (out.dosage === undefined) {
+        out.dosage = text;
+        rd.from(`${at}/dosage`, [...path, 'text']);
+      } else {
+        out.instructions = out.instructions === undefined ? text : `${text}; ${out.instructions}`;
+        rd.from(`${at}/instructions`, [...path, 'text']);
+      }
+    }
+  }
+  // Instructions: patient instruction, additional instructions, route and method in words.
+  const words: string[] = [];
+  const pi = rd.text(d.patientInstruction, [...path, 'patientInstruction']);
+  if (pi !== undefined) words.push(pi);
+  const extra: Array<[unknown, Path]> = [
+    ...(Array.isArray(d.additionalInstruction) ? d.additionalInstruction.map((x, i): [unknown, Path] => [x, [...path, 'additionalInstruction', i]]) : []),
+    [d.route, [...path, 'route']],
+    [d.method, [...path, 'method']],
+    [d.site, [...path, 'site']],
+    [d.asNeededCodeableConcept, [...path, 'asNeededCodeableConcept']],
+  ];
+  for (const [cc, cp] of extra) {
+    if (cc === undefined) continue;
+    const w = conceptText(rd, cc, cp);
+    if (w === undefined) rd.warn(cp, 'not-mapped', `${last(cp)} has no text or display; it is left out`);
+    else words.push(last(cp) === 'asNeededCodeableConcept' ? `when required for ${w}` : w);
+  }
+  if (words.length > 0) {
+    out.instructions = out.instructions === undefined ? words.join('; ') : `${out.instructions}; ${words.join('; ')}`;
+    if (!rd.origin.has(`${at}/instructions`)) rd.from(`${at}/instructions`, path);
+  }
+  for (const k of Object.keys(d))
+    if (!['text', 'timing', 'asNeededBoolean', 'asNeededCodeableConcept', 'doseAndRate', 'patientInstruction', 'additionalInstruction', 'route', 'method', 'site', 'sequence'].includes(k))
+      rd.warn([...path, k], 'not-mapped', `dosageInstruction.${k} has no place in the clinical input; it is left out`);
+}
+
+function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: ReadonlySet<Item>): MedicationInput | undefined {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  if (r.doNotPerform === true) {
+    rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this MedicationRequest says the medication must NOT be given; it is not a prescription and is left out');
+    return undefined;
+  }
+  if (typeof r.status === 'string' && ['cancelled', 'entered-in-error', 'stopped'].includes(r.status)) {
+    rd.warn([...p, 'status'], 'inactive-request', 'this MedicationRequest was cancelled, stopped or entered in error; it is left out');
+    return undefined;
+  }
+  let name: string | undefined;
+  if (r.medicationCodeableConcept !== undefined) {
+    name = conceptText(rd, r.medicationCodeableConcept, [...p, 'medicationCodeableConcept']);
+    if (name !== undefined) rd.from(`${at}/drugName`, [...p, 'medicationCodeableConcept']);
+    codings(r.medicationCodeableConcept).forEach((_, i) =>
+      rd.warn([...p, 'medicationCodeableConcept', 'coding', i], 'not-mapped', 'the clinical input names medicines in words; this coding is left out, the medicine keeps its name'),
+    );
+  } else if (r.medicationReference !== undefined) {
+    const med = rd.resolve(r.medicationReference, item);
+    if (med !== undefined && med.resourceType === 'Medication') {
+      med.used = true;
+      name = conceptText(rd, med.resource.code, [...med.path, 'code']);
+      if (name !== undefined) rd.from(`${at}/drugName`, [...med.path, 'code']);
+      reportRest(rd, med.resource, med.path, ['code'], 'Medication');
+    } else if (isObject(r.medicationReference) && typeof r.medicationReference.display === 'string') {
+      name = r.medicationReference.display.trim() || undefined;
+      rd.from(`${at}/drugName`, [...p, 'medicationReference', 'display']);
+    }
+  }
+  if (name === undefined) {
+    rd.warn(p, 'not-mapped', 'this MedicationRequest does not name its medicine (no text, display or Medication resource); it is left out');
+    return undefined;
+  }
+  const out: { drugName: string; dosage?: string; frequency?: string; duration?: string; instructions?: string } = { drugName: name };
+  const dosages = Array.isArray(r.dosageInstruction) ? r.dosageInstruction : [];
+  if (isObject(dosages[0])) readDosage(rd, dosages[0], [...p, 'dosageInstruction', 0], out, at);
+  dosages.slice(1).forEach((_, i) => rd.warn([...p, 'dosageInstruction', i + 1], 'not-mapped', 'a medication has one dosage in the clinical input; this further dosage instruction is left out'));
+  if (Array.isArray(r.reasonReference))
+    r.reasonReference.forEach((ref, i) => {
+      const t = rd.resolve(ref, item);
+      if (t === undefined || !conditions.has(t)) rd.warn([...p, 'reasonReference', i], 'not-mapped', 'this reason does not point at a Condition of the input; it is left out');
+    });
+  if (Array.isArray(r.reasonCode)) r.reasonCode.forEach((_, i) => rd.warn([...p, 'reasonCode', i], 'not-mapped', 'a coded reason has no place next to the medication; add it as a Condition to keep it as a diagnosis'));
+  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'subject', 'encounter', 'authoredOn', 'requester', 'recorder', 'medicationCodeableConcept', 'medicationReference', 'dosageInstruction', 'reasonReference', 'reasonCode', 'groupIdentifier', 'doNotPerform'], 'MedicationRequest');
+  return out;
+}
+
+function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigation | undefined {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  if (r.doNotPerform === true) {
+    rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this ServiceRequest says the test must NOT be done; it is left out');
+    return undefined;
+  }
+  if (typeof r.status === 'string' && ['revoked', 'entered-in-error'].includes(r.status)) {
+    rd.warn([...p, 'status'], 'inactive-request', 'this ServiceRequest was revoked or entered in error; it is left out');
+    return undefined;
+  }
+  const name = conceptText(rd, r.code, [...p, 'code']);
+  if (name === undefined) {
+    rd.warn(p, 'not-mapped', 'this ServiceRequest does not name its test (no code text or display); it is left out');
+    return undefined;
+  }
+  rd.from(`${at}/testName`, [...p, 'code']);
+  codings(r.code).forEach((_, i) => rd.warn([...p, 'code', 'coding', i], 'not-mapped', 'the clinical input names tests in words; this coding is left out, the test keeps its name'));
+  const words: string[] = [];
+  const pi = rd.text(r.patientInstruction, [...p, 'patientInstruction']);
+  if (pi !== undefined) words.push(pi);
+  if (Array.isArray(r.note)) r.note.forEach((n, i) => isObject(n) && rd.text(n.text, [...p, 'note', i, 'text']) !== undefined && words.push((n.text as string).trim()));
+  const out: { testName: string; instructions?: string } = { testName: name };
+  if (words.length > 0) {
+    out.instructions = words.join('; ');
+    rd.from(`${at}/instructions`, [...p, pi !== undefined ? 'patientInstruction' : 'note']);
+  }
+  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'category', 'priority', 'code', 'subject', 'encounter', 'authoredOn', 'requester', 'requisition', 'patientInstruction', 'note', 'doNotPerform'], 'ServiceRequest');
+  return out;
+}
+
+function readDocumentReference(rd: Reader, item: Item): string | undefined {
+  const r = item.resource;
+  const p = item.path;
+  item.used = true;
+  const content = Array.isArray(r.content) ? r.content : [];
+  let url: string | undefined;
+  content.forEach((c, i) => {
+    const a = isObject(c) && isObject(c.attachment) ? c.attachment : undefined;
+    const ap = [...p, 'content', i, 'attachment'];
+    if (a === undefined) return;
+    const u = rd.text(a.url, [...ap, 'url']);
+    if (u !== undefined && url === undefined) {
+      url = u;
+      rd.from('/documentUrl', [...ap, 'url']);
+    } else if (u !== undefined) rd.warn([...ap, 'url'], 'not-mapped', 'the clinical input holds one documentUrl; this further document is left out');
+    else if (a.data !== undefined) rd.warn([...ap, 'data'], 'not-mapped', 'the clinical input carries a document by URL (documentUrl); these embedded bytes have no URL and are left out');
+  });
+  if (typeof r.description === 'string') rd.warn([...p, 'description'], 'not-mapped', 'DocumentReference.description has no place in the clinical input; it is left out');
+  reportRest(rd, r, p, ['identifier', 'masterIdentifier', 'status', 'docStatus', 'type', 'category', 'subject', 'date', 'author', 'authenticator', 'custodian', 'content', 'context', 'description', 'securityLabel'], 'DocumentReference');
+  return url;
+}
+
+function hiTypeOfComposition(c: Json): string | undefined {
+  const profiles = isObject(c.meta) && Array.isArray(c.meta.profile) ? c.meta.profile : [];
+  const records = Object.values(RECORD_PROFILES) as RecordProfile[];
+  for (const rp of records) if (profiles.includes(rp.url)) return rp.hiType;
+  for (const o of OTHER_RECORD_TYPES) if (profiles.some((x) => typeof x === 'string' && x.endsWith(`/StructureDefinition/${o.id}`))) return o.hiType;
+  for (const c0 of codings(c.type)) {
+    if (c0.system !== SYSTEMS.snomed) continue;
+    const rp = records.find((x) => x.typeFixed && x.type.code === c0.code);
+    if (rp !== undefined) return rp.hiType;
+    const o = OTHER_RECORD_TYPES.find((x) => x.code === c0.code);
+    if (o !== undefined) return o.hiType;
+  }
+  return undefined;
+}
+
+/** Moves the mapped issue path to the FHIR element the clinical-input field came from. */
+function fhirPathOf(path: string, origin: ReadonlyMap<string, string>): string {
+  let p = path;
+  for (;;) {
+    const hit = origin.get(p);
+    if (hit !== undefined) return hit;
+    const cut = p.lastIndexOf('/');
+    if (cut <= 0) return origin.get(p) ?? '';
+    p = p.slice(0, cut);
+  }
+}
+
+/**
+ * Builds a clinical input (see `buildLinkRequest`) from FHIR R4 resources an
+ * EMR already has: a Bundle (document, collection, searchset…) or a plain
+ * array of resources.
+ *
+ * Patient (ABHA address and number, name, gender, birth date),
+ * Practitioner (licence MD, HPR id), Organization (HFR id, name, phone,
+ * email), Encounter (visit id and time), Condition (ICD-10 coding →
+ * `icdCode`, verificationStatus → `status`), MedicationRequest (timing, dose
+ * and bounds → `frequency`, `dosage`, `duration`; patientInstruction and
+ * additionalInstruction → `instructions`), ServiceRequest (→ lab
+ * investigations) and DocumentReference (→ `documentUrl`). A Composition
+ * gives the hiType and text-only Advice / Follow-up sections.
+ *
+ * Every element that has no place in the clinical input is reported as a
+ * warning with its FHIR path (such as
+ * `/entry/3/resource/dosageInstruction/0/timing/repeat/timeOfDay`); codes
+ * other than ICD-10 are never turned into `icdCode`. `defaults` fill what
+ * the resources do not say (an ABHA address, say). Never throws.
+ *
+ * @example
+ * const r = fromFhir(emrBundle, { defaults: { patient: { abhaAddress: 'asha.verma@sbx' } } })
+ * if (r.success) buildLinkRequest(r.value)
+ * for (const w of r.success ? r.warnings : r.issues) console.warn(w.path, w.message)
+ * //=> /entry/1/resource/telecom Patient.telecom has no place in the clinical input; it is left out
+ */
+export function fromFhir(input: Bundle | readonly FhirResource[], options: FromFhirOptions = {}): FromFhirResult {
+  const rd = new Reader();
+  try {
+    return read(rd, input as unknown, options.defaults ?? {});
+  } catch {
+    return { success: false, issues: [...rd.issues, { path: '', code: 'unreadable', message: 'the input could not be read as JSON data', severity: 'error' }] };
+  }
+}
+
+function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirResult {
+  // 1. The resources and where they are.
+  let list: Array<{ value: unknown; path: Path; fullUrl?: string }>;
+  if (Array.isArray(input)) list = input.map((value, i) => ({ value, path: [i] }));
+  else if (isObject(input) && input.resourceType === 'Bundle') {
+    const entries = Array.isArray(input.entry) ? input.entry : [];
+    list = entries.map((en, i) => {
+      const fullUrl = isObject(en) && typeof en.fullUrl === 'string' ? en.fullUrl : undefined;
+      return { value: isObject(en) ? en.resource : undefined, path: ['entry', i, 'resource'], ...(fullUrl !== undefined ? { fullUrl } : {}) };
+    });
+    if (input.entry !== undefined && !Array.isArray(input.entry)) rd.error(['entry'], 'type', 'entry must be an array of bundle entries');
+  } else if (isObject(input) && typeof input.resourceType === 'string') list = [{ value: input, path: [] }];
+  else return { success: false, issues: [{ path: '', code: 'not-fhir', message: 'the input must be a FHIR Bundle, a FHIR resource, or an array of FHIR resources', severity: 'error' }] };
+  if (list.length > MAX_RESOURCES) return { success: false, issues: [{ path: '', code: 'too-many-resources', message: `the input has more than ${MAX_RESOURCES} resources; split it by visit`, severity: 'error' }] };
+  for (const { value, path, fullUrl } of list) {
+    if (!isObject(value) || typeof value.resourceType !== 'string') {
+      rd.warn(path, 'not-a-resource', 'this is not a FHIR resource (no resourceType); it is left out');
+      continue;
+    }
+    rd.index({ resourceType: value.resourceType, resource: value, path, used: false }, fullUrl);
+  }
+
+  // 2. The document's Composition, when there is one.
+  const compositions = rd.ofType('Composition');
+  const comp = compositions[0];
+  compositions.slice(1).forEach((c) => rd.warn(c.path, 'not-mapped', 'a clinical input is one visit record; only the first Composition is read, this one is left out'));
+  const pick = (type: string, ...refs: unknown[]): Item | undefined => {
+    for (const ref of refs) {
+      const t = rd.resolve(ref, comp);
+      if (t !== undefined && t.resourceType === type) return t;
+    }
+    return rd.ofType(type)[0];
+  };
+  const c = comp?.resource;
+  const encounterItem = pick('Encounter', c?.encounter);
+  const requesters = rd.ofType('MedicationRequest').map((m) => m.resource.requester);
+  const participants = encounterItem !== undefined && Array.isArray(encounterItem.resource.participant) ? encounterItem.resource.participant.map((x) => (isObject(x) ? x.individual : undefined)) : [];
+  const patientItem = pick('Patient', c?.subject, encounterItem?.resource.subject);
+  const practitionerItem = pick('Practitioner', ...(Array.isArray(c?.author) ? c.author : []), ...requesters, ...participants);
+  const organizationItem = pick('Organization', c?.custodian, encounterItem?.resource.serviceProvider);
+
+  const patient: Partial<PatientInput> = {};
+  const doctor: Partial<Doctor> = {};
+  const hospital: Partial<Hospital> = {};
+  const visit: Partial<VisitInput> = {};
+  if (patientItem !== undefined) readPatient(rd, patientItem, patient);
+  if (practitionerItem !== undefined) readPractitioner(rd, practitionerItem, doctor);
+  if (organizationItem !== undefined) readOrganization(rd, organizationItem, hospital);
+  if (encounterItem !== undefined) readEncounter(rd, encounterItem, visit);
+
+  // 3. The clinical content.
+  const conditionItems = rd.ofType('Condition');
+  const diagnosis: Diagnosis[] = [];
+  for (const it of conditionItems) {
+    const d = readCondition(rd, it, `/diagnosis/${diagnosis.length}`);
+    if (d !== undefined) diagnosis.push(d);
+  }
+  const medications: MedicationInput[] = [];
+  for (const it of rd.ofType('MedicationRequest')) {
+    const m = readMedicationRequest(rd, it, `/medications/${medications.length}`, new Set(conditionItems));
+    if (m !== undefined) medications.push(m);
+  }
+  const labs: LabInvestigation[] = [];
+  for (const it of rd.ofType('ServiceRequest')) {
+    const l = readServiceRequest(rd, it, `/labInvestigations/${labs.length}`);
+    if (l !== undefined) labs.push(l);
+  }
+  let documentUrl: string | undefined;
+  for (const it of rd.ofType('DocumentReference')) {
+    const u = readDocumentReference(rd, it);
+    if (u !== undefined && documentUrl === undefined) documentUrl = u;
+    else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
+  }
+
+  // 4. The Composition: hiType, visit time and text-only sections.
+  let advice: string | undefined;
+  let hiType: string | undefined;
+  if (comp !== undefined) {
+    comp.used = true;
+    const cr = comp.resource;
+    hiType = hiTypeOfComposition(cr);
+    if (visit.at === undefined && typeof cr.date === 'string') {
+      visit.at = cr.date;
+      rd.from('/visit/at', [...comp.path, 'date']);
+    }
+    const sections = Array.isArray(cr.section) ? cr.section : [];
+    sections.forEach((s, i) => {
+      const sp = [...comp.path, 'section', i];
+      if (!isObject(s)) return;
+      const sectionEntries: unknown[] = Array.isArray(s.entry) ? s.entry : [];
+      if (sectionEntries.length > 0) {
+        sectionEntries.forEach((ref, j) => {
+          const t = rd.resolve(ref, comp);
+          if (t === undefined) rd.warn([...sp, 'entry', j], 'unresolved-reference', 'this section entry does not point at a resource of the input; nothing is read from it');
+        });
+        return;
+      }
+      const title = typeof s.title === 'string' ? s.title.trim().toLowerCase() : '';
+      const words = isObject(s.text) && typeof s.text.div === 'string' ? narrativeText(s.text.div) : '';
+      if (words === '') return;
+      if (title === 'advice' && advice === undefined) {
+        advice = words;
+        rd.from('/advice', [...sp, 'text']);
+      } else if ((title === 'follow-up' || title === 'follow up') && visit.followUp === undefined) {
+        visit.followUp = words;
+        rd.from('/visit/followUp', [...sp, 'text']);
+      } else rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
+    });
+    reportRest(rd, cr, comp.path, ['identifier', 'status', 'type', 'subject', 'encounter', 'date', 'author', 'title', 'custodian', 'section', 'confidentiality'], 'Composition');
+  }
+
+  // 5. What was not read at all.
+  for (const it of rd.items) {
+    if (it.used) continue;
+    const why =
+      it.resourceType === 'Patient' || it.resourceType === 'Practitioner' || it.resourceType === 'Organization' || it.resourceType === 'Encounter'
+        ? `a clinical input has one ${it.resourceType}; this further ${it.resourceType} is left out`
+        : it.resourceType === 'Medication'
+          ? 'no MedicationRequest of the input refers to this Medication; it is left out'
+          : `${it.resourceType} has no place in the clinical input; it is left out`;
+    rd.warn(it.path, 'resource-not-mapped', why);
+  }
+
+  // 6. The clinical input, with defaults where FHIR was silent.
+  const merged = <T extends object>(fromFhirValue: Partial<T>, dflt: Partial<T> | undefined): Partial<T> => ({ ...(dflt ?? {}), ...fromFhirValue });
+  const out: Record<string, unknown> = {};
+  const hipId = typeof defaults.hipId === 'string' ? defaults.hipId : undefined;
+  if (hipId !== undefined) out.hipId = hipId;
+  out.hospital = merged(hospital, defaults.hospital);
+  out.doctor = merged(doctor, defaults.doctor);
+  out.patient = merged(patient, defaults.patient);
+  out.visit = merged(visit, defaults.visit);
+  const finalHiType = defaults.hiType ?? hiType;
+  if (finalHiType !== undefined) out.hiType = finalHiType;
+  if (documentUrl !== undefined) out.documentUrl = documentUrl;
+  if (diagnosis.length > 0) out.diagnosis = diagnosis;
+  if (medications.length > 0) out.medications = medications;
+  if (labs.length > 0) out.labInvestigations = labs;
+  if (advice !== undefined) out.advice = advice;
+
+  // 7. Check it as the builders will, with paths moved back into the FHIR input.
+  const missing: Issue[] = [];
+  const need = (cond: boolean, path: string, code: string, message: string): void => {
+    if (cond) missing.push({ path, code, message, severity: 'error' });
+  };
+  need(patientItem === undefined && defaults.patient?.abhaAddress === undefined, '', 'patient-missing', 'there is no Patient resource; give one, or defaults.patient.abhaAddress');
+  need(patientItem !== undefined && (out.patient as Partial<PatientInput>).abhaAddress === undefined, pointer(...(patientItem?.path ?? []), 'identifier'), 'abha-address-missing', 'the Patient has no ABHA address (identifier of type ABHA); add one, or give defaults.patient.abhaAddress');
+  need(practitionerItem === undefined && defaults.doctor?.name === undefined, '', 'practitioner-missing', 'there is no Practitioner resource; give one, or defaults.doctor');
+  need(organizationItem === undefined && defaults.hospital?.name === undefined, '', 'organization-missing', 'there is no Organization resource; give one, or defaults.hospital');
+  need(organizationItem !== undefined && (out.hospital as Partial<Hospital>).id === undefined, pointer(...(organizationItem?.path ?? []), 'identifier'), 'facility-id-missing', 'the Organization has no HFR facility id (identifier of type PRN or an HFR system); add one, or give defaults.hospital.id');
+  need(
+    (out.visit as Partial<VisitInput>).id === undefined,
+    encounterItem === undefined ? '' : pointer(...encounterItem.path, 'identifier'),
+    'visit-id-missing',
+    'the visit has no id: give an Encounter with an identifier, or defaults.visit.id',
+  );
+  need(
+    (out.visit as Partial<VisitInput>).at === undefined,
+    encounterItem === undefined ? '' : pointer(...encounterItem.path, 'period'),
+    'visit-time-missing',
+    'the visit has no time: give Encounter.period.start or Composition.date, or defaults.visit.at',
+  );
+  if (missing.length > 0) return { success: false, issues: [...rd.issues, ...missing] };
+  const value = out as unknown as ClinicalInput;
+  const built = safeBuildLinkRequest(value, { lint: false });
+  if (!built.success) {
+    const mapped = built.issues.map((i) => {
+      const at = fhirPathOf(i.path, rd.origin);
+      return { ...i, path: at, message: i.path === '' ? i.message : `${i.message} (clinical input ${i.path})` };
+    });
+    return { success: false, issues: [...rd.issues, ...mapped] };
+  }
+  return { success: true, value, warnings: rd.issues };
+}
+

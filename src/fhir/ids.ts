@@ -1,0 +1,27 @@
+import { v5 as uuidv5 } from 'uuid';
+import { FHIR_ID_NAMESPACE } from './constants.js';
+
+/**
+ * The name-based (v5) UUID of one care-context document, from the hip id,
+ * visit id, care-context reference number and hiType: the same care
+ * context always gets the same bundle id, and every resource id in the
+ * bundle derives from it. No patient data (ABHA address, name) enters the
+ * name, so ids cannot be matched back to a person.
+ *
+ * @example
+ * documentUuid('IN2910000123', 'OPD-2026-0042', 'OPD-2026-0042-Prescription', 'Prescription')
+ * //=> a fixed UUID such as '3f0c…' (always the same for these four values)
+ */
+export function documentUuid(hipId: string, visitId: string, referenceNumber: string, hiType: string): string {
+  return uuidv5(JSON.stringify([hipId, visitId, referenceNumber, hiType]), FHIR_ID_NAMESPACE);
+}
+
+/**
+ * The id of the `index`th resource of a kind inside a document.
+ *
+ * @example
+ * resourceUuid(documentUuid('IN1', 'V1', 'R1', 'Prescription'), 'MedicationRequest', 0)
+ */
+export function resourceUuid(document: string, kind: string, index: number): string {
+  return uuidv5(`${kind}/${index}`, document);
+}

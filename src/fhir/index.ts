@@ -1,0 +1,41 @@
+/**
+ * abha-link/fhir: FHIR R4 both ways. FHIR resources an EMR already has →
+ * the clinical input ({@link fromFhir}); care contexts → NRCeS ABDM FHIR
+ * document Bundles, one per care context ({@link toFhirBundles}); and a
+ * validator for such bundles ({@link validateFhirBundle}). Pure: no I/O, no
+ * clock, no network.
+ *
+ * @packageDocumentation
+ */
+export { toFhirBundles, type ToFhirOptions, type ToFhirResult, type FhirDocument, type FhirAttachmentInput } from './to-fhir.js';
+export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
+export { validateFhirBundle, type FhirValidationResult } from './validate.js';
+export { documentUuid, resourceUuid } from './ids.js';
+export { escapeXhtml, narrativeText } from './xhtml.js';
+export {
+  ABDM_IDENTIFIER_SYSTEMS,
+  CONFIDENTIALITY_VERY_RESTRICTED,
+  DEFAULT_IDENTIFIER_SYSTEMS,
+  ENCOUNTER_CLASS_AMBULATORY,
+  FHIR_HI_TYPES,
+  FHIR_ID_NAMESPACE,
+  IDENTIFIER_TYPES,
+  KNOWN_IDENTIFIER_SYSTEMS,
+  NRCES_BASE,
+  NRCES_IG_VERSION,
+  OP_CONSULT_SECTIONS,
+  OTHER_RECORD_TYPES,
+  PROFILES,
+  RECORD_PROFILES,
+  SYSTEMS,
+  VERIFICATION_STATUSES,
+  isFhirHiType,
+  profileUrl,
+  type FhirHiType,
+  type FixedCoding,
+  type IdentifierSystems,
+  type OpConsultSlice,
+  type RecordProfile,
+  type SectionRule,
+} from './constants.js';
+export type * from './r4.js';

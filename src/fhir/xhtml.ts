@@ -1,0 +1,138 @@
+/**
+ * FHIR narratives: escaping every data value placed in XHTML, and a small
+ * checker for the narrative rules (well-formed XHTML, only basic formatting
+ * elements and attributes, no scripts: FHIR R4 txt-1, txt-2).
+ */
+
+/**
+ * Escapes text for XHTML content or attribute values. Characters XML does
+ * not allow at all (C0 controls other than tab, newline and carriage
+ * return, lone surrogates, U+FFFE/U+FFFF) become U+FFFD, so the result is
+ * always well-formed.
+ *
+ * @example
+ * escapeXhtml('<b>Tom & "Jerry"</b>') //=> '&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;'
+ */
+export function escapeXhtml(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** The XHTML namespace every narrative div declares. */
+export const XHTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/** Wraps already-escaped XHTML content in the narrative `div`. */
+export function narrativeDiv(inner: string): string {
+  return `<div xmlns="${XHTML_NS}">${inner}</div>`;
+}
+
+/** The elements FHIR narratives may use (R4 narrative rules, basic HTML formatting). */
+const ALLOWED_ELEMENTS = new Set([
+  'a', 'abbr', 'acronym', 'b', 'big', 'blockquote', 'br', 'caption', 'cite', 'code', 'col', 'colgroup', 'dd', 'dfn', 'div', 'dl', 'dt',
+  'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'kbd', 'li', 'ol', 'p', 'pre', 'q', 'samp', 'small', 'span', 'strong',
+  'sub', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'tt', 'ul', 'var',
+]);
+const ALLOWED_ATTRIBUTES = new Set([
+  'abbr', 'accesskey', 'align', 'alt', 'axis', 'bgcolor', 'border', 'cellhalign', 'cellpadding', 'cellspacing', 'cellvalign', 'char',
+  'charoff', 'charset', 'class', 'colspan', 'compact', 'coords', 'dir', 'frame', 'headers', 'height', 'href', 'hreflang', 'hspace',
+  'id', 'lang', 'longdesc', 'name', 'nowrap', 'rel', 'rev', 'rowspan', 'rules', 'scope', 'shape', 'span', 'src', 'start', 'style',
+  'summary', 'tabindex', 'title', 'type', 'valign', 'value', 'vspace', 'width', 'xml:lang', 'xmlns',
+]);
+
+/** Why a narrative div is not acceptable, or undefined when it is. Never quotes the text. */
+export function xhtmlProblem(div: string): string | undefined {
+  if (!div.startsWith('<div')) return 'must be an XHTML <div> element';
+  const stack: string[] = [];
+  let i = 0;
+  let sawRoot = false;
+  let content = false;
+  while (i < div.length) {
+    const lt = div.indexOf('<', i);
+    const textPart = lt === -1 ? div.slice(i) : div.slice(i, lt);
+    if (textPart !== '') {
+      if (stack.length === 0) return 'has content outside the root <div>';
+      const bad = checkText(textPart);
+      if (bad !== undefined) return bad;
+      if (textPart.trim() !== '') content = true;
+    }
+    if (lt === -1) break;
+    const gt = div.indexOf('>', lt);
+    if (gt === -1) return 'is not well-formed XHTML (unclosed tag)';
+    const tag = div.slice(lt + 1, gt);
+    i = gt + 1;
+    if (tag.startsWith('!') || tag.startsWith('?')) return 'must not contain comments, processing instructions or CDATA';
+    if (tag.startsWith('/')) {
+      const name = tag.slice(1).trim();
+      if (stack.pop() !== name) return 'is not well-formed XHTML (mismatched closing tag)';
+      continue;
+    }
+    const selfClosing = tag.endsWith('/');
+    const body = selfClosing ? tag.slice(0, -1) : tag;
+    const m = /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
+    if (m === null) return 'is not well-formed XHTML (malformed tag)';
+    const name = m[1] ?? '';
+    if (!ALLOWED_ELEMENTS.has(name)) return 'uses an element narratives may not contain (only basic HTML formatting is allowed)';
+    if (stack.length === 0) {
+      if (sawRoot) return 'has content outside the root <div>';
+      if (name !== 'div') return 'must be an XHTML <div> element';
+      sawRoot = true;
+    }
+    for (const a of (m[2] ?? '').matchAll(/([A-Za-z:_-]+)\s*=\s*("[^"<]*"|'[^'<]*')/g)) {
+      const attr = (a[1] ?? '').toLowerCase();
+      if (!ALLOWED_ATTRIBUTES.has(attr)) return 'uses an attribute narratives may not contain (no event handlers or scripts)';
+      const value = (a[2] ?? '').slice(1, -1);
+      const bad = checkText(value);
+      if (bad !== undefined) return bad;
+      if ((attr === 'href' || attr === 'src') && /^\s*(javascript|vbscript|data):/i.test(value)) return 'links to a script or data URL';
+      if (stack.length === 0 && attr === 'xmlns' && value !== XHTML_NS) return `root <div> must declare xmlns="${XHTML_NS}"`;
+    }
+    if (stack.length === 0 && !/\sxmlns\s*=\s*"http:\/\/www\.w3\.org\/1999\/xhtml"/.test(m[2] ?? '')) return `root <div> must declare xmlns="${XHTML_NS}"`;
+    if (name === 'img' || name === 'br' || name === 'hr') content = true;
+    if (!selfClosing) stack.push(name);
+  }
+  if (stack.length > 0) return 'is not well-formed XHTML (unclosed element)';
+  if (!content) return 'must have some non-whitespace content';
+  return undefined;
+}
+
+/** Text and attribute values: only the five XML entities and character references, no raw < or forbidden characters. */
+function checkText(text: string): string | undefined {
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(text)) return 'contains characters XML does not allow';
+  for (const m of text.matchAll(/&([^;\s]*);?/g)) {
+    const ref = m[1] ?? '';
+    if (!m[0].endsWith(';') || !/^(amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6})$/.test(ref)) return 'contains an undefined or malformed entity (escape & as &amp;)';
+  }
+  return undefined;
+}
+
+/**
+ * The plain text of a narrative div produced by abha-link (or any simple
+ * XHTML): tags removed, entities decoded, block elements as line breaks.
+ *
+ * @example
+ * narrativeText('<div xmlns="http://www.w3.org/1999/xhtml"><p>Rest &amp; fluids</p></div>') //=> 'Rest & fluids'
+ */
+export function narrativeText(div: string): string {
+  return div
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|li|tr|h[1-6]|div)>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
+      if (e.startsWith('#x')) return safeChar(Number.parseInt(e.slice(2), 16));
+      if (e.startsWith('#')) return safeChar(Number(e.slice(1)));
+      return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[e] ?? '';
+    })
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join('\n');
+}
+
+function safeChar(code: number): string {
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\uFFFD';
+}
