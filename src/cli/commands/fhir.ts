@@ -1,0 +1,223 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Issue } from '../../errors.js';
+import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
+import { validate } from '../../validation/validate.js';
+import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
+import { fromFhir } from '../../fhir/from-fhir.js';
+import type { Bundle } from '../../fhir/r4.js';
+import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
+import { validateFhirBundle } from '../../fhir/validate.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+
+export interface FhirArgs {
+  file: string | undefined;
+  fromFhir: string | undefined;
+  hiType: string | undefined;
+  out: string | undefined;
+  attach: string[];
+  timestamp: Date;
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.txt': 'text/plain',
+  '.xml': 'application/xml',
+  '.json': 'application/json',
+};
+
+/** `URL=FILE` → the document's bytes, keyed by its URL. */
+async function readAttachments(specs: readonly string[]): Promise<Record<string, FhirAttachmentInput>> {
+  const out: Record<string, FhirAttachmentInput> = {};
+  for (const spec of specs) {
+    const eq = spec.lastIndexOf('=');
+    if (eq <= 0 || eq === spec.length - 1) throw new UsageError('--attach takes URL=FILE (the documentUrl, then the file holding that document)');
+    const url = spec.slice(0, eq);
+    const file = spec.slice(eq + 1);
+    const contentType = CONTENT_TYPES[extname(file).toLowerCase()];
+    if (contentType === undefined) throw new UsageError(`--attach: cannot tell the content type of ${file}; use a file ending in ${Object.keys(CONTENT_TYPES).join(', ')}`);
+    let data: Buffer;
+    try {
+      data = await readFile(file);
+    } catch {
+      throw new UsageError(`--attach: ${file} cannot be read`);
+    }
+    if (data.length === 0) throw new UsageError(`--attach: ${file} is empty`);
+    out[url] = { contentType, data };
+  }
+  return out;
+}
+
+function issueLines(issues: readonly Issue[], name: string, lineOf: (p: string) => number): string {
+  let s = '';
+  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+  return s;
+}
+
+/** A file name for a care-context reference: safe characters only, never a path. */
+export function fileNameFor(referenceNumber: string, taken: Set<string>): string {
+  let base = referenceNumber.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 200);
+  if (base === '') base = 'care-context';
+  let name = `${base}.json`;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.json`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+async function runFromFhir(args: FhirArgs): Promise<number> {
+  const file = args.fromFhir as string;
+  const name = inputName(file);
+  const text = await readText(file);
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    process.stderr.write(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}\n`);
+    return EXIT.usage;
+  }
+  const r = fromFhir(parsed.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
+  const lineOf = pointerLocator(text);
+  if (!r.success) {
+    const errors = r.issues.filter((i) => i.severity === 'error').length;
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    return EXIT.invalid;
+  }
+  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  await writeOut(`${JSON.stringify(r.value, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+/** `abha-link fhir`: returns the exit code. */
+export async function runFhir(args: FhirArgs): Promise<number> {
+  if (args.fromFhir !== undefined) {
+    if (args.file !== undefined) throw new UsageError('give either --from-fhir FILE or a clinical input / link request FILE, not both');
+    if (args.out !== undefined || args.attach.length > 0) throw new UsageError('--out and --attach apply to FHIR output, not to --from-fhir');
+    return runFromFhir(args);
+  }
+  if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw new UsageError(`--hi-type must be one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`);
+  const attachments = await readAttachments(args.attach);
+  const name = inputName(args.file);
+  const text = await readText(args.file);
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    process.stderr.write(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}\n`);
+    return EXIT.usage;
+  }
+  const lineOf = pointerLocator(text);
+  // Which document is it? A clinical input or a link request (the 4.12 body), by the core schemas.
+  const value = parsed.value;
+  const asInput = validate('clinical-input', value);
+  const asRequest = asInput.success ? undefined : validate('link-carecontext-request', value);
+  if (!asInput.success && asRequest?.success !== true) {
+    const looksLikeRequest = value !== null && typeof value === 'object' && ('visitDate' in value || 'hospitalName' in value);
+    const issues = looksLikeRequest ? (asRequest?.issues ?? []) : asInput.issues;
+    process.stderr.write(
+      `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${issues.length} error${issues.length === 1 ? '' : 's'}\n`,
+    );
+    return EXIT.invalid;
+  }
+  const input = value as ClinicalInput | LinkCareContextRequest;
+  const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments });
+  if (!r.success) {
+    const errors = r.issues.filter((i) => i.severity === 'error').length;
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    return EXIT.invalid;
+  }
+  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  // Every bundle is checked before it is written.
+  let invalid = 0;
+  for (const d of r.bundles) {
+    const v = validateFhirBundle(d.bundle);
+    if (!v.success) {
+      invalid++;
+      process.stderr.write(issueLines(v.issues, `bundle ${d.referenceNumber}`, () => 0).replace(/:0 /g, ' '));
+    }
+  }
+  if (invalid > 0) {
+    process.stderr.write(`${name}: ${invalid} bundle${invalid === 1 ? '' : 's'} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
+    return EXIT.invalid;
+  }
+  if (args.out === undefined) {
+    if (r.bundles.length > 1)
+      throw new UsageError(`${r.bundles.length} care contexts make ${r.bundles.length} bundles: give --out DIR to write one file per care context`);
+    await writeOut(`${JSON.stringify(r.bundles[0]?.bundle, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  try {
+    await mkdir(args.out, { recursive: true });
+  } catch {
+    throw new UsageError(`--out: ${args.out} cannot be created`);
+  }
+  const taken = new Set<string>();
+  let list = '';
+  for (const d of r.bundles) {
+    const path = join(args.out, fileNameFor(d.referenceNumber, taken));
+    try {
+      await writeFile(path, `${JSON.stringify(d.bundle, null, 2)}\n`);
+    } catch {
+      throw new UsageError(`--out: ${path} cannot be written`);
+    }
+    list += `${path}\n`;
+  }
+  await writeOut(list);
+  return EXIT.ok;
+}
+
+export const command: Command = {
+  usage: 'abha-link fhir [--hi-type T] [--out DIR] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
+  help: `Turns a clinical input or a link request (the body of POST
+/api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
+per care context, each following the record profile of its hiType
+(PrescriptionRecord, OPConsultRecord, DiagnosticReportRecord,
+HealthDocumentRecord). Reads stdin when FILE is - or absent. Every bundle is
+validated before it is written. With --from-fhir, does the reverse: a FHIR
+Bundle or array of resources becomes a clinical input JSON on stdout.
+
+One bundle is printed as JSON on stdout; several need --out DIR, where each
+is written to a file named after its care-context reference (the paths are
+printed). Problems are listed on stderr as FILE:LINE PATH MESSAGE (code);
+warnings (content the profile has no place for, elements not mapped) do not
+change the exit code.
+
+Options:
+  --hi-type T          emit every care context as hiType T (Prescription,
+                       OPConsultation, DiagnosticReport, HealthDocumentRecord);
+                       with --from-fhir, the hiType of the clinical input
+  --out DIR            write one file per care context into DIR
+  --attach URL=FILE    embed FILE as the document of documentUrl URL (NRCeS
+                       needs the bytes, not the URL); repeatable; the content
+                       type comes from the extension (.pdf .png .jpg .jpeg .txt
+                       .xml .json)
+  --timestamp ISO      Bundle.timestamp (default: now), e.g. 2026-11-20T10:30:00+05:30
+  --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
+  -h, --help           show this help`,
+  options: {
+    'hi-type': { type: 'string' },
+    out: { type: 'string' },
+    attach: { type: 'string', multiple: true },
+    timestamp: { type: 'string' },
+    'from-fhir': { type: 'string' },
+  },
+  run({ values, positionals }) {
+    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    const ts = values.timestamp as string | undefined;
+    let timestamp = new Date();
+    if (ts !== undefined) {
+      timestamp = new Date(ts);
+      if (Number.isNaN(timestamp.getTime()) || !/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(ts))
+        throw new UsageError('--timestamp must be an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30');
+    }
+    const hiType = values['hi-type'] as string | undefined;
+    if (hiType !== undefined && hiType.trim() === '') throw new UsageError('--hi-type needs a value');
+    return runFhir({
+      file: positionals[0],
+      fromFhir: values['from-fhir'] as string | undefined,
+      hiType,
+      out: values.out as string | undefined,
+      attach: (values.attach as string[] | undefined) ?? [],
+      timestamp,
+    });
+  },
+};
