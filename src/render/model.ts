@@ -153,6 +153,11 @@ function ageText(p: PrintPatient, visitDate: string | undefined, labels: Labels)
   return 'years' in a ? `${a.years} ${labels.years}` : `${a.months} ${labels.months}`;
 }
 
+/** `table[key]` when it is the table's own entry: data such as a hiType of "constructor" must not reach Object.prototype. */
+function ownValue<V>(table: Readonly<Record<string, V>>, key: string): V | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** Which label heads each bundled template; custom templates get the Prescription heading unless named like a bundled one. */
 const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   prescription: 'prescription',
@@ -176,13 +181,12 @@ export function buildDocumentModel(
   const cc = source.careContext;
   const b = cc.bundleData;
   const p = source.patient;
-  const heading = labels[HEADINGS[options.template] ?? 'prescription'];
+  const heading = labels[ownValue(HEADINGS, options.template) ?? 'prescription'];
   const age = ageText(p, source.visitDate, labels);
   const sex = str(p.gender);
   const url = str(b.documentUrl);
   const link = url !== null && isHttpsUrl(url) ? url : null;
-  const hiTypeText =
-    options.lang === 'hi' ? (HI_TYPE_LABELS_HI[cc.hiType] ?? cc.hiType) : ((HI_TYPE_DISPLAY as Readonly<Record<string, string>>)[cc.hiType] ?? cc.hiType);
+  const hiTypeText = ownValue(options.lang === 'hi' ? HI_TYPE_LABELS_HI : (HI_TYPE_DISPLAY as Readonly<Record<string, string>>), cc.hiType) ?? cc.hiType;
   return {
     lang: options.lang,
     labels,
