@@ -17,6 +17,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   validate: { summary: 'validate JSON documents against a schema of the service spec', load: () => import('./commands/validate.js') },
   schemas: { summary: 'list every schema', load: () => import('./commands/schemas.js') },
   fhir: { summary: 'NRCeS FHIR R4 document bundles per care context; --from-fhir: FHIR -> clinical input', load: () => import('./commands/fhir.js') },
+  submit: { summary: 'send link requests to the service (one, or NDJSON), with a journal for resuming', load: () => import('./commands/submit.js') },
+  mock: { summary: 'run a local mock of the service (all 12 endpoints, synthetic accounts)', load: () => import('./commands/mock.js') },
+  openapi: { summary: 'print the OpenAPI 3.1 document of the service', load: () => import('./commands/openapi.js') },
   render: { summary: 'printable prescription, lab order or visit summary (HTML, or PDF with --pdf)', load: () => import('./commands/render.js') },
 };
 

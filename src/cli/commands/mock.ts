@@ -1,0 +1,105 @@
+import { readFile } from 'node:fs/promises';
+import { parseSeed, type MockSeed } from '../../mock/accounts.js';
+import { startMockServer, type MockEvent } from '../../mock/server.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError, parseJson } from '../io.js';
+
+async function loadSeed(file: string): Promise<MockSeed> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new UsageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'unknown error'})`);
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw new UsageError(`${file}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+  const seed = parseSeed(parsed.value);
+  if (!seed.success) {
+    const lines = seed.issues.slice(0, 10).map((i) => `  ${i.path || '/'} ${i.message} (${i.code})`);
+    const more = seed.issues.length > 10 ? `\n  and ${seed.issues.length - 10} more` : '';
+    throw new UsageError(`${file}: not a valid seed file:\n${lines.join('\n')}${more}`);
+  }
+  return seed.seed;
+}
+
+function logLine(e: MockEvent): string {
+  if (e.type === 'otp') return `otp ${e.otp} for txn ${e.txnId} (mobile ending ${e.mobileLast4})`;
+  const fault = e.fault === undefined ? '' : ` [fault: ${e.fault}]`;
+  const id = e.requestId === undefined ? '' : ` request ${e.requestId}`;
+  return `${e.method} ${e.path} ${e.status} ${e.ms} ms${fault}${id}`;
+}
+
+export const command: Command = {
+  usage: 'abha-link mock [--port N] [--seed FILE] [--otp CODE]',
+  help: `Runs a local mock of the ABHA identity and care-context linking service on
+127.0.0.1: all 12 endpoints of the spec, requests checked with the same schemas
+as the client, synthetic accounts. Its first line on stdout is
+"listening on http://127.0.0.1:PORT"; it runs until Ctrl-C (or SIGTERM).
+
+The token endpoint accepts the API key in the environment variable
+ABHA_LINK_API_KEY, or else a development key printed at start. Without --seed,
+every valid 10-digit mobile has one to three deterministic synthetic accounts.
+OTPs are printed on stderr as they are "sent" (or are CODE with --otp).
+stderr gets one line per request (method, path, status, time: never a body).
+
+Also served: GET /openapi.json (the OpenAPI 3.1 document), GET /__mock/stats,
+POST /__mock/faults (a fault rule: {"endpoint":"link-carecontext","times":1,
+"fault":{"type":"status","status":429,"retryAfter":1}}; types: latency, status,
+envelope-failure, drop, hang, garbage, expire-token), DELETE /__mock/faults,
+POST /__mock/expire-tokens.
+
+Options:
+  --port N       port to listen on (default 0: a free port)
+  --seed FILE    accounts to serve instead of synthetic ones:
+                 {"accounts":[{"mobile":"9000000001","abhaAddress":"test.one@sbx",
+                 "firstName":"Test", "lastName"?, "gender"?, "dob"?, "ABHANumber"?, ...}]}
+  --otp CODE     use this 6-digit OTP for every flow
+  -h, --help     show this help`,
+  options: { port: { type: 'string' }, seed: { type: 'string' }, otp: { type: 'string' } },
+  async run({ values, positionals }) {
+    if (positionals.length > 0) throw new UsageError('abha-link mock takes no FILE; use --seed FILE for accounts');
+    const portText = (values.port as string | undefined) ?? '0';
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError('--port must be a number from 0 to 65535');
+    const otp = values.otp as string | undefined;
+    if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) throw new UsageError('--otp must be exactly 6 digits');
+    const seedFile = values.seed as string | undefined;
+    const seed = seedFile === undefined ? undefined : await loadSeed(seedFile);
+    const envKey = process.env.ABHA_LINK_API_KEY;
+    const apiKey = envKey !== undefined && envKey.trim() !== '' ? envKey.trim() : undefined;
+    let mock;
+    try {
+      mock = await startMockServer({
+        port: Number(portText),
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(otp === undefined ? {} : { otp }),
+        ...(seed === undefined ? {} : { seed }),
+        onEvent: (e) => process.stderr.write(`${logLine(e)}\n`),
+      });
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} is already in use; choose another or use --port 0`);
+      if (code === 'EACCES') throw new UsageError(`port ${portText} needs privileges; choose a port above 1023`);
+      throw e;
+    }
+    process.stdout.write(`listening on ${mock.url}\n`);
+    process.stdout.write(
+      apiKey === undefined
+        ? `development API key: ${mock.apiKey} (set ABHA_LINK_API_KEY to choose the key)\n`
+        : 'API key: the value of ABHA_LINK_API_KEY\n',
+    );
+    if (seed !== undefined) process.stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await mock.close();
+    process.stderr.write('mock stopped\n');
+    return EXIT.ok;
+  },
+};

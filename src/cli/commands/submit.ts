@@ -1,0 +1,433 @@
+import { readFile, stat } from 'node:fs/promises';
+import { createClient } from '../../client/client.js';
+import { parseBaseUrl } from '../../client/base-url.js';
+import { JournalError } from '../../client/journal.js';
+import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
+import { runBatch } from '../../client/submit.js';
+import type { Issue } from '../../errors.js';
+import type { Command } from '../command.js';
+import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, streamLines, type NdjsonLine } from '../io.js';
+
+export interface SubmitArgs {
+  readonly baseUrl: string | undefined;
+  readonly apiKey: string | undefined;
+  readonly concurrency: number;
+  readonly journal: string | undefined;
+  readonly dryRun: boolean;
+  readonly ndjson: boolean;
+  readonly retryUnknown: boolean;
+  readonly format: 'text' | 'json';
+  readonly file: string | undefined;
+  /** Interval of the one-line progress when stderr is not a terminal, in ms. */
+  readonly progressMs: number;
+}
+
+/** Writes to stdout, waiting when the pipe is full. */
+function out(text: string): Promise<void> | void {
+  if (process.stdout.write(text)) return;
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
+class Cancelled extends UsageError {}
+
+/**
+ * The lines of an NDJSON input as an async iterable, with back-pressure: the
+ * file is read only as fast as lines are taken.
+ */
+function ndjsonLines(file: string | undefined): AsyncIterableIterator<NdjsonLine> {
+  let batch: NdjsonLine[] | undefined;
+  let resume: (() => void) | undefined;
+  let wake: (() => void) | undefined;
+  let done = false;
+  let failure: { error: unknown } | undefined;
+  let cancelled = false;
+  streamLines(file, (lines) => {
+    if (cancelled) throw new Cancelled('cancelled');
+    return new Promise<void>((resolve) => {
+      batch = lines;
+      resume = resolve;
+      wake?.();
+    });
+  }).then(
+    () => {
+      done = true;
+      wake?.();
+    },
+    (e: unknown) => {
+      if (!(e instanceof Cancelled)) failure = { error: e };
+      done = true;
+      wake?.();
+    },
+  );
+  async function* gen(): AsyncGenerator<NdjsonLine> {
+    try {
+      for (;;) {
+        if (batch === undefined && !done) await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        if (batch !== undefined) {
+          const b = batch;
+          batch = undefined;
+          for (const l of b) yield l;
+          const r = resume;
+          resume = undefined;
+          r?.();
+          continue;
+        }
+        if (failure !== undefined) throw failure.error;
+        if (done) return;
+      }
+    } finally {
+      cancelled = true;
+      resume?.();
+    }
+  }
+  return gen();
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function issueText(i: Issue): string {
+  return `${i.path || '/'} ${i.message} (${i.code})`;
+}
+
+/** `abha-link submit`: returns the exit code. */
+export async function runSubmit(args: SubmitArgs): Promise<number> {
+  const name = inputName(args.file);
+  const lineOf = new Map<number, number>();
+  let notJson = 0;
+  let items: AsyncIterable<unknown> | Iterable<unknown>;
+  let locate: ((path: string) => number) | undefined;
+
+  const tty = process.stderr.isTTY === true && args.ndjson;
+  let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
+  const write = async (text: string): Promise<void> => {
+    if (bar !== undefined && process.stdout.isTTY === true) bar.log(text);
+    else await out(text);
+  };
+
+  if (!args.ndjson) {
+    const text = await readText(args.file);
+    const parsed = parseJson(text);
+    if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+    if (Array.isArray(parsed.value)) throw new UsageError(`${name} holds a JSON array; submit takes one link request, or one request per line with --ndjson`);
+    items = [parsed.value];
+    locate = pointerLocator(text);
+  } else {
+    const source = ndjsonLines(args.file);
+    let index = 0;
+    items = (async function* () {
+      for await (const l of source) {
+        if (l.tooLong) {
+          notJson++;
+          await write(args.format === 'json' ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'too-long', message: 'the line is longer than 64 MiB' }] })}\n` : `${name}:${l.line} invalid, not sent: the line is longer than 64 MiB\n`);
+          continue;
+        }
+        const parsed = parseJson(l.text);
+        if (!parsed.ok) {
+          notJson++;
+          const reason = `column ${parsed.problem.column}: ${parsed.problem.reason}`;
+          await write(
+            args.format === 'json'
+              ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'invalid-json', message: `not JSON: ${reason}` }] })}\n`
+              : `${name}:${l.line} invalid, not sent: not JSON (${reason})\n`,
+          );
+          continue;
+        }
+        lineOf.set(index++, l.line);
+        yield parsed.value;
+      }
+    })();
+  }
+
+  const where = (index: number): string => {
+    const line = lineOf.get(index);
+    return line === undefined ? name : `${name}:${line}`;
+  };
+  const failureKinds = new Map<string, number>();
+  const counts = { done: 0, acknowledged: 0, failed: 0, unknown: 0, invalid: 0, skipped: 0 };
+
+  const onResult = async (r: ItemResult): Promise<void> => {
+    const at = where(r.index);
+    const line = lineOf.get(r.index);
+    lineOf.delete(r.index);
+    counts.done++;
+    if (r.outcome === 'acknowledged') counts.acknowledged++;
+    else if (r.outcome === 'skipped') counts.skipped++;
+    else if (r.outcome === 'failed') counts.failed++;
+    else if (r.outcome === 'unknown') counts.unknown++;
+    else if (r.outcome === 'invalid') counts.invalid++;
+    if (args.format === 'json') {
+      const o: Record<string, unknown> = line === undefined ? { index: r.index } : { line };
+      o.outcome = r.outcome;
+      if ('key' in r) o.key = r.key;
+      switch (r.outcome) {
+        case 'acknowledged':
+          Object.assign(o, { status: r.status, requestId: r.requestId, attempts: r.attempts });
+          break;
+        case 'skipped':
+          o.reason = r.reason;
+          break;
+        case 'failed':
+          Object.assign(o, { error: r.error.name, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          break;
+        case 'unknown':
+          Object.assign(o, { earlier: r.earlier });
+          if (r.error !== undefined) Object.assign(o, { error: r.error.name, reason: r.error.reason, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          break;
+        case 'invalid':
+          o.issues = r.issues.map((i) => ({ path: i.path, code: i.code, message: i.message }));
+          break;
+        case 'would-send':
+          o.hiTypes = r.hiTypes;
+          break;
+      }
+      await write(`${JSON.stringify(o)}\n`);
+    } else {
+      let text: string;
+      switch (r.outcome) {
+        case 'acknowledged':
+          text = `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})\n`;
+          break;
+        case 'skipped':
+          text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'the same item is in flight'}\n`;
+          break;
+        case 'failed':
+          text = `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}\n`;
+          break;
+        case 'unknown':
+          text =
+            r.error === undefined
+              ? `${at} outcome unknown ${r.key}: unknown since an earlier run (in flight when it stopped, or no clear answer); not sent again\n`
+              : `${at} outcome unknown ${r.key}: ${r.error.message}\n`;
+          break;
+        case 'invalid': {
+          const lineNo = (path: string): string => (line !== undefined ? at : locate === undefined ? at : `${at}:${locate(path)}`);
+          text = r.issues.map((i) => `${lineNo(i.path)} invalid, not sent: ${issueText(i)}\n`).join('');
+          break;
+        }
+        case 'would-send':
+          text = `${at} would send ${r.key}: ${plural(r.hiTypes.length, 'care context')} (${r.hiTypes.join(', ')})\n`;
+          break;
+      }
+      await write(text);
+    }
+    const error = r.outcome === 'failed' || r.outcome === 'unknown' ? r.error : undefined;
+    if (error !== undefined) {
+      const k = `${error.name}${error.status === undefined ? '' : ` HTTP ${error.status}`}`;
+      if (failureKinds.has(k) || failureKinds.size < 20) failureKinds.set(k, (failureKinds.get(k) ?? 0) + 1);
+    }
+    bar?.update(counts.done);
+  };
+
+  const stop = new AbortController();
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
+      stop.abort();
+    } else {
+      process.stderr.write('\nabha-link submit: abandoning the requests in flight; their outcome will be unknown\n');
+      abort.abort();
+    }
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+
+  const started = Date.now();
+  let ticker: NodeJS.Timeout | undefined;
+  if (tty && !args.dryRun) {
+    const { MultiBar, Presets } = await import('cli-progress');
+    const multi = new MultiBar(
+      { format: 'submit {bar} {value} done | {ack} acknowledged, {failed} failed, {unknown} unknown, {invalid} invalid | {rate}/s', hideCursor: true, stream: process.stderr, barsize: 20 },
+      Presets.shades_classic,
+    );
+    const single = multi.create(0, 0, { ack: 0, failed: 0, unknown: 0, invalid: 0, rate: '0' });
+    bar = {
+      log: (s) => multi.log(s),
+      update: (n) => {
+        const secs = Math.max(0.001, (Date.now() - started) / 1000);
+        single.setTotal(Math.max(n, 1));
+        single.update(n, { ack: counts.acknowledged + counts.skipped, failed: counts.failed, unknown: counts.unknown, invalid: counts.invalid + notJson, rate: (n / secs).toFixed(1) });
+      },
+      stop: () => multi.stop(),
+    };
+  } else if (args.ndjson && !args.dryRun) {
+    ticker = setInterval(() => {
+      const secs = Math.max(0.001, (Date.now() - started) / 1000);
+      process.stderr.write(
+        `progress: ${counts.done + notJson} done: ${counts.acknowledged} acknowledged, ${counts.skipped} skipped, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.invalid + notJson} invalid; ${(counts.done / secs).toFixed(1)}/s\n`,
+      );
+    }, args.progressMs);
+    ticker.unref();
+  }
+
+  const options: SubmitOptions = {
+    concurrency: args.concurrency,
+    ...(args.journal === undefined ? {} : { journal: args.journal }),
+    retryUnknown: args.retryUnknown,
+    dryRun: args.dryRun,
+    stopSignal: stop.signal,
+    signal: abort.signal,
+    onResult,
+  };
+  let summary: SubmitSummary;
+  try {
+    if (args.dryRun) {
+      summary = await runBatch(items, options, () => Promise.reject(new Error('dry run: nothing is sent')));
+    } else {
+      if (args.baseUrl === undefined || args.apiKey === undefined) throw new UsageError('internal: base URL and API key are checked before');
+      const client = createClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+      summary = await client.submitMany(items, options);
+    }
+  } catch (e) {
+    if (e instanceof JournalError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    if (ticker !== undefined) clearInterval(ticker);
+    bar?.stop();
+  }
+
+  const invalid = summary.invalid + notJson;
+  const total = summary.total + notJson;
+  const unknown = summary.unknown + summary.unknownEarlier;
+  const lines: string[] = [];
+  if (args.dryRun) {
+    lines.push(
+      `submit (dry run): ${plural(total, 'item')}: ${summary.wouldSend} would be sent, ${summary.alreadyAcknowledged} already acknowledged, ${summary.unknownEarlier} with an unknown outcome (not sent without --retry-unknown), ${invalid} invalid; nothing was sent`,
+    );
+  } else {
+    lines.push(
+      `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`,
+    );
+    if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+    if (summary.failed > 0) lines.push('  failed items were not processed by the service: fix the cause and rerun (with --journal, a rerun sends only what was not acknowledged)');
+    if (unknown > 0) {
+      lines.push(
+        `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
+      );
+    }
+    if (summary.stopped) lines.push('  stopped before the end of the input: rerun with the same --journal to continue');
+    if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
+  const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
+  return bad ? EXIT.invalid : EXIT.ok;
+}
+
+async function readApiKeyFile(file: string): Promise<string> {
+  let text: string;
+  try {
+    const st = await stat(file);
+    if (st.size > 4096) throw new UsageError(`${file}: too large for an API key file (expected one line)`);
+    if ((st.mode & 0o077) !== 0 && process.platform !== 'win32') {
+      process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
+    }
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as { code?: string }).code;
+    throw new UsageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'unknown error'})`);
+  }
+  const key = text.trim();
+  if (key === '') throw new UsageError(`${file} is empty; it must hold the API key`);
+  if (/[\r\n]/.test(key)) throw new UsageError(`${file} must hold the API key on one line`);
+  return key;
+}
+
+export const command: Command = {
+  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE] [--dry-run] [--ndjson] [FILE|-]',
+  help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
+service: one link request JSON, or one per line with --ndjson. Reads stdin when
+FILE is - or absent. Every item is validated first; invalid items are reported
+and never sent. One result line per item on stdout; progress (a bar on a
+terminal, else a line every 5 s) and the summary on stderr.
+
+The API key comes from the environment variable ABHA_LINK_API_KEY, or from
+--api-key-file FILE; never from a flag value (a key on the command line is
+visible to other users in the process list and in shell history). The base URL
+comes from --base-url or ABHA_LINK_BASE_URL; it must be https (http only to
+127.0.0.1, ::1 or localhost, e.g. abha-link mock).
+
+Safety: the link call is not known to be idempotent, so a request that may have
+reached the service without a clear answer ("outcome unknown") is never sent
+again automatically. With --journal FILE every item's key (a hash, no health
+data) and outcome is recorded and synced to disk, the "sending" record before
+the request leaves; a rerun with the same journal skips acknowledged items,
+resends failed ones, and reports items whose outcome is unknown (including those
+in flight when a run was killed) without sending them, unless --retry-unknown.
+
+Options:
+  --base-url URL        the service (default: $ABHA_LINK_BASE_URL)
+  --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
+  --concurrency N       requests in flight at once, 1 to 256 (default 4)
+  --journal FILE        append-only journal for resuming (NDJSON; locked while in use)
+  --retry-unknown       also send items whose earlier outcome is unknown
+  --dry-run             validate and show what would be sent; send nothing
+  --ndjson              one link request per non-empty line, streamed
+  --format text|json    per-item lines: text (default) or one JSON object per item
+  -h, --help            show this help
+
+Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
+failed, was invalid or has an unknown outcome, or the run was stopped.`,
+  options: {
+    'base-url': { type: 'string' },
+    'api-key-file': { type: 'string' },
+    'api-key': { type: 'string' },
+    concurrency: { type: 'string' },
+    journal: { type: 'string' },
+    'retry-unknown': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    ndjson: { type: 'boolean' },
+    format: { type: 'string' },
+  },
+  async run({ values, positionals }) {
+    if (values['api-key'] !== undefined) {
+      throw new UsageError(
+        '--api-key is not accepted: a key given on the command line is visible to other users (process list, shell history); set ABHA_LINK_API_KEY or use --api-key-file FILE',
+      );
+    }
+    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    const format = (values.format as string | undefined) ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
+    const concurrencyText = (values.concurrency as string | undefined) ?? '4';
+    const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
+    if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
+    const dryRun = values['dry-run'] === true;
+
+    const rawBase = (values['base-url'] as string | undefined) ?? process.env.ABHA_LINK_BASE_URL;
+    let baseUrl: string | undefined;
+    if (rawBase !== undefined && rawBase !== '') {
+      try {
+        baseUrl = parseBaseUrl(rawBase);
+      } catch (e) {
+        throw new UsageError(`${values['base-url'] === undefined ? 'ABHA_LINK_BASE_URL' : '--base-url'}: ${(e as Error).message.replace(/^baseUrl /, '')}`);
+      }
+    } else if (!dryRun) {
+      throw new UsageError('no service URL: give --base-url URL or set ABHA_LINK_BASE_URL (for the local mock: abha-link mock prints it)');
+    }
+
+    let apiKey: string | undefined;
+    const keyFile = values['api-key-file'] as string | undefined;
+    if (keyFile !== undefined) apiKey = await readApiKeyFile(keyFile);
+    else if (process.env.ABHA_LINK_API_KEY !== undefined && process.env.ABHA_LINK_API_KEY.trim() !== '') apiKey = process.env.ABHA_LINK_API_KEY.trim();
+    if (apiKey === undefined && !dryRun) throw new UsageError('no API key: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
+
+    const progressEnv = Number(process.env.ABHA_LINK_PROGRESS_MS);
+    return runSubmit({
+      baseUrl,
+      apiKey,
+      concurrency,
+      journal: values.journal as string | undefined,
+      dryRun,
+      ndjson: values.ndjson === true,
+      retryUnknown: values['retry-unknown'] === true,
+      format,
+      file: positionals[0],
+      progressMs: Number.isFinite(progressEnv) && progressEnv >= 50 ? progressEnv : 5000,
+    });
+  },
+};
