@@ -436,6 +436,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     return undefined;
   }
   let name: string | undefined;
+  let fromContained = false;
   if (r.medicationCodeableConcept !== undefined) {
     name = conceptText(rd, r.medicationCodeableConcept, [...p, 'medicationCodeableConcept']);
     if (name !== undefined) rd.from(`${at}/drugName`, [...p, 'medicationCodeableConcept']);
@@ -446,6 +447,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     const med = rd.resolve(r.medicationReference, item);
     if (med !== undefined && med.resourceType === 'Medication') {
       med.used = true;
+      fromContained = isObject(r.medicationReference) && typeof r.medicationReference.reference === 'string' && r.medicationReference.reference.startsWith('#');
       name = conceptText(rd, med.resource.code, [...med.path, 'code']);
       if (name !== undefined) rd.from(`${at}/drugName`, [...med.path, 'code']);
       reportRest(rd, med.resource, med.path, ['code'], 'Medication');
@@ -468,7 +470,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
       if (t === undefined || !conditions.has(t)) rd.warn([...p, 'reasonReference', i], 'not-mapped', 'this reason does not point at a Condition of the input; it is left out');
     });
   if (Array.isArray(r.reasonCode)) r.reasonCode.forEach((_, i) => rd.warn([...p, 'reasonCode', i], 'not-mapped', 'a coded reason has no place next to the medication; add it as a Condition to keep it as a diagnosis'));
-  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'subject', 'encounter', 'authoredOn', 'requester', 'recorder', 'medicationCodeableConcept', 'medicationReference', 'dosageInstruction', 'reasonReference', 'reasonCode', 'groupIdentifier', 'doNotPerform'], 'MedicationRequest');
+  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'subject', 'encounter', 'authoredOn', 'requester', 'recorder', 'medicationCodeableConcept', 'medicationReference', 'dosageInstruction', 'reasonReference', 'reasonCode', 'groupIdentifier', 'doNotPerform', ...(fromContained && Array.isArray(r.contained) && r.contained.length === 1 ? ['contained'] : [])], 'MedicationRequest');
   return out;
 }
 

@@ -1,0 +1,403 @@
+/**
+ * FHIR out: NRCeS document bundles per care context (toFhirBundles), the
+ * constants per hiType, determinism, profile fit, narratives, and the IG's
+ * Prescription example-06 reproduced from an equivalent input.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClinicalInput } from '../src/index.js';
+import {
+  FHIR_HI_TYPES,
+  OP_CONSULT_SECTIONS,
+  PROFILES,
+  RECORD_PROFILES,
+  SYSTEMS,
+  documentUuid,
+  escapeXhtml,
+  profileUrl,
+  toFhirBundles,
+  validateFhirBundle,
+  type Bundle,
+  type Composition,
+  type Condition,
+  type MedicationRequest,
+  type Patient,
+  type Practitioner,
+} from '../src/fhir/index.js';
+import { ATTACHMENTS, DR_URL, EXAMPLES, PDF_BYTES, bundlesOf, deepFreeze, example, expectReferencesResolve, expectValid, resources } from './fhir-helpers.js';
+
+const base: ClinicalInput = {
+  hospital: { name: 'Sanjeevani Family Clinic', id: 'IN2910000123', phone: '080-41234567' },
+  doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678', hpId: '71-2665-5777-2713' },
+  patient: { abhaAddress: 'asha.verma@sbx', name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14', ABHANumber: '91-4455-6677-8899' },
+  visit: { id: 'OPD-2026-0042', at: '2026-11-20T10:30:00+05:30' },
+};
+const composition = (b: Bundle): Composition => b.entry?.[0]?.resource as Composition;
+
+describe('constants, one test per hiType', () => {
+  it.each([
+    ['Prescription', 'PrescriptionRecord', '440545006', 'Prescription record'],
+    ['OPConsultation', 'OPConsultRecord', '371530004', 'Clinical consultation report'],
+    ['DiagnosticReport', 'DiagnosticReportRecord', '721981007', 'Diagnostic studies report'],
+    ['HealthDocumentRecord', 'HealthDocumentRecord', '419891008', 'Record artifact'],
+  ] as const)('%s is written as the NRCeS %s with SNOMED %s "%s"', (hiType, id, code, display) => {
+    const p = RECORD_PROFILES[hiType];
+    expect(p.id).toBe(id);
+    expect(p.url).toBe(`https://nrces.in/ndhm/fhir/r4/StructureDefinition/${id}`);
+    expect(p.type).toEqual({ system: 'http://snomed.info/sct', code, display });
+    expect(FHIR_HI_TYPES).toContain(hiType);
+  });
+
+  it('fixes the section codes of the single-section profiles and the OPConsult slices (reference §4)', () => {
+    expect(RECORD_PROFILES.Prescription.section.coding.code).toBe('440545006');
+    expect(RECORD_PROFILES.Prescription.section.slices).toEqual({ MedicationRequest: Number.POSITIVE_INFINITY, Binary: 1 });
+    expect(RECORD_PROFILES.HealthDocumentRecord.section.coding.code).toBe('419891008');
+    expect(RECORD_PROFILES.DiagnosticReport.section.maxEntries).toBe(2);
+    expect(RECORD_PROFILES.OPConsultation.encounterRequired).toBe(true);
+    expect(Object.fromEntries(Object.entries(OP_CONSULT_SECTIONS).map(([k, v]) => [k, v.coding.code]))).toEqual({
+      ChiefComplaints: '422843007', PhysicalExamination: '425044008', Allergies: '722446000', MedicalHistory: '371529009', FamilyHistory: '422432008',
+      InvestigationAdvice: '721963009', Medications: '721912009', FollowUp: '390906007', Procedure: '371525003', Referral: '306206005',
+      OtherObservations: '404684003', DocumentReference: '371530004',
+    });
+    expect(profileUrl('Patient')).toBe(PROFILES.Patient);
+    expect(SYSTEMS.icd10).toBe('http://hl7.org/fhir/sid/icd-10');
+  });
+});
+
+describe('toFhirBundles on the bundled examples', () => {
+  for (const name of EXAMPLES)
+    for (const kind of ['input', 'request'] as const)
+      it(`${name}.${kind}.json: every bundle passes the validator and every reference resolves`, () => {
+        const docs = bundlesOf(toFhirBundles(example(name, kind), { attachments: ATTACHMENTS }));
+        expect(docs.length).toBe(name === 'multi-care-context' ? 3 : 1);
+        for (const d of docs) {
+          expectValid(d.bundle);
+          expectReferencesResolve(d.bundle);
+          expect(composition(d.bundle).meta?.profile).toEqual([d.profile]);
+          for (const e of d.bundle.entry ?? []) expect(e.resource?.meta?.profile?.length, e.resource?.resourceType).toBe(1);
+        }
+      });
+
+  it('gives each care context of a link request the profile of its own hiType', () => {
+    const docs = bundlesOf(toFhirBundles(example('multi-care-context', 'request'), { attachments: ATTACHMENTS }));
+    expect(docs.map((d) => [d.referenceNumber, d.hiType, d.profile])).toEqual([
+      ['GVH-ENC-55012-OPConsultation', 'OPConsultation', PROFILES.OPConsultRecord],
+      ['GVH-ENC-55012-Prescription', 'Prescription', PROFILES.PrescriptionRecord],
+      ['GVH-LAB-2026-88120', 'DiagnosticReport', PROFILES.DiagnosticReportRecord],
+    ]);
+    expect(docs.map((d) => composition(d.bundle).type.coding?.[0]?.code)).toEqual(['371530004', '440545006', '721981007']);
+    const dr = docs[2]?.bundle as Bundle;
+    const [docRef] = resources<{ content: Array<{ attachment: { data: string; url: string; contentType: string } }> }>(dr, 'DocumentReference');
+    expect(Buffer.from(docRef?.content[0]?.attachment.data ?? '', 'base64')).toEqual(Buffer.from(PDF_BYTES));
+    expect(docRef?.content[0]?.attachment).toMatchObject({ url: DR_URL, contentType: 'application/pdf' });
+    expect(composition(dr).section?.[0]?.entry).toEqual([{ reference: expect.stringMatching(/^urn:uuid:/), type: 'DocumentReference' }]);
+  });
+
+  it('writes the envelope the DocumentBundle profile asks for: identifier, instant timestamp with zone, versionId, Composition first', () => {
+    const [d] = bundlesOf(toFhirBundles(example('opd-prescription', 'input'), { timestamp: new Date('2026-11-20T07:15:30.250Z') }));
+    const b = d?.bundle as Bundle;
+    expect(b.type).toBe('document');
+    expect(b.timestamp).toBe('2026-11-20T12:45:30.250+05:30');
+    expect(b.meta).toEqual({
+      versionId: '1',
+      lastUpdated: '2026-11-20T12:45:30.250+05:30',
+      profile: [PROFILES.DocumentBundle],
+      security: [{ system: 'http://terminology.hl7.org/CodeSystem/v3-Confidentiality', code: 'V', display: 'very restricted' }],
+    });
+    expect(b.identifier).toEqual({ system: 'urn:ietf:rfc:3986', value: `urn:uuid:${b.id}` });
+    expect(b.entry?.map((e) => e.resource?.resourceType)).toEqual([
+      'Composition', 'Patient', 'Practitioner', 'Organization', 'Encounter', 'Condition', 'Condition', 'Condition',
+      'MedicationRequest', 'MedicationRequest', 'MedicationRequest', 'MedicationRequest', 'MedicationRequest',
+    ]);
+  });
+
+  it('uses the care-context reference as Bundle.identifier.value when a system is given', () => {
+    const [d] = bundlesOf(toFhirBundles(example('opd-prescription', 'request'), { bundleIdentifierSystem: 'https://hip.sanjeevani.example/care-contexts' }));
+    expect(d?.bundle.identifier).toEqual({ system: 'https://hip.sanjeevani.example/care-contexts', value: 'OPD-2026-0042-Prescription' });
+  });
+});
+
+describe('determinism', () => {
+  it('gives the same bundles for the same input, and the visit time as timestamp by default', () => {
+    const a = toFhirBundles(example('multi-care-context', 'input'), { attachments: ATTACHMENTS });
+    const b = toFhirBundles(example('multi-care-context', 'input'), { attachments: ATTACHMENTS });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(bundlesOf(a)[0]?.bundle.timestamp).toBe('2026-11-19T21:40:00.000+05:30');
+  });
+
+  it('derives ids from hip id, visit id, reference number and hiType (UUID v5), so another visit gets other ids', () => {
+    const one = bundlesOf(toFhirBundles(example('opd-prescription', 'request')))[0]?.bundle as Bundle;
+    expect(one.id).toBe(documentUuid('IN2910000123', 'OPD-2026-0042', 'OPD-2026-0042-Prescription', 'Prescription'));
+    const other = example('opd-prescription', 'request');
+    other.visitId = 'OPD-2026-0043';
+    const two = bundlesOf(toFhirBundles(other))[0]?.bundle as Bundle;
+    expect(two.id).not.toBe(one.id);
+    const ids = (b: Bundle): string[] => (b.entry ?? []).map((e) => e.fullUrl ?? '');
+    expect(ids(two).filter((u) => ids(one).includes(u))).toEqual([]);
+    const asOp = bundlesOf(toFhirBundles(example('opd-prescription', 'request'), { hiType: 'OPConsultation' }))[0]?.bundle as Bundle;
+    expect(asOp.id).not.toBe(one.id);
+  });
+
+  it('does not mutate its input', () => {
+    const input = deepFreeze(example('multi-care-context', 'input'));
+    expect(() => toFhirBundles(input, { attachments: ATTACHMENTS })).not.toThrow();
+  });
+
+  it('keeps patient data out of ids', () => {
+    const a = bundlesOf(toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }))[0]?.bundle as Bundle;
+    const b = bundlesOf(toFhirBundles({ ...base, patient: { abhaAddress: 'ravi.k@sbx' }, medications: [{ drugName: 'Cetirizine 10 mg' }] }))[0]?.bundle as Bundle;
+    expect((b.entry ?? []).map((e) => e.fullUrl)).toEqual((a.entry ?? []).map((e) => e.fullUrl));
+  });
+});
+
+describe('people and identifiers', () => {
+  it('builds the Patient from the clinical input: ABHA number and address, name, gender, birth date', () => {
+    const [d] = bundlesOf(toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }));
+    const [p] = resources<Patient>(d?.bundle as Bundle, 'Patient');
+    expect(p).toMatchObject({
+      identifier: [
+        { type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }] }, system: 'https://healthid.ndhm.gov.in', value: '91-4455-6677-8899' },
+        { type: { coding: [{ system: 'https://nrces.in/ndhm/fhir/r4/CodeSystem/ndhm-identifier-type-code', code: 'ABHA' }] }, system: 'https://healthid.ndhm.gov.in', value: 'asha.verma@sbx' },
+      ],
+      name: [{ text: 'Asha Verma' }],
+      gender: 'female',
+      birthDate: '1978-03-14',
+    });
+  });
+
+  it('builds the Patient of a link request from the ABHA address only', () => {
+    const [d] = bundlesOf(toFhirBundles(example('opd-prescription', 'request')));
+    const [p] = resources<Patient>(d?.bundle as Bundle, 'Patient');
+    expect(Object.keys(p ?? {}).sort()).toEqual(['id', 'identifier', 'meta', 'resourceType']);
+    expect(p?.identifier).toHaveLength(1);
+    expect(p?.identifier?.[0]?.value).toBe('asha.verma@sbx');
+  });
+
+  it('identifies the doctor by licence (MD) and HPR id (HPID), and the facility by HFR id (PRN) with its system', () => {
+    const b = bundlesOf(toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }, { identifierSystems: { licence: 'https://kmc.example/reg' } }))[0]?.bundle as Bundle;
+    const [dr] = resources<Practitioner>(b, 'Practitioner');
+    expect(dr?.identifier?.map((i) => [i.type?.coding?.[0]?.code, i.system, i.value])).toEqual([
+      ['MD', 'https://kmc.example/reg', 'KMC-45678'],
+      ['HPID', 'https://doctor.ndhm.gov.in', '71-2665-5777-2713'],
+    ]);
+    const [org] = resources<{ identifier: Array<{ system: string; value: string; type: { coding: Array<{ code: string }> } }> }>(b, 'Organization');
+    expect(org?.identifier).toEqual([{ type: expect.objectContaining({ coding: [expect.objectContaining({ code: 'PRN' })] }), system: 'https://facility.ndhm.gov.in', value: 'IN2910000123' }]);
+  });
+
+  it('refuses a doctor without licence number or HPR id: the Practitioner profile needs an identifier', () => {
+    const r = toFhirBundles({ ...base, doctor: { name: 'Dr. Meera Iyer' }, medications: [{ drugName: 'Cetirizine 10 mg' }] });
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : r.issues).toContainEqual(expect.objectContaining({ path: '/doctor', code: 'practitioner-identifier-required', severity: 'error' }));
+  });
+});
+
+describe('clinical content', () => {
+  it('writes an ICD-10 coding only when icdCode was given, text-only otherwise, and maps status to verificationStatus', () => {
+    const b = bundlesOf(
+      toFhirBundles({
+        ...base,
+        diagnosis: [
+          { diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' },
+          { diagnosisName: 'Viral fever', status: 'provisional' },
+          { diagnosisName: 'Cough' },
+        ],
+        medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
+      }),
+    )[0]?.bundle as Bundle;
+    const conditions = resources<Condition>(b, 'Condition');
+    expect(conditions.map((c) => c.code)).toEqual([
+      { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Type 2 diabetes mellitus' }], text: 'Type 2 diabetes mellitus' },
+      { text: 'Viral fever' },
+      { text: 'Cough' },
+    ]);
+    expect(conditions.map((c) => c.verificationStatus?.coding?.[0]?.code)).toEqual(['confirmed', 'provisional', undefined]);
+    expect(JSON.stringify(b)).not.toMatch(/snomed\.info\/sct","code":"(?!440545006)/);
+  });
+
+  it('writes MedicationRequests with authoredOn, requester and dosageInstruction, and no invented medicine codes', () => {
+    const b = bundlesOf(toFhirBundles({ ...base, medications: [{ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: '1-0-1', duration: { value: 30, unit: 'day' }, instructions: 'after food' }] }))[0]
+      ?.bundle as Bundle;
+    const [mr] = resources<MedicationRequest>(b, 'MedicationRequest');
+    expect(mr).toMatchObject({
+      status: 'active',
+      intent: 'order',
+      medicationCodeableConcept: { text: 'Metformin 500 mg tablet' },
+      authoredOn: '2026-11-20T10:30:00+05:30',
+      requester: { reference: expect.stringMatching(/^urn:uuid:/), type: 'Practitioner' },
+      dosageInstruction: [
+        {
+          text: '1 tablet; 1-0-1 (twice a day: morning and night); for 30 days',
+          patientInstruction: 'after food',
+          timing: { code: { text: '1-0-1 (twice a day: morning and night)' }, repeat: { frequency: 2, period: 1, periodUnit: 'd', boundsDuration: { value: 30, unit: 'days', system: 'http://unitsofmeasure.org', code: 'd' } } },
+          doseAndRate: [{ doseQuantity: { value: 1, unit: 'tablet' } }],
+        },
+      ],
+    });
+    expect(mr?.medicationCodeableConcept?.coding).toBeUndefined();
+  });
+
+  it('puts diagnoses, medications, lab orders, advice and follow-up in the OPConsultRecord sections', () => {
+    const b = bundlesOf(
+      toFhirBundles({
+        ...base,
+        visit: { ...base.visit, followUp: 'Review after 2 weeks' },
+        hiType: 'OPConsultation',
+        diagnosis: [{ diagnosisName: 'Iron deficiency anaemia', icdCode: 'D50.9' }],
+        medications: [{ drugName: 'Ferrous ascorbate tablet', frequency: 'OD' }],
+        labInvestigations: [{ testName: 'Serum ferritin', instructions: 'fasting' }],
+        advice: 'Iron-rich diet.\nAvoid tea with meals.',
+      }),
+    )[0]?.bundle as Bundle;
+    const c = composition(b);
+    expect(c.encounter?.reference).toMatch(/^urn:uuid:/);
+    expect(c.section?.map((s) => [s.title, s.code?.coding?.[0]?.code, s.entry?.map((e) => e.type)])).toEqual([
+      ['Diagnosis', '422843007', ['Condition']],
+      ['Medications', '721912009', ['MedicationRequest']],
+      ['Investigations advised', '721963009', ['ServiceRequest']],
+      ['Advice', undefined, undefined],
+      ['Follow-up', undefined, undefined],
+    ]);
+    expect(c.section?.[3]?.text?.div).toBe('<div xmlns="http://www.w3.org/1999/xhtml"><p>Iron-rich diet.</p><p>Avoid tea with meals.</p></div>');
+    expectValid(b);
+    const alt = bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Asthma' }] }, { opConsultDiagnosisSection: 'MedicalHistory' }))[0]?.bundle as Bundle;
+    expect(composition(alt).section?.[0]?.code?.coding?.[0]).toEqual({ system: SYSTEMS.snomed, code: '371529009', display: 'History and physical report' });
+  });
+});
+
+describe('content that does not fit the profile', () => {
+  const prescriptionWithExtras: ClinicalInput = {
+    ...base,
+    hiType: 'Prescription',
+    medications: [{ drugName: 'Azithromycin 500 mg', frequency: 'OD', duration: '3 days' }],
+    labInvestigations: [{ testName: 'CBC' }],
+    advice: 'Rest',
+    documentUrl: 'https://emr.example/rx/42.pdf',
+  };
+
+  it('warns, naming OPConsultation, when a Prescription carries lab orders or advice, and leaves them out', () => {
+    const r = toFhirBundles(prescriptionWithExtras);
+    expect(r.success).toBe(true);
+    const warnings = r.success ? r.warnings : [];
+    expect(warnings.map((w) => [w.path, w.code])).toEqual([
+      ['/documentUrl', 'document-not-embedded'],
+      ['/labInvestigations', 'content-not-in-profile'],
+      ['/advice', 'content-not-in-profile'],
+    ]);
+    for (const w of warnings.slice(1)) expect(w.message).toContain('OPConsultation');
+    const b = bundlesOf(r)[0]?.bundle as Bundle;
+    expect(resources(b, 'ServiceRequest')).toEqual([]);
+    expect(resources(b, 'Binary')).toEqual([]);
+    expectValid(b);
+  });
+
+  it('embeds a supplied document as the Prescription Binary', () => {
+    const r = toFhirBundles(prescriptionWithExtras, { attachments: { 'https://emr.example/rx/42.pdf': { contentType: 'application/pdf', data: 'JVBERi0xLjQK' } } });
+    const b = bundlesOf(r)[0]?.bundle as Bundle;
+    expect(resources(b, 'Binary')).toEqual([expect.objectContaining({ contentType: 'application/pdf', data: 'JVBERi0xLjQK' })]);
+    expect(composition(b).section?.[0]?.entry?.map((e) => e.type)).toEqual(['MedicationRequest', 'Binary']);
+    expectValid(b);
+  });
+
+  it('refuses a URL-only document where the document is the only content, and says how to embed it', () => {
+    const r = toFhirBundles({ ...base, hiType: 'HealthDocumentRecord', documentUrl: 'https://emr.example/discharge.pdf' });
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : r.issues).toEqual([expect.objectContaining({ path: '/documentUrl', code: 'document-data-required', severity: 'error' })]);
+    expect(r.success ? '' : r.issues[0]?.message).toContain('options.attachments');
+  });
+
+  it('rejects supplied bytes that are not base64', () => {
+    const r = toFhirBundles({ ...base, hiType: 'HealthDocumentRecord', documentUrl: 'https://emr.example/d.pdf' }, { attachments: { 'https://emr.example/d.pdf': { contentType: 'application/pdf', data: 'not base64!' } } });
+    expect(r.success ? [] : r.issues.map((i) => i.code)).toEqual(['invalid-attachment']);
+  });
+
+  it('refuses hiTypes it has no mapping for, and an empty Prescription', () => {
+    const a = toFhirBundles({ ...base, hiType: 'DischargeSummary', documentUrl: 'https://emr.example/d.pdf' });
+    expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unsupported-hi-type']]);
+    const b = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] });
+    expect(b.success ? [] : b.issues.map((i) => i.code)).toEqual(['content-not-in-profile', 'empty-document']);
+  });
+
+  it('returns the input issues, with paths into the input, for an invalid input', () => {
+    const r = toFhirBundles({ ...base, visit: { id: 'V1', at: '2026-02-30T10:00:00' }, medications: [{ drugName: 'X' }] });
+    expect(r.success ? [] : r.issues.map((i) => i.path)).toEqual(['/visit/at']);
+    const bad = example('opd-prescription', 'request');
+    bad.careContexts[0]!.bundleData.hospital.name = '';
+    const r2 = toFhirBundles(bad);
+    expect(r2.success ? [] : r2.issues.map((i) => [i.path, i.code])).toEqual([['/careContexts/0/bundleData/hospital/name', 'empty']]);
+  });
+
+  it('rejects a timestamp without a time zone', () => {
+    const r = toFhirBundles(example('opd-prescription', 'input'), { timestamp: '2026-11-20T10:00:00' });
+    expect(r.success ? [] : r.issues.map((i) => i.code)).toEqual(['invalid-option']);
+  });
+});
+
+describe('narratives', () => {
+  it('escapes every value placed in XHTML, so hostile names stay text', () => {
+    const hostile = '<script>alert("x")</script> & <img src=x onerror=alert(1)> \u0000\u0007 \'q\'';
+    const r = toFhirBundles({
+      ...base,
+      patient: { ...base.patient, name: hostile },
+      doctor: { ...base.doctor, name: hostile },
+      hiType: 'OPConsultation',
+      diagnosis: [{ diagnosisName: hostile }],
+      medications: [{ drugName: hostile, instructions: hostile }],
+      labInvestigations: [{ testName: hostile }],
+      advice: `${hostile}\n</div><div>`,
+    });
+    const b = bundlesOf(r)[0]?.bundle as Bundle;
+    const divs = JSON.stringify(b).match(/"div":"(?:[^"\\]|\\.)*"/g) ?? [];
+    expect(divs.length).toBe(5); // the Composition and its four sections
+    for (const d of divs) {
+      expect(d).not.toMatch(/<script|<img|<\/div><div>/);
+      expect(d).not.toMatch(/[\u0000\u0007]/);
+    }
+    expect(escapeXhtml(hostile)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt; \uFFFD\uFFFD &#39;q&#39;');
+    expect(validateFhirBundle(b).issues.filter((i) => i.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('the IG Prescription example-06, reproduced from an equivalent input', () => {
+  // Facts of Bundle-Prescription-example-06 (reference §3.1, §5, §6): patient ABHA number 22-7225-4829-5255 (MR,
+  // https://healthid.ndhm.gov.in), Dr. DEF with MD 21-1521-3828-3227 at https://doctor.ndhm.gov.in, Azithromycin
+  // 250 mg once a day, and a text-only "Paracetemol 500mg Oral Tab" (sic), both for the condition "Abdominal pain".
+  const input: ClinicalInput = {
+    hospital: { name: 'Example HIP', id: '4567878' },
+    doctor: { name: 'Dr. DEF', licNumber: '21-1521-3828-3227' },
+    patient: { abhaAddress: 'abc@sbx', ABHANumber: '22-7225-4829-5255', name: 'ABC', gender: 'M', birthDate: '1981-01-12' },
+    visit: { id: 'example-06', at: '2020-07-09T15:32:26+05:30' },
+    hiType: 'Prescription',
+    diagnosis: [{ diagnosisName: 'Abdominal pain' }],
+    medications: [
+      { drugName: 'Azithromycin 250 mg oral tablet', dosage: 'One tablet at once', frequency: 'OD' },
+      { drugName: 'Paracetemol 500mg Oral Tab', dosage: 'Take two tablets orally with or after meal once a day' },
+    ],
+  };
+
+  it('has the same structure: Composition first, one typed section, MedicationRequests with requester and reason, identifiers as in the IG', () => {
+    const b = bundlesOf(toFhirBundles(input, { identifierSystems: { licence: 'https://doctor.ndhm.gov.in' }, timestamp: '2020-07-09T15:32:26.605+05:30' }))[0]?.bundle as Bundle;
+    expectValid(b);
+    expect(b.timestamp).toBe('2020-07-09T15:32:26.605+05:30');
+    const c = composition(b);
+    expect(c.type.coding).toEqual([{ system: 'http://snomed.info/sct', code: '440545006', display: 'Prescription record' }]);
+    expect(c.title).toBe('Prescription record');
+    expect(c.section).toHaveLength(1);
+    expect(c.section?.[0]?.code?.coding).toEqual([{ system: 'http://snomed.info/sct', code: '440545006', display: 'Prescription record' }]);
+    expect(c.section?.[0]?.entry?.map((e) => e.type)).toEqual(['MedicationRequest', 'MedicationRequest']);
+    const [pat] = resources<Patient>(b, 'Patient');
+    expect(pat?.identifier?.[0]).toEqual({ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }], text: 'Medical record number' }, system: 'https://healthid.ndhm.gov.in', value: '22-7225-4829-5255' });
+    expect(pat).toMatchObject({ name: [{ text: 'ABC' }], gender: 'male', birthDate: '1981-01-12' });
+    const [doc] = resources<Practitioner>(b, 'Practitioner');
+    expect(doc?.identifier).toEqual([{ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MD', display: 'Medical License number' }], text: 'Medical License number' }, system: 'https://doctor.ndhm.gov.in', value: '21-1521-3828-3227' }]);
+    const [cond] = resources<Condition>(b, 'Condition');
+    expect(cond?.code).toEqual({ text: 'Abdominal pain' }); // the IG codes it in SNOMED; abha-link never invents that code
+    const mrs = resources<MedicationRequest>(b, 'MedicationRequest');
+    for (const mr of mrs) {
+      expect(mr).toMatchObject({ status: 'active', intent: 'order', requester: { type: 'Practitioner' } });
+      expect(mr.reasonReference).toEqual([{ reference: `urn:uuid:${cond?.id}`, type: 'Condition' }]);
+    }
+    expect(mrs.map((m) => m.medicationCodeableConcept)).toEqual([{ text: 'Azithromycin 250 mg oral tablet' }, { text: 'Paracetemol 500mg Oral Tab' }]);
+    expect(mrs[0]?.dosageInstruction?.[0]?.timing?.repeat).toEqual({ frequency: 1, period: 1, periodUnit: 'd' });
+    expect(mrs[0]?.dosageInstruction?.[0]?.text).toBe('One tablet at once; Once a day (OD)');
+    expect(mrs[1]?.dosageInstruction?.[0]?.text).toBe('Take two tablets orally with or after meal once a day');
+  });
+});
