@@ -1,0 +1,168 @@
+/**
+ * `abha-link render` as a user runs it: the built dist/cli/main.js in a child
+ * process (npm test builds first). No Chromium is needed here; PDF output is
+ * tested in render-browser.test.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { textOf } from './fixtures/render/html.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+const tmp = mkdtempSync(join(tmpdir(), 'abha-link-render-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+function run(args: string[], input?: string, env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, input: input ?? '', encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const example = (name: string): string => readFileSync(join(root, 'examples', name), 'utf8');
+function file(name: string, content: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+describe('abha-link render', () => {
+  it('prints the prescription of a one-visit clinical input as HTML on stdout', () => {
+    const r = run(['render', 'examples/opd-prescription.input.json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout.startsWith('<!DOCTYPE html>')).toBe(true);
+    const text = textOf(r.stdout);
+    for (const s of ['Sanjeevani Family Clinic', 'Dr. Meera Iyer', 'KMC-45678', 'Asha Verma', 'Metformin 500 mg tablet', 'Betadine 2% gargle', 'E11.9', 'Review after 2 weeks'])
+      expect(text).toContain(s);
+  });
+
+  it('reads stdin, and renders a link request too', () => {
+    const r = run(['render', '-'], example('lab-order.request.json'));
+    expect(r.code).toBe(0);
+    expect(textOf(r.stdout)).toContain('Serum vitamin B12');
+  });
+
+  it('takes --template, --lang and --size', () => {
+    const r = run(['render', '--template', 'lab-order', '--lang', 'hi', '--size', 'A5', 'examples/lab-order.input.json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('<html lang="hi" class="page-a5 template-lab-order">');
+    expect(textOf(r.stdout)).toContain('जाँच अनुरोध पत्र');
+    expect(run(['render', '--size', 'a5', 'examples/lab-order.input.json']).stdout).toContain('class="page-a5');
+  });
+
+  it('writes one file per care context into --out DIR, named after the care-context reference, and lists them', () => {
+    const dir = join(tmp, 'out', 'nested');
+    const r = run(['render', '--template', 'visit-summary', '--out', dir, 'examples/multi-care-context.input.json']);
+    expect(r.code).toBe(0);
+    const names = ['GVH-ENC-55012-OPConsultation.html', 'GVH-ENC-55012-Prescription.html', 'GVH-LAB-2026-88120.html'];
+    expect(readdirSync(dir).sort()).toEqual(names);
+    expect(r.stdout).toBe(names.map((n) => `${join(dir, n)}\n`).join(''));
+    expect(textOf(readFileSync(join(dir, names[1] ?? ''), 'utf8'))).toContain('Ferrous ascorbate + folic acid tablet');
+    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Blood test report, Green Valley Hospital, 19 Nov 2026');
+  });
+
+  it('asks for --out DIR when there are several documents and writes -o FILE for one', () => {
+    const several = run(['render', 'examples/multi-care-context.request.json']);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toBe('abha-link: the input has 3 care contexts, so 3 documents: give --out DIR to write one file per document\n');
+    expect(run(['render', '-o', join(tmp, 'x.html'), 'examples/multi-care-context.request.json']).code).toBe(2);
+    const out = join(tmp, 'one.html');
+    const one = run(['render', '-o', out, 'examples/opd-prescription.request.json']);
+    expect(one).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(textOf(readFileSync(out, 'utf8'))).toContain('Telmisartan 40 mg tablet');
+  });
+
+  it('exits 1 listing every issue as FILE:LINE PATH MESSAGE (code), without values from the document', () => {
+    const input = JSON.parse(example('opd-prescription.input.json')) as Record<string, unknown>;
+    const p = file(
+      'bad.json',
+      JSON.stringify(
+        { ...input, patient: { abhaAddress: 'zzsecret.abha@sbx', name: 'Zzsecret Patientname' }, medications: [{ dosage: 'Zzsecret dose' }], visit: { id: 'V', at: 'yesterday' } },
+        null,
+        2,
+      ),
+    );
+    const r = run(['render', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^${p}:\\d+ /medications/0/drugName drugName is required \\(required\\)$`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^${p}:\\d+ /visit/at at `, 'm'));
+    expect(r.stderr).toMatch(/cannot render: 2 errors\n$/);
+    expect(r.stderr).not.toMatch(/Zzsecret|zzsecret/);
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it('exits 1 on lint errors, as build does (the clock decides "in the future")', () => {
+    const input = JSON.parse(example('opd-prescription.input.json')) as { visit: Record<string, unknown> };
+    input.visit.at = '2999-01-01T10:00:00+05:30';
+    const r = run(['render', file('future.json', JSON.stringify(input))]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('/visit/at visitDate is in the future in the facility time zone (visit-date-in-future)');
+  });
+
+  it('exits 2 with the line and column of JSON that does not parse', () => {
+    const r = run(['render', '-'], '{\n  "hospital": {,\n}');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('<stdin>:2:16 invalid JSON: expected a value\n');
+  });
+
+  it.each([
+    [['--template', 'discharge'], 'unknown template "discharge": use lab-order, prescription, visit-summary or the path of a .hbs file'],
+    [['--template', 'nowhere/mine.hbs'], 'nowhere/mine.hbs: no such file'],
+    [['--lang', 'ta'], '--lang must be en or hi'],
+    [['--size', 'letter'], '--size must be A4 or A5'],
+    [['--out', 'd', '-o', 'f'], 'give either --out DIR or -o FILE, not both'],
+    [['--colour'], "Unknown option '--colour'"],
+  ])('exits 2 for %j', (args, message) => {
+    const r = run(['render', ...args, 'examples/lab-order.input.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it('renders your own template file, with the partials/ beside it replacing the bundled ones', () => {
+    const r = run(['render', '--template', 'test/fixtures/render/custom/my-prescription.hbs', 'examples/opd-prescription.input.json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('<h1 class="custom-heading">Rx for Asha Verma</h1>');
+    expect(r.stdout).toContain('Sanjeevani Family Clinic (custom letterhead)');
+    expect(r.stdout).toContain('<footer class="custom-footer">Ref OPD-2026-0042-Prescription</footer>');
+  });
+
+  it('exits 2 naming the template and line when your template breaks a rule', () => {
+    const dir = join(tmp, 'tpl');
+    rmSync(dir, { recursive: true, force: true });
+    const p = join(dir, 'mine.hbs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(p, '<html>\n<body>{{{advice}}}</body>\n</html>');
+    const r = run(['render', '--template', p, 'examples/lab-order.input.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('abha-link: template mine, line 2: {{{ }}} and {{& }} write a value without escaping; use {{ }}\n');
+    writeFileSync(p, '<p>{{patient.nickname}}</p>');
+    const missing = run(['render', '--template', p, 'examples/lab-order.input.json']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('template mine, line 1: uses the field "nickname", which the document model does not have');
+  });
+
+  it('explains how to get PDF output when no Chromium is found, and writes nothing', () => {
+    const out = join(tmp, 'no.pdf');
+    const r = run(['render', '--pdf', '--chromium', '/nonexistent/chromium', '-o', out, 'examples/opd-prescription.input.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no Chromium at /nonexistent/chromium');
+    expect(r.stderr).toContain('apt-get install chromium');
+    expect(r.stderr).not.toContain('playwright install');
+    expect(existsSync(out)).toBe(false);
+    const env = run(['render', '--pdf', '-o', out, 'examples/opd-prescription.input.json'], undefined, { ABHA_LINK_CHROMIUM: '/nonexistent/from-env' });
+    expect(env.code).toBe(1);
+    expect(env.stderr).toContain('no Chromium at /nonexistent/from-env');
+  });
+
+  it('documents its options in --help', () => {
+    const r = run(['render', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--pdf] [--chromium PATH] [FILE|-]');
+    for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
+    expect(run(['--help']).stdout).toMatch(/^\s+render\s+printable prescription/m);
+  });
+});
