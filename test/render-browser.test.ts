@@ -1,0 +1,171 @@
+/**
+ * Printing through a real Chromium: the page as a person sees it (a
+ * screenshot that is neither blank nor the wrong size), PDF page sizes and
+ * page breaks, Devanagari, blocked network, and the hostile corpus in a live
+ * page with JavaScript on. These tests need Debian's /usr/bin/chromium and
+ * are skipped, saying so, without it. The PDF-unavailable paths run always.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClinicalInput } from '../src/generated/types.js';
+import { CHROMIUM_ARGS, createPdfPrinter, createRenderer, findChromium, htmlToPdf, isPdfUnavailableError, renderDocuments, type PdfPrinter } from '../src/render/index.js';
+import { decodePng, pdfPages } from './fixtures/render/html.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const SKIP = hasChromium ? '' : ' [skipped: no Chromium at /usr/bin/chromium; apt-get install chromium to run it]';
+const hasDevanagariFont = hasChromium && /Devanagari/i.test(spawnSync('fc-list', [':lang=hi', 'family'], { encoding: 'utf8' }).stdout ?? '');
+const example = (name: string): ClinicalInput => JSON.parse(readFileSync(join(root, `examples/${name}.input.json`), 'utf8')) as ClinicalInput;
+const html = (input: unknown, options: Parameters<typeof renderDocuments>[1] = {}): string => renderDocuments(input, options)[0]?.html ?? '';
+
+describe('when PDF output is not possible', () => {
+  it('says how to install playwright-core and Chromium when playwright-core is missing', async () => {
+    const missing = (): Promise<unknown> => Promise.reject(Object.assign(new Error("Cannot find package 'playwright-core'"), { code: 'ERR_MODULE_NOT_FOUND' }));
+    const err = await htmlToPdf('<p>x</p>', { loadPlaywright: missing }).catch((e: unknown) => e);
+    expect(isPdfUnavailableError(err)).toBe(true);
+    expect(err).toMatchObject({ code: 'no-playwright' });
+    expect(String(err)).toContain('npm install playwright-core (it downloads no browser)');
+    expect(String(err)).toContain('apt-get install chromium');
+    expect(String(err)).not.toContain('playwright install');
+  });
+
+  it('says where it looked and how to give a path when there is no Chromium', async () => {
+    await expect(createPdfPrinter({ executablePath: '/nonexistent/chromium' })).rejects.toMatchObject({ name: 'PdfUnavailableError', code: 'no-browser' });
+    await expect(createPdfPrinter({ executablePath: '/nonexistent/chromium' })).rejects.toThrow(/ABHA_LINK_CHROMIUM/);
+    expect(findChromium(['/nonexistent/a', '/nonexistent/b'])).toBeUndefined();
+    expect(findChromium(['/nonexistent/a', process.execPath])).toBe(process.execPath);
+  });
+
+  it('reports a browser that does not start', async () => {
+    // node is a file that exists but is no browser: the launch fails.
+    await expect(createPdfPrinter({ executablePath: process.execPath, timeoutMs: 15_000 })).rejects.toMatchObject({ name: 'PdfUnavailableError', code: 'launch-failed' });
+  });
+});
+
+describe(`in Chromium${SKIP}`, () => {
+  let printer: PdfPrinter | undefined;
+  beforeAll(async () => {
+    if (hasChromium) printer = await createPdfPrinter({ executablePath: CHROMIUM });
+  }, 60_000);
+  afterAll(async () => {
+    await printer?.close();
+  });
+  const p = (): PdfPrinter => {
+    if (printer === undefined) throw new Error('no printer');
+    return printer;
+  };
+
+  it.skipIf(!hasChromium)(`shows the prescription as a full, non-blank A4 page with the letterhead at the top${SKIP}`, async () => {
+    const png = decodePng(await p().screenshot(html(example('opd-prescription')), { pageSize: 'A4' }));
+    expect(png.width).toBe(794);
+    expect(png.height).toBeGreaterThanOrEqual(1123);
+    let ink = 0;
+    let accent = 0;
+    let firstInkRow = -1;
+    let lastInkRow = -1;
+    for (let y = 0; y < png.height; y++) {
+      for (let x = 0; x < png.width; x++) {
+        const i = (y * png.width + x) * 4;
+        const [r, g, b] = [png.rgba[i] ?? 0, png.rgba[i + 1] ?? 0, png.rgba[i + 2] ?? 0];
+        if (r + g + b < 200) {
+          ink++;
+          if (firstInkRow < 0) firstInkRow = y;
+          lastInkRow = y;
+        }
+        // The accent colour #1d4f73 of the hospital name and the letterhead rule.
+        if (Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x4f) < 12 && Math.abs(b - 0x73) < 12 && y < 150) accent++;
+      }
+    }
+    const share = ink / (png.width * png.height);
+    expect(share).toBeGreaterThan(0.005);
+    expect(share).toBeLessThan(0.3);
+    expect(accent).toBeGreaterThan(500);
+    expect(firstInkRow).toBeLessThan(120);
+    expect(lastInkRow).toBeGreaterThan(600);
+  }, 60_000);
+
+  it.skipIf(!hasChromium)(`prints A4 and A5 PDFs of one page each for a typical visit, and breaks a long medication list across pages${SKIP}`, async () => {
+    const a4 = pdfPages(await p().pdf(html(example('opd-prescription')), { pageSize: 'A4' }));
+    // A4 is 595.3 × 841.9 pt and A5 419.5 × 595.3 pt; Chromium rounds to whole CSS pixels.
+    const near = (v: number | undefined, pt: number): boolean => v !== undefined && Math.abs(v - pt) < 2;
+    expect(a4.pages).toBe(1);
+    expect(near(a4.mediaBox[2], 595.3) && near(a4.mediaBox[3], 841.9), `A4 MediaBox ${a4.mediaBox.join(' ')}`).toBe(true);
+    const a5 = pdfPages(await p().pdf(html(example('opd-prescription'), { pageSize: 'A5' }), { pageSize: 'A5' }));
+    expect(a5.pages).toBe(1);
+    expect(near(a5.mediaBox[2], 419.5) && near(a5.mediaBox[3], 595.3), `A5 MediaBox ${a5.mediaBox.join(' ')}`).toBe(true);
+    const input = example('opd-prescription');
+    const long = { ...input, medications: Array.from({ length: 60 }, (_, i) => ({ drugName: `Medicine number ${i + 1}`, dosage: '1 tablet', frequency: 'BD', duration: '5 days', instructions: 'after food' })) };
+    expect(pdfPages(await p().pdf(html(long), { pageSize: 'A4' })).pages).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it.skipIf(!hasDevanagariFont)(`embeds a Devanagari font for Hindi labels${hasDevanagariFont ? '' : ' [skipped: no Chromium or no Devanagari font (fonts-noto-core)]'}`, async () => {
+    const pdf = Buffer.from(await p().pdf(html(example('opd-prescription'), { lang: 'hi' }))).toString('latin1');
+    expect(pdf).toMatch(/\/BaseFont \/[A-Z]{6}\+[A-Za-z]*Devanagari/);
+  }, 60_000);
+
+  describe('with a local server that counts requests', () => {
+    let server: Server | undefined;
+    let requests = 0;
+    beforeAll(async () => {
+      server = createServer((_req, res) => {
+        requests++;
+        res.end('x');
+      });
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
+    });
+    afterAll(async () => {
+      await new Promise<void>((resolve) => server?.close(() => resolve()));
+    });
+
+    it.skipIf(!hasChromium)(`lets no request leave the page, even from a template that asks for one${SKIP}`, async () => {
+      const port = (server?.address() as AddressInfo).port;
+      const renderer = await createRenderer({
+        templates: {
+          leaky: `<!DOCTYPE html><html><head><link rel="stylesheet" href="http://127.0.0.1:${port}/style.css"></head><body><img src="http://127.0.0.1:${port}/pixel.png"><p>{{hospital.name}}</p></body></html>`,
+        },
+      });
+      const [doc] = renderer.render(example('lab-order'), { template: 'leaky' });
+      const pdf = await p().pdf(doc?.html ?? '');
+      expect(pdfPages(pdf).pages).toBe(1);
+      expect(requests).toBe(0);
+    }, 60_000);
+  });
+
+  it.skipIf(!hasChromium)(`runs nothing from the hostile corpus in a live page with JavaScript on${SKIP}`, async () => {
+    const corpus = JSON.parse(readFileSync(join(root, 'test/fixtures/render/hostile-strings.json'), 'utf8')) as Array<{ value: string }>;
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.route('**/*', (route) => route.abort());
+      let dialogs = 0;
+      page.on('dialog', (d) => {
+        dialogs++;
+        void d.dismiss();
+      });
+      const input = example('opd-prescription');
+      for (const { value } of corpus) {
+        const hostile = {
+          ...input,
+          patient: { ...input.patient, name: value.slice(0, 255) },
+          advice: value,
+          medications: [{ drugName: value.slice(0, 255), dosage: value.slice(0, 255), frequency: 'BD', instructions: value }],
+        };
+        await page.setContent(html(hostile, { lint: false }), { waitUntil: 'load' });
+        const seen = await page.evaluate(() => ({ scripts: document.scripts.length, imgs: document.images.length, text: document.body.innerText }));
+        expect(seen.scripts).toBe(0);
+        expect(seen.imgs).toBe(0);
+        expect(seen.text.replace(/\s+/g, ' ')).toContain(value.replace(/\s+/g, ' ').trim());
+      }
+      expect(dialogs).toBe(0);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
