@@ -158,7 +158,8 @@ describe(`in Chromium${SKIP}`, () => {
           medications: [{ drugName: value.slice(0, 255), dosage: value.slice(0, 255), frequency: 'BD', instructions: value }],
         };
         await page.setContent(html(hostile, { lint: false }), { waitUntil: 'load' });
-        const seen = await page.evaluate(() => ({ scripts: document.scripts.length, imgs: document.images.length, text: document.body.innerText }));
+        // Evaluated in the page (a string: the test's tsconfig has no DOM types).
+        const seen = (await page.evaluate('({ scripts: document.scripts.length, imgs: document.images.length, text: document.body.innerText })')) as { scripts: number; imgs: number; text: string };
         expect(seen.scripts).toBe(0);
         expect(seen.imgs).toBe(0);
         expect(seen.text.replace(/\s+/g, ' ')).toContain(value.replace(/\s+/g, ' ').trim());
