@@ -10,6 +10,7 @@ import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, Medi
 import { IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
 import type { Bundle, FhirResource } from './r4.js';
+import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
 
 /** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
@@ -67,7 +68,7 @@ class Reader {
   text(value: unknown, path: Path): string | undefined {
     if (value === undefined) return undefined;
     if (typeof value !== 'string') {
-      this.warn(path, 'type', `${last(path)} must be a string; it is left out`);
+      this.warn(path, 'type', `${safeElementName(last(path))} must be a string; it is left out`);
       return undefined;
     }
     const t = value.trim();
@@ -109,9 +110,24 @@ function last(path: Path): string {
 function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
   const known = new Set(['resourceType', 'id', 'meta', 'text', 'implicitRules', 'language', ...handled]);
   for (const k of Object.keys(r)) {
-    if (known.has(k) || k.startsWith('_')) continue;
-    rd.warn([...path, k], 'not-mapped', `${what}.${k} has no place in the clinical input; it is left out`);
+    if (known.has(k) || (k.startsWith('_') && known.has(k.slice(1)))) continue;
+    rd.warn([...path, k], 'not-mapped', `${what}.${elementName(what, k)} has no place in the clinical input; it is left out`);
   }
+}
+
+/** An element's name for a message: only names FHIR R4 defines, never an arbitrary key (which could be data). */
+function elementName(resourceType: string, key: string): string {
+  const def = Object.hasOwn(RESOURCES, resourceType) ? RESOURCES[resourceType] : undefined;
+  if (def !== undefined) return Object.hasOwn(def, key) ? key : '(an element FHIR R4 does not define)';
+  return safeElementName(key);
+}
+
+/** Warns about a mapped element that is present but not an array of objects, and about items that are not objects. */
+function checkList(rd: Reader, r: Json, key: string, path: Path): void {
+  const v = r[key];
+  if (v === undefined) return;
+  if (!Array.isArray(v)) return rd.warn([...path, key], 'type', `${key} must be an array; it is left out`);
+  v.forEach((x, i) => !isObject(x) && rd.warn([...path, key, i], 'type', `${key}[${i}] must be an object; it is left out`));
 }
 
 function codings(cc: unknown): Json[] {
@@ -165,6 +181,8 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
   const r = item.resource;
   const p = item.path;
   item.used = true;
+  checkList(rd, r, 'identifier', p);
+  checkList(rd, r, 'name', p);
   if (Array.isArray(r.identifier))
     r.identifier.forEach((id, i) => {
       const ip = [...p, 'identifier', i];
@@ -210,6 +228,8 @@ function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
   const r = item.resource;
   const p = item.path;
   item.used = true;
+  checkList(rd, r, 'identifier', p);
+  checkList(rd, r, 'name', p);
   const name = humanName(rd, r, p);
   if (name !== undefined) {
     into.name = name;
@@ -237,6 +257,8 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
   const r = item.resource;
   const p = item.path;
   item.used = true;
+  checkList(rd, r, 'identifier', p);
+  checkList(rd, r, 'telecom', p);
   const name = rd.text(r.name, [...p, 'name']);
   if (name !== undefined) {
     into.name = name;
@@ -273,6 +295,7 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>): void 
   const r = item.resource;
   const p = item.path;
   item.used = true;
+  checkList(rd, r, 'identifier', p);
   const ids = Array.isArray(r.identifier) ? r.identifier : [];
   const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
   if (first >= 0) {
@@ -345,9 +368,9 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
       frequency = f.text;
       rd.from(`${at}/frequency`, [...tp, 'repeat']);
     }
-    for (const k of f.unused) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${k} cannot be written as a frequency; it is left out (Dosage.text, when present, is kept)`);
+    for (const k of f.unused) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} cannot be written as a frequency; it is left out (Dosage.text, when present, is kept)`);
   } else if (repeat !== undefined) {
-    for (const k of Object.keys(repeat)) if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k)) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${k} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(repeat)) if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k)) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} has no place in the clinical input; it is left out`);
   } else if (asNeeded && frequency === undefined) frequency = 'When required (SOS)';
   if (timing !== undefined) {
     if (Array.isArray(timing.event)) rd.warn([...tp, 'event'], 'not-mapped', 'timing.event (exact dates) has no place in the clinical input; it is left out');
@@ -378,7 +401,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     rd.from(`${at}/dosage`, [...path, 'doseAndRate', 0, 'doseRange']);
   } else if (first !== undefined) rd.warn([...path, 'doseAndRate', 0], 'not-mapped', 'this dose has no numeric quantity or range; it is left out (Dosage.text, when present, is kept)');
   dr.slice(1).forEach((_, i) => rd.warn([...path, 'doseAndRate', i + 1], 'not-mapped', 'only the first dose of a dosage has a place in the clinical input; this one is left out'));
-  if (first !== undefined) for (const k of Object.keys(first)) if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${k} has no place in the clinical input; it is left out`);
+  if (first !== undefined) for (const k of Object.keys(first)) if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${safeElementName(k)} has no place in the clinical input; it is left out`);
   const text = rd.text(d.text, [...path, 'text']);
   if (text !== undefined) {
     const fromSentence = doseFromSentence(text, out.frequency, out.duration);
@@ -411,7 +434,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
   for (const [cc, cp] of extra) {
     if (cc === undefined) continue;
     const w = conceptText(rd, cc, cp);
-    if (w === undefined) rd.warn(cp, 'not-mapped', `${last(cp)} has no text or display; it is left out`);
+    if (w === undefined) rd.warn(cp, 'not-mapped', `${safeElementName(last(cp))} has no text or display; it is left out`);
     else words.push(last(cp) === 'asNeededCodeableConcept' ? `when required for ${w}` : w);
   }
   if (words.length > 0) {
@@ -420,7 +443,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
   }
   for (const k of Object.keys(d))
     if (!['text', 'timing', 'asNeededBoolean', 'asNeededCodeableConcept', 'doseAndRate', 'patientInstruction', 'additionalInstruction', 'route', 'method', 'site', 'sequence'].includes(k))
-      rd.warn([...path, k], 'not-mapped', `dosageInstruction.${k} has no place in the clinical input; it is left out`);
+      rd.warn([...path, k], 'not-mapped', `dosageInstruction.${safeElementName(k)} has no place in the clinical input; it is left out`);
 }
 
 function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: ReadonlySet<Item>): MedicationInput | undefined {
@@ -461,6 +484,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     return undefined;
   }
   const out: { drugName: string; dosage?: string; frequency?: string; duration?: string; instructions?: string } = { drugName: name };
+  checkList(rd, r, 'dosageInstruction', p);
   const dosages = Array.isArray(r.dosageInstruction) ? r.dosageInstruction : [];
   if (isObject(dosages[0])) readDosage(rd, dosages[0], [...p, 'dosageInstruction', 0], out, at);
   dosages.slice(1).forEach((_, i) => rd.warn([...p, 'dosageInstruction', i + 1], 'not-mapped', 'a medication has one dosage in the clinical input; this further dosage instruction is left out'));
@@ -706,10 +730,10 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     if (it.used) continue;
     const why =
       it.resourceType === 'Patient' || it.resourceType === 'Practitioner' || it.resourceType === 'Organization' || it.resourceType === 'Encounter'
-        ? `a clinical input has one ${it.resourceType}; this further ${it.resourceType} is left out`
+        ? `a clinical input has one ${it.resourceType}; this further one is left out`
         : it.resourceType === 'Medication'
           ? 'no MedicationRequest of the input refers to this Medication; it is left out'
-          : `${it.resourceType} has no place in the clinical input; it is left out`;
+          : `${safeResourceType(it.resourceType)} has no place in the clinical input; it is left out`;
     rd.warn(it.path, 'resource-not-mapped', why);
   }
 

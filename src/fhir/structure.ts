@@ -283,3 +283,26 @@ export const PRIMITIVE_WORDS: Readonly<Record<Primitive, string>> = {
   decimal: 'a number',
   base64Binary: 'base64 text',
 };
+
+/** Every element name the structures above define: the names that may appear in messages. */
+export const KNOWN_ELEMENT_NAMES: ReadonlySet<string> = (() => {
+  const names = new Set<string>(['resourceType', 'extension', 'modifierExtension', 'url', 'id']);
+  const walk = (d: StructureDef, depth: number): void => {
+    for (const [k, v] of Object.entries(d)) {
+      names.add(k);
+      if (typeof v.type === 'object' && depth < 4) walk(v.type, depth + 1);
+    }
+  };
+  for (const d of [...Object.values(DATATYPES), ...Object.values(RESOURCES)]) walk(d, 0);
+  return names;
+})();
+
+/** A key's name for a message when FHIR defines it; a neutral word otherwise (an unknown key could be data). */
+export function safeElementName(key: string | number): string {
+  return typeof key === 'string' && KNOWN_ELEMENT_NAMES.has(key) ? key : 'this element';
+}
+
+/** A resource type for a message when FHIR-shaped; a neutral word otherwise. */
+export function safeResourceType(type: string): string {
+  return /^[A-Z][A-Za-z]{1,40}$/.test(type) ? type : 'this resource';
+}

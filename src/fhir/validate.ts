@@ -10,7 +10,7 @@
  */
 import { pointer, type Issue } from '../errors.js';
 import { OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule } from './constants.js';
-import { CHOICES, DATATYPES, PRIMITIVE_PATTERNS, PRIMITIVE_WORDS, PRIMITIVES, REQUIRED_CHOICES, RESOURCES, type ElementDef, type Primitive, type StructureDef } from './structure.js';
+import { CHOICES, DATATYPES, safeElementName, safeResourceType, PRIMITIVE_PATTERNS, PRIMITIVE_WORDS, PRIMITIVES, REQUIRED_CHOICES, RESOURCES, type ElementDef, type Primitive, type StructureDef } from './structure.js';
 import { xhtmlProblem } from './xhtml.js';
 
 /** What {@link validateFhirBundle} returns: errors make it fail; warnings never do. */
@@ -27,8 +27,9 @@ function label(path: Path): string {
   for (let i = path.length - 1; i >= 0; i--) {
     const t = path[i];
     if (typeof t === 'string') {
+      const name = safeElementName(t);
       const n = path[i + 1];
-      return typeof n === 'number' ? `${t}[${n}]` : t;
+      return typeof n === 'number' && name !== 'this element' ? `${name}[${n}]` : name;
     }
   }
   return 'the bundle';
@@ -134,7 +135,7 @@ class Checker {
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     for (const k of keys) {
       const v = value[k];
-      if (k.startsWith('_')) continue; // primitive extensions
+      if (k.startsWith('_') && Object.hasOwn(def, k.slice(1))) continue; // primitive extensions
       if (k === 'resourceType' && container?.resource === value) continue;
       if (k === 'modifierExtension' || (extra.has(k) && !Object.hasOwn(def, k))) {
         if (k === 'id') this.primitive(v, 'string', [...path, k]);
@@ -143,7 +144,7 @@ class Checker {
       }
       const d = Object.hasOwn(def, k) ? def[k] : undefined;
       if (d === undefined) {
-        this.add([...path, k], 'unknown-element', `${k} is not an element of ${label(path) === 'the bundle' ? 'this resource' : label(path)} in FHIR R4; remove it or check its spelling`);
+        this.add([...path, k], 'unknown-element', `this is not an element of ${label(path) === 'the bundle' ? 'this resource' : label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
         continue;
       }
       this.element(v, d, [...path, k], container, depth);
@@ -550,7 +551,7 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
     const records = Object.values(RECORD_PROFILES) as RecordProfile[];
     for (const t of targets) {
       const declared = isObject(t.resource.meta) && Array.isArray(t.resource.meta.profile) ? t.resource.meta.profile : undefined;
-      if (isDocument && (declared === undefined || declared.length === 0)) ck.add([...t.path, 'meta', 'profile'], 'missing-profile', `${t.resourceType} declares no profile in meta.profile; NRCeS rules were not applied to it`, 'warning');
+      if (isDocument && (declared === undefined || declared.length === 0)) ck.add([...t.path, 'meta', 'profile'], 'missing-profile', `${safeResourceType(t.resourceType)} declares no profile in meta.profile; NRCeS rules were not applied to it`, 'warning');
       profiles.resource(t);
       if (t.resourceType === 'Composition') {
         checkSections(t.resource.section, [...t.path, 'section'], ck);

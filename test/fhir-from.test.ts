@@ -1,0 +1,246 @@
+/**
+ * FHIR in (fromFhir): a typical EMR export maps in without silent loss;
+ * round trips FHIR → clinical input → FHIR and back; a hostile-input corpus.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildLinkRequest, type ClinicalInput, type Issue } from '../src/index.js';
+import { fromFhir, toFhirBundles, validateFhirBundle, type Bundle, type FhirResource } from '../src/fhir/index.js';
+import { ATTACHMENTS, EXAMPLES, bundlesOf, deepFreeze, example, fixture } from './fhir-helpers.js';
+
+const emr = (): Bundle => fixture('emr-export.bundle.json') as Bundle;
+
+function valueOf(r: ReturnType<typeof fromFhir>): { value: ClinicalInput; warnings: readonly Issue[] } {
+  if (!r.success) expect.fail(`expected success, got ${JSON.stringify(r.issues, null, 2)}`);
+  return { value: r.value, warnings: r.warnings };
+}
+
+describe('fromFhir on a typical EMR export', () => {
+  it('maps patient, doctor, hospital, visit, diagnoses, medications, labs and the document', () => {
+    const { value } = valueOf(fromFhir(emr()));
+    expect(value).toEqual({
+      hospital: { name: 'Sanjeevani Family Clinic', id: 'IN2910000123', phone: '080-41234567', email: 'frontdesk@sanjeevani-clinic.example' },
+      doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678', hpId: '71-2665-5777-2713' },
+      patient: { abhaAddress: 'asha.verma@sbx', ABHANumber: '91-4455-6677-8899', name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' },
+      visit: { id: 'OPD-2026-0042', at: '2026-11-20T10:30:00+05:30' },
+      documentUrl: 'https://emr.sanjeevani.example/docs/OPD-2026-0042.pdf',
+      diagnosis: [
+        { diagnosisName: 'Type 2 diabetes mellitus without complications', icdCode: 'E11.9', status: 'confirmed' },
+        { diagnosisName: 'Acute upper respiratory infection', status: 'provisional' },
+      ],
+      medications: [
+        { drugName: 'Metformin 500 mg tablet', frequency: 'Twice a day (BD)', duration: '30 days', dosage: '1 tablet', instructions: '1 tablet twice a day after food for 30 days; after food; Oral Route' },
+        { drugName: 'Paracetamol 650 mg tablet', frequency: 'When required (SOS)', duration: '3 days', dosage: '1 tablet', instructions: 'for fever above 100 F, at least 6 hours apart' },
+      ],
+      labInvestigations: [{ testName: 'HbA1c' }, { testName: 'Fasting blood sugar', instructions: '10 hours fasting' }],
+    });
+    expect(() => buildLinkRequest(value)).not.toThrow();
+  });
+
+  it('reports everything it leaves out, with its FHIR path, and never turns a SNOMED code into icdCode', () => {
+    const { value, warnings } = valueOf(fromFhir(emr()));
+    expect(warnings.every((w) => w.severity === 'warning')).toBe(true);
+    expect(warnings.map((w) => [w.path, w.code])).toEqual([
+      ['/entry/0/resource/identifier/2', 'not-mapped'],
+      ['/entry/0/resource/telecom', 'not-mapped'],
+      ['/entry/0/resource/address', 'not-mapped'],
+      ['/entry/1/resource/qualification', 'not-mapped'],
+      ['/entry/2/resource/telecom/2', 'not-mapped'],
+      ['/entry/3/resource/period/end', 'not-mapped'],
+      ['/entry/3/resource/reasonCode', 'not-mapped'],
+      ['/entry/4/resource/clinicalStatus', 'not-mapped'],
+      ['/entry/5/resource/code/coding/0', 'not-mapped'],
+      ['/entry/5/resource/onsetDateTime', 'not-mapped'],
+      ['/entry/6/resource', 'entered-in-error'],
+      ['/entry/7/resource/dispenseRequest', 'not-mapped'],
+      ['/entry/8/resource/dosageInstruction/0/timing/repeat/timeOfDay', 'not-mapped'],
+      ['/entry/9/resource/status', 'inactive-request'],
+      ['/entry/11/resource/specimen', 'not-mapped'],
+      ['/entry/13/resource', 'resource-not-mapped'],
+      ['/entry/14/resource', 'resource-not-mapped'],
+    ]);
+    expect(value.diagnosis?.[1]?.icdCode).toBeUndefined();
+  });
+
+  it('accounts for every element of every resource: each one is mapped, bookkeeping, or reported', () => {
+    // Remove an element and the output or the warnings change: nothing is read silently and then ignored.
+    const full = valueOf(fromFhir(emr()));
+    const b = emr();
+    const med = b.entry?.[7]?.resource as Record<string, unknown>;
+    delete med.dispenseRequest;
+    const less = valueOf(fromFhir(b));
+    expect(less.value).toEqual(full.value);
+    expect(less.warnings.length).toBe(full.warnings.length - 1);
+  });
+
+  it('takes a plain array of resources as well as a Bundle, with paths into the array', () => {
+    const resources = (emr().entry ?? []).map((e) => e.resource as FhirResource);
+    const r = valueOf(fromFhir(resources));
+    expect(r.value).toEqual(valueOf(fromFhir(emr())).value);
+    expect(r.warnings[0]?.path).toBe('/0/identifier/2');
+  });
+
+  it('does not mutate its input', () => {
+    expect(fromFhir(deepFreeze(emr())).success).toBe(true);
+  });
+
+  it('fills what FHIR does not say from defaults, and fails with the FHIR path when the ABHA address is missing', () => {
+    const b = emr();
+    const patient = b.entry?.[0]?.resource as { identifier: unknown[] };
+    patient.identifier = patient.identifier.slice(1);
+    const r = fromFhir(b);
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error')).toEqual([
+      { path: '/entry/0/resource/identifier', code: 'abha-address-missing', message: expect.stringContaining('defaults.patient.abhaAddress'), severity: 'error' },
+    ]);
+    const ok = valueOf(fromFhir(b, { defaults: { patient: { abhaAddress: 'asha.v@abdm' }, hiType: 'OPConsultation' } }));
+    expect(ok.value.patient.abhaAddress).toBe('asha.v@abdm');
+    expect(ok.value.hiType).toBe('OPConsultation');
+  });
+
+  it('moves schema issues of the clinical input back to the FHIR element they came from', () => {
+    const b = emr();
+    (b.entry?.[10]?.resource as { code: { text: string } }).code.text = 'x'.repeat(300);
+    const r = fromFhir(b);
+    expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([['/entry/10/resource/code', 'too-long']]);
+  });
+
+  it('reads structured timings it has no text for in words, and reports what it cannot say', () => {
+    const mr = {
+      resourceType: 'MedicationRequest',
+      status: 'active',
+      intent: 'order',
+      medicationCodeableConcept: { coding: [{ system: 'http://snomed.info/sct', code: '1145423002', display: 'Azithromycin 250 mg oral tablet' }] },
+      subject: { reference: 'Patient/p' },
+      dosageInstruction: [{ timing: { repeat: { frequency: 1, period: 8, periodUnit: 'h', dayOfWeek: ['mon'] } }, doseAndRate: [{ doseRange: { low: { value: 1, unit: 'tablet' }, high: { value: 2, unit: 'tablets' } } }] }],
+    };
+    const r = fromFhir([...(emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource), mr as FhirResource]);
+    const { value, warnings } = valueOf(r);
+    expect(value.medications).toEqual([{ drugName: 'Azithromycin 250 mg oral tablet', frequency: 'Once every 8 hours', dosage: '1 tablet to 2 tablets' }]);
+    expect(warnings.map((w) => w.path)).toContain('/4/dosageInstruction/0/timing/repeat/dayOfWeek');
+    expect(warnings.map((w) => w.path)).toContain('/4/medicationCodeableConcept/coding/0');
+  });
+
+  it('leaves out what must not be given: doNotPerform requests', () => {
+    const mr = { resourceType: 'MedicationRequest', status: 'active', intent: 'order', doNotPerform: true, medicationCodeableConcept: { text: 'Aspirin' }, subject: { reference: 'Patient/p' } };
+    const r = valueOf(fromFhir([...(emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource), mr as FhirResource]));
+    expect(r.value.medications).toBeUndefined();
+    expect(r.warnings.map((w) => w.code)).toContain('do-not-perform');
+  });
+});
+
+describe('round trips', () => {
+  it('FHIR → clinical input → FHIR keeps diagnoses, medications, labs, practitioner and organisation', () => {
+    const first = valueOf(fromFhir(emr())).value;
+    const [doc] = bundlesOf(toFhirBundles({ ...first, hiType: 'OPConsultation' }, { attachments: { [first.documentUrl as string]: { contentType: 'application/pdf', data: 'JVBERi0xLjQK' } } }));
+    const bundle = doc?.bundle as Bundle;
+    expect(validateFhirBundle(bundle).success).toBe(true);
+    const second = valueOf(fromFhir(bundle));
+    expect(second.warnings).toEqual([]);
+    expect(second.value.diagnosis).toEqual(first.diagnosis);
+    expect(second.value.medications).toEqual(first.medications);
+    expect(second.value.labInvestigations).toEqual(first.labInvestigations);
+    expect(second.value.doctor).toEqual(first.doctor);
+    expect(second.value.hospital).toEqual(first.hospital);
+    expect(second.value.patient).toEqual(first.patient);
+    expect(second.value.documentUrl).toBe(first.documentUrl);
+    expect(second.value.hiType).toBe('OPConsultation');
+  });
+
+  for (const name of EXAMPLES)
+    it(`${name}: clinical input → FHIR → clinical input gives the same link request`, () => {
+      const input = example(name, 'input');
+      const expected = buildLinkRequest(input);
+      const docs = bundlesOf(toFhirBundles(input, { attachments: ATTACHMENTS }));
+      docs.forEach((d, i) => {
+        const back = valueOf(fromFhir(d.bundle));
+        const cc = expected.careContexts[i];
+        const rebuilt = buildLinkRequest({ ...back.value, ...(cc?.referenceNumber !== undefined ? { referenceNumber: cc.referenceNumber, display: cc.display } : {}) });
+        const bd = { ...cc?.bundleData };
+        // Content the profile has no place for was reported when going out, so it is not expected back.
+        if (d.hiType === 'DiagnosticReport') delete bd.labInvestigations;
+        expect(rebuilt.careContexts[0]?.bundleData).toEqual(bd);
+        expect(rebuilt.careContexts[0]?.hiType).toBe(cc?.hiType);
+        expect(rebuilt.visitDate).toBe(expected.visitDate);
+        expect(rebuilt.abhaAddress).toBe(expected.abhaAddress);
+      });
+    });
+
+  it('keeps advice and follow-up through an OPConsultRecord', () => {
+    const input = example('lab-order', 'input');
+    const [d] = bundlesOf(toFhirBundles({ ...input, visit: { ...input.visit, followUp: 'Review in 1 week\nwith reports' } }));
+    const back = valueOf(fromFhir(d?.bundle as Bundle)).value;
+    expect(back.advice).toBe(input.advice);
+    expect(back.visit.followUp).toBe('Review in 1 week\nwith reports');
+  });
+});
+
+describe('hostile input', () => {
+  const corpus: Array<[string, unknown]> = [
+    ['null', null],
+    ['a number', 42],
+    ['a string', 'Bundle'],
+    ['an empty array', []],
+    ['an empty object', {}],
+    ['not FHIR', fixture('hostile/not-fhir.json')],
+    ['wrong types everywhere', fixture('hostile/wrong-types.bundle.json')],
+    ['prototype-pollution keys', fixture('hostile/proto-keys.bundle.json')],
+    ['references in circles and to nowhere, a script in a narrative', fixture('hostile/references.bundle.json')],
+    ['a Bundle whose entry is not an array', { resourceType: 'Bundle', entry: { 0: {} } }],
+    ['deep nesting', (() => {
+      const root: Record<string, unknown> = { resourceType: 'Observation' };
+      let cur = root;
+      for (let i = 0; i < 5000; i++) {
+        const next: Record<string, unknown> = {};
+        cur.extension = [next];
+        cur = next;
+      }
+      return { resourceType: 'Bundle', type: 'collection', entry: [{ resource: root }] };
+    })()],
+    ['a cycle (from a JavaScript caller)', (() => {
+      const p: Record<string, unknown> = { resourceType: 'Patient' };
+      p.link = [{ other: p }];
+      p.name = [{ given: [p] }];
+      return [p];
+    })()],
+    ['a getter that throws', [Object.defineProperty({ resourceType: 'Patient' }, 'identifier', { enumerable: true, get: () => { throw new Error('boom'); } })]],
+    ['too many resources', new Array(10_001).fill({ resourceType: 'Basic' })],
+  ];
+
+  it.each(corpus)('%s: never throws, answers with issues that carry JSON Pointer paths', (_, input) => {
+    let r: ReturnType<typeof fromFhir> | undefined;
+    expect(() => {
+      r = fromFhir(input as Bundle);
+    }).not.toThrow();
+    const issues = r === undefined ? [] : r.success ? r.warnings : r.issues;
+    for (const i of issues) {
+      expect(i.path === '' || i.path.startsWith('/')).toBe(true);
+      expect(typeof i.message).toBe('string');
+      expect(['error', 'warning']).toContain(i.severity);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(validateFhirBundle(input).success).toBe(false);
+  });
+
+  it('keeps planted secrets out of every issue: values never appear, unknown keys only in paths', () => {
+    const secret = 'SECRET-ZX81-asha';
+    const keySecret = 'KEYSECRET-77';
+    const b = emr();
+    const p = b.entry?.[0]?.resource as Record<string, unknown>;
+    p.telecom = [{ system: 'phone', value: secret }];
+    p.gender = secret;
+    (b.entry?.[4]?.resource as Record<string, unknown>).note = [{ text: secret }];
+    (b.entry?.[10]?.resource as { code: { text: string } }).code.text = `${secret}${'x'.repeat(300)}`;
+    (b.entry?.[7]?.resource as Record<string, unknown>)[keySecret] = secret;
+    b.entry?.push({ resource: { resourceType: secret } as unknown as FhirResource });
+    const r = fromFhir(b);
+    const issues = r.success ? r.warnings : r.issues;
+    expect(issues.length).toBeGreaterThan(10);
+    expect(JSON.stringify(issues)).not.toContain(secret);
+    expect(JSON.stringify(issues)).not.toContain('asha.verma');
+    expect(JSON.stringify(issues.map((i) => i.message))).not.toContain(keySecret);
+    const v = validateFhirBundle({ ...b, type: 'document', entry: [{ fullUrl: secret, resource: { resourceType: 'Patient', gender: secret, [keySecret]: 1 } }, { resource: { resourceType: secret, [keySecret]: [null] } }] });
+    expect(v.issues.length).toBeGreaterThan(3);
+    expect(JSON.stringify(v.issues)).not.toContain(secret);
+    expect(JSON.stringify(v.issues.map((i) => i.message))).not.toContain(keySecret);
+  });
+});
