@@ -1,0 +1,142 @@
+/**
+ * `abha-link fhir` as a user runs it: the built dist/cli/main.js in a child
+ * process (npm test builds first).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { validateFhirBundle, type Bundle } from '../src/fhir/index.js';
+import { DR_URL, PDF_BYTES } from './fhir-helpers.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+const tmp = mkdtempSync(join(tmpdir(), 'abha-link-fhir-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const STACK = /^\s+at .+:\d+:\d+\)?$/m;
+
+function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, 'fhir', ...args], { cwd: root, input: input ?? '', encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+function file(name: string, content: string | Uint8Array): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+describe('abha-link fhir', () => {
+  it('prints the one bundle of a clinical input as JSON, with warnings on stderr, exit 0', () => {
+    const r = run(['examples/opd-prescription.input.json', '--timestamp', '2026-11-20T12:00:00+05:30']);
+    expect(r.code).toBe(0);
+    const b = JSON.parse(r.stdout) as Bundle;
+    expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
+    expect(validateFhirBundle(b).success).toBe(true);
+    expect(r.stderr).toBe('examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out (content-not-in-profile)\n');
+  });
+
+  it('stamps the current time when no --timestamp is given', () => {
+    const before = Date.now();
+    const r = run(['examples/lab-order.request.json']);
+    expect(r.code).toBe(0);
+    const t = Date.parse((JSON.parse(r.stdout) as Bundle).timestamp ?? '');
+    expect(t).toBeGreaterThanOrEqual(before - 1000);
+    expect(t).toBeLessThanOrEqual(Date.now() + 1000);
+  });
+
+  it('writes one file per care context into --out DIR, named after the reference, each with the right profile', () => {
+    const pdf = file('report.pdf', PDF_BYTES);
+    const out = join(tmp, 'out');
+    const r = run(['--out', out, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
+    expect(r.stderr).toContain('(content-not-in-profile)');
+    expect(r.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['GVH-ENC-55012-OPConsultation.json', 'GVH-ENC-55012-Prescription.json', 'GVH-LAB-2026-88120.json']);
+    expect(r.stdout.trim().split('\n').sort()).toEqual(readdirSync(out).sort().map((f) => join(out, f)));
+    const profiles = readdirSync(out)
+      .sort()
+      .map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as Bundle)
+      .map((b) => {
+        expect(validateFhirBundle(b).success).toBe(true);
+        return b.entry?.[0]?.resource?.meta?.profile?.[0]?.split('/').pop();
+      });
+    expect(profiles).toEqual(['OPConsultRecord', 'PrescriptionRecord', 'DiagnosticReportRecord']);
+  });
+
+  it('needs --out for several bundles (exit 2), and refuses a URL-only report document (exit 1, saying how to attach it)', () => {
+    const r = run(['--hi-type', 'OPConsultation', 'examples/multi-care-context.request.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('(document-not-embedded)');
+    expect(r.stderr.endsWith('abha-link: 3 care contexts make 3 bundles: give --out DIR to write one file per care context\n')).toBe(true);
+    const s = run(['examples/multi-care-context.request.json']);
+    expect(s.code).toBe(1);
+    expect(s.stderr).toMatch(/\/careContexts\/2\/bundleData\/documentUrl .*--attach URL=FILE.*\(document-data-required\)/);
+  });
+
+  it('makes file names safe from any reference number', () => {
+    const req = JSON.parse(readFileSync(join(root, 'examples/lab-order.request.json'), 'utf8')) as { careContexts: Array<{ referenceNumber: string }> };
+    req.careContexts[0]!.referenceNumber = '../../etc/passwd';
+    const out = join(tmp, 'safe');
+    const r = run(['--out', out, file('traversal.json', JSON.stringify(req))]);
+    expect(r.code).toBe(0);
+    expect(readdirSync(out)).toEqual(['etc-passwd.json']);
+    expect(existsSync(join(tmp, 'etc'))).toBe(false);
+  });
+
+  it('--hi-type sets the profile of every care context; an unknown one is a usage error', () => {
+    const r = run(['--hi-type', 'OPConsultation', 'examples/opd-prescription.request.json']);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as Bundle).entry?.[0]?.resource?.meta?.profile).toEqual(['https://nrces.in/ndhm/fhir/r4/StructureDefinition/OPConsultRecord']);
+    const bad = run(['--hi-type', 'Invoice', 'examples/opd-prescription.request.json']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--hi-type must be one of Prescription, OPConsultation, DiagnosticReport, HealthDocumentRecord');
+  });
+
+  it('--from-fhir turns an EMR export into a clinical input that builds, listing what it left out', () => {
+    const r = run(['--from-fhir', 'test/fixtures/fhir/emr-export.bundle.json']);
+    expect(r.code).toBe(0);
+    const input = JSON.parse(r.stdout) as { patient: { abhaAddress: string }; medications: unknown[] };
+    expect(input.patient.abhaAddress).toBe('asha.verma@sbx');
+    expect(input.medications).toHaveLength(2);
+    expect(r.stderr).toContain('test/fixtures/fhir/emr-export.bundle.json:');
+    expect(r.stderr).toContain('/entry/13/resource warning: Observation has no place in the clinical input; it is left out (resource-not-mapped)');
+    const built = spawnSync(process.execPath, [cli, 'build', '-'], { cwd: root, input: r.stdout, encoding: 'utf8' });
+    expect(built.status).toBe(0);
+  });
+
+  it('exit codes: 1 for invalid data, 2 for bad JSON, usage and unreadable files; never a stack trace or a value', () => {
+    const secret = 'kavya.SECRET@sbx';
+    const bad = JSON.parse(readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    bad.patient!.abhaAddress = secret;
+    bad.doctor = { name: secret };
+    const invalid = run([file('no-doctor-id.json', JSON.stringify(bad, null, 2))]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('/doctor the doctor needs licNumber or hpId');
+    const notInput = run([file('garbage.json', '{"visitDate": "2026-13-40", "careContexts": []}')]);
+    expect(notInput.code).toBe(1);
+    expect(notInput.stderr).toContain('not a valid link request');
+    const results = [
+      invalid,
+      notInput,
+      run([], '{"a": '),
+      run(['--nope']),
+      run([join(tmp, 'missing.json')]),
+      run(['--from-fhir', file('not-fhir.json', JSON.stringify({ hello: secret }))]),
+      run(['--attach', 'x', 'examples/lab-order.input.json']),
+      run(['--timestamp', 'yesterday', 'examples/lab-order.input.json']),
+    ];
+    expect(results.map((r) => r.code)).toEqual([1, 1, 2, 2, 2, 1, 2, 2]);
+    for (const r of results) {
+      expect(r.stderr).not.toMatch(STACK);
+      expect(r.stderr).not.toContain(secret);
+      expect(r.stdout).not.toContain(secret);
+    }
+  });
+
+  it('documents its options in --help', () => {
+    const r = spawnSync(process.execPath, [cli, 'fhir', '--help'], { cwd: root, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    for (const o of ['--hi-type', '--out', '--attach', '--timestamp', '--from-fhir', 'Exit codes']) expect(r.stdout).toContain(o);
+  });
+});
