@@ -10,7 +10,7 @@
  * unknown.
  */
 import { createReadStream } from 'node:fs';
-import { open, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { AbhaLinkError } from '../errors.js';
 
 /** The state of an item in the journal. */
@@ -90,18 +90,18 @@ function parseLine(text: string): JournalEntry | undefined {
  * journal. A damaged last line (a write cut short by a crash) is ignored;
  * a damaged line elsewhere is a {@link JournalError}.
  *
- * @returns the states, and whether the file ends without a newline
+ * @returns the states; whether the file ends with a newline; its size; the bytes of a torn last line (0 when none)
  * @example
  * const { states } = await readJournal('links.journal')
  * states.get(key) //=> 'acknowledged'
  */
-export async function readJournal(path: string): Promise<{ states: Map<string, JournalState>; endsCleanly: boolean; size: number }> {
+export async function readJournal(path: string): Promise<{ states: Map<string, JournalState>; endsCleanly: boolean; size: number; tornBytes: number }> {
   const states = new Map<string, JournalState>();
   let size: number;
   try {
     size = (await stat(path)).size;
   } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return { states, endsCleanly: true, size: 0 };
+    if ((e as { code?: string }).code === 'ENOENT') return { states, endsCleanly: true, size: 0, tornBytes: 0 };
     throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
   }
   let carry = '';
@@ -130,12 +130,14 @@ export async function readJournal(path: string): Promise<{ states: Map<string, J
     throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
   }
   const endsCleanly = carry === '';
+  let tornBytes = 0;
   if (!endsCleanly) {
     // The last line has no newline: a write cut short, unless it parses.
     const e = parseLine(carry);
     if (e !== undefined && pendingBad === undefined) states.set(e.key, e.state);
+    else tornBytes = Buffer.byteLength(carry, 'utf8');
   }
-  return { states, endsCleanly, size };
+  return { states, endsCleanly, size, tornBytes };
 }
 
 function processAlive(pid: number): boolean {
@@ -156,8 +158,8 @@ async function acquireLock(lockPath: string, journalPath: string): Promise<void>
       if ((e as { code?: string }).code !== 'EEXIST') throw new JournalError(`journal ${journalPath}: cannot create its lock file (${(e as { code?: string }).code ?? 'unknown error'})`);
     }
     const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
-      throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish`);
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || processAlive(pid))) {
+      throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish, or remove the lock file if no batch is running`);
     }
     // A stale lock: its process is gone (a crash or a kill). Take it over.
     await rm(lockPath, { force: true });
@@ -191,8 +193,10 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
   let fh: FileHandle;
   try {
     loaded = await readJournal(path);
+    // A line cut short by a crash is removed, so that it does not end up in the middle.
+    if (loaded.tornBytes > 0) await truncate(path, loaded.size - loaded.tornBytes);
     fh = await open(path, 'a', 0o600);
-    if (!loaded.endsCleanly) await fh.write('\n');
+    if (!loaded.endsCleanly && loaded.tornBytes === 0) await fh.write('\n');
   } catch (e) {
     await rm(lockPath, { force: true });
     if (e instanceof JournalError) throw e;

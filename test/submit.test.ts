@@ -1,0 +1,393 @@
+/**
+ * Batch submission: client.submitMany with its journal, and the
+ * `abha-link submit` command (built dist/cli/main.js) against the real mock,
+ * including a run killed with SIGKILL and resumed from its journal.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  JournalError,
+  createClient,
+  linkRequestKey,
+  memoryJournal,
+  openFileJournal,
+  readJournal,
+  type FetchLike,
+  type ItemResult,
+  type JournalEntry,
+} from '../src/client/index.js';
+import { startMockServer, type MockServer } from '../src/mock/index.js';
+import type { LinkCareContextRequest } from '../src/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+const tmp = mkdtempSync(join(tmpdir(), 'abha-link-submit-'));
+const API_KEY = 'sk-submit-planted-Q7x2';
+const base = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as LinkCareContextRequest;
+/** A distinct valid link request. */
+const item = (tag: string): LinkCareContextRequest => ({ ...base, visitId: `OPD-S-${tag}` });
+const keyOf = (tag: string): string => linkRequestKey(item(tag));
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMockServer({ apiKey: API_KEY });
+});
+afterAll(async () => {
+  await mock.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+beforeEach(() => mock.faults.clear());
+
+function client(fetchFn?: FetchLike): ReturnType<typeof createClient> {
+  return createClient({ baseUrl: mock.url, apiKey: API_KEY, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...(fetchFn === undefined ? {} : { fetch: fetchFn }) });
+}
+
+function file(name: string, content: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+const ndjson = (values: unknown[]): string => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n') + '\n';
+
+/** Runs the CLI without blocking this process (the mock runs here). */
+function run(args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+describe('client.submitMany', () => {
+  it('sends every valid item once, reports invalid ones without sending them, and journals each step', async () => {
+    const journal = memoryJournal();
+    const results: ItemResult[] = [];
+    const tags = ['a1', 'a2', 'a3'];
+    const items = [item('a1'), { ...item('bad'), visitDate: 'tomorrow' }, item('a2'), 42, item('a3')];
+    const summary = await client().submitMany(items, { journal, onResult: (r) => void results.push(r) });
+    expect(summary).toMatchObject({ total: 5, acknowledged: 3, invalid: 2, failed: 0, unknown: 0, alreadyAcknowledged: 0, stopped: false });
+    for (const t of tags) expect(mock.linkCount(keyOf(t))).toEqual({ received: 1, linked: 1 });
+    expect(mock.linkCount(keyOf('bad'))).toEqual({ received: 0, linked: 0 });
+    const invalid = results.filter((r) => r.outcome === 'invalid');
+    expect(invalid.map((r) => r.index).sort()).toEqual([1, 3]);
+    expect(invalid[0]?.outcome === 'invalid' && invalid[0].issues[0]?.path).toBe('/visitDate');
+    for (const t of tags) expect(journal.entries.filter((e) => e.key === keyOf(t)).map((e) => e.state)).toEqual(['sending', 'acknowledged']);
+  });
+
+  it('resumes from its journal: acknowledged items are skipped, the rest sent', async () => {
+    const journal = memoryJournal();
+    await client().submitMany([item('b1'), item('b2')], { journal });
+    const summary = await client().submitMany([item('b1'), item('b2'), item('b3')], { journal });
+    expect(summary).toMatchObject({ acknowledged: 1, alreadyAcknowledged: 2 });
+    for (const t of ['b1', 'b2', 'b3']) expect(mock.linkCount(keyOf(t)).linked).toBe(1);
+  });
+
+  it('never resends an item whose outcome is unknown, unless asked to', async () => {
+    const journal = memoryJournal();
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'drop', when: 'before' } });
+    const first = await client().submitMany([item('c1')], { journal });
+    expect(first).toMatchObject({ unknown: 1, acknowledged: 0 });
+    expect(journal.entries.at(-1)).toMatchObject({ key: keyOf('c1'), state: 'unknown', error: 'OutcomeUnknownError' });
+    const results: ItemResult[] = [];
+    const second = await client().submitMany([item('c1')], { journal, onResult: (r) => void results.push(r) });
+    expect(second).toMatchObject({ unknownEarlier: 1, acknowledged: 0 });
+    expect(results[0]).toMatchObject({ outcome: 'unknown', earlier: true });
+    expect(mock.linkCount(keyOf('c1'))).toEqual({ received: 1, linked: 0 });
+    const third = await client().submitMany([item('c1')], { journal, retryUnknown: true });
+    expect(third.acknowledged).toBe(1);
+    expect(mock.linkCount(keyOf('c1'))).toEqual({ received: 2, linked: 1 });
+  });
+
+  it('treats an item left "sending" by a crashed run as unknown', async () => {
+    const journal = memoryJournal([{ key: keyOf('d1'), state: 'sending' }]);
+    const summary = await client().submitMany([item('d1'), item('d2')], { journal });
+    expect(summary).toMatchObject({ unknownEarlier: 1, acknowledged: 1 });
+    expect(mock.linkCount(keyOf('d1')).received).toBe(0);
+  });
+
+  it('sends failed items again on a rerun: they were not processed', async () => {
+    const journal = memoryJournal();
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 429 } });
+    const first = await client().submitMany([item('e1')], { journal });
+    expect(first.failed).toBe(1);
+    expect(journal.entries.at(-1)).toMatchObject({ state: 'failed', status: 429, error: 'RateLimitedError' });
+    const second = await client().submitMany([item('e1')], { journal });
+    expect(second.acknowledged).toBe(1);
+    expect(mock.linkCount(keyOf('e1'))).toEqual({ received: 2, linked: 1 });
+  });
+
+  it('keeps at most `concurrency` requests in flight and pulls items only when a slot is free', async () => {
+    let active = 0;
+    let peak = 0;
+    const counting: FetchLike = async (url, init) => {
+      const link = url.endsWith('link-carecontext');
+      if (link) peak = Math.max(peak, ++active);
+      try {
+        return await fetch(url, init);
+      } finally {
+        if (link) active--;
+      }
+    };
+    mock.faults.add({ endpoint: 'link-carecontext', times: 12, fault: { type: 'latency', ms: 40 } });
+    let pulled = 0;
+    let done = 0;
+    let maxAhead = 0;
+    async function* source(): AsyncGenerator<LinkCareContextRequest> {
+      for (let i = 0; i < 12; i++) {
+        pulled++;
+        maxAhead = Math.max(maxAhead, pulled - done);
+        yield item(`f${i}`);
+      }
+    }
+    const summary = await client(counting).submitMany(source(), { concurrency: 3, onResult: () => void done++ });
+    expect(summary.acknowledged).toBe(12);
+    expect(peak).toBe(3);
+    expect(maxAhead).toBeLessThanOrEqual(4);
+  });
+
+  it('skips a duplicate of an item in flight', async () => {
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'latency', ms: 100 } });
+    const summary = await client().submitMany([item('g1'), item('g1')], { concurrency: 2 });
+    expect(summary).toMatchObject({ acknowledged: 1, duplicates: 1 });
+    expect(mock.linkCount(keyOf('g1')).received).toBe(1);
+  });
+
+  it('stops taking items when stopSignal aborts, finishing those in flight', async () => {
+    const stop = new AbortController();
+    let pulled = 0;
+    function* source(): Generator<LinkCareContextRequest> {
+      for (let i = 0; i < 50; i++) {
+        pulled++;
+        yield item(`h${i}`);
+      }
+    }
+    const summary = await client().submitMany(source(), {
+      concurrency: 1,
+      stopSignal: stop.signal,
+      onResult: (r) => {
+        if (r.index === 2) stop.abort();
+      },
+    });
+    expect(summary).toMatchObject({ stopped: true, acknowledged: 3 });
+    expect(pulled).toBeLessThanOrEqual(4);
+  });
+
+  it('dry run: validates and checks the journal, sends and writes nothing', async () => {
+    const journal = memoryJournal([{ key: keyOf('i1'), state: 'acknowledged' }]);
+    const results: ItemResult[] = [];
+    const summary = await client().submitMany([item('i1'), item('i2'), { nope: 1 }], { journal, dryRun: true, onResult: (r) => void results.push(r) });
+    expect(summary).toMatchObject({ wouldSend: 1, alreadyAcknowledged: 1, invalid: 1 });
+    expect(results.find((r) => r.outcome === 'would-send')).toMatchObject({ key: keyOf('i2'), hiTypes: ['Prescription'] });
+    expect(journal.entries).toHaveLength(1);
+    expect(mock.linkCount(keyOf('i2')).received).toBe(0);
+  });
+});
+
+describe('openFileJournal', () => {
+  it('writes one synced NDJSON line per step, readable by readJournal, with no health data', async () => {
+    const path = join(tmp, 'lib.journal');
+    const summary = await client().submitMany([item('j1'), item('j2')], { journal: path });
+    expect(summary.acknowledged).toBe(2);
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.v === 1 && /^k1:[0-9a-f]{32}$/.test(l.key))).toBe(true);
+    expect((await readJournal(path)).states.get(keyOf('j1'))).toBe('acknowledged');
+    const text = readFileSync(path, 'utf8');
+    for (const phi of [base.abhaAddress, base.visitId, 'OPD-S-j1', 'Metformin', 'Meera', base.hipId]) expect(text).not.toContain(phi);
+    expect(statSync(path).mode & 0o077).toBe(0);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('is locked while in use, and a lock left by a dead process is taken over', async () => {
+    const path = join(tmp, 'locked.journal');
+    const j = await openFileJournal(path);
+    await expect(openFileJournal(path)).rejects.toThrow(JournalError);
+    await expect(openFileJournal(path)).rejects.toThrow(/is in use by process \d+/);
+    await j.close();
+    // A process that has exited leaves its pid behind.
+    const dead = await new Promise<number>((resolve) => {
+      const c = spawn(process.execPath, ['-e', '0']);
+      c.on('exit', () => resolve(c.pid ?? 0));
+    });
+    writeFileSync(`${path}.lock`, `${dead}\n`);
+    const again = await openFileJournal(path);
+    await again.close();
+  });
+
+  it('ignores a line cut short by a crash, but refuses a damaged line in the middle', async () => {
+    const torn = file('torn.journal', `${JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' })}\n{"v":1,"key":"k1:bb","sta`);
+    const j = await openFileJournal(torn);
+    expect(await j.load()).toEqual(new Map([['k1:aa', 'acknowledged']]));
+    await j.append({ key: 'k1:cc', state: 'sending' });
+    await j.close();
+    expect([...(await readJournal(torn)).states.keys()]).toEqual(['k1:aa', 'k1:cc']);
+    const damaged = file('damaged.journal', `${JSON.stringify({ v: 1, key: 'k1:aa', state: 'sending' })}\nGARBAGE\n${JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' })}\n`);
+    await expect(openFileJournal(damaged)).rejects.toThrow(/line 2 is not a journal entry/);
+    expect(existsSync(`${damaged}.lock`)).toBe(false);
+  });
+});
+
+describe('abha-link submit', () => {
+  it('sends one link request from a file and exits 0', async () => {
+    const p = file('one.json', JSON.stringify(item('k1'), null, 2));
+    const r = await run(['submit', '--base-url', mock.url, p]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} acknowledged ${keyOf('k1')} \\(HTTP 200, request [0-9a-f-]{36}\\)\\n$`));
+    expect(r.stderr).toContain('submit: 1 item: 1 acknowledged');
+    expect(mock.linkCount(keyOf('k1')).linked).toBe(1);
+  });
+
+  it('streams NDJSON: invalid and non-JSON lines are reported with their line and skipped; exit 1', async () => {
+    const p = file('mixed.ndjson', ndjson([item('l1'), '{"broken": ', { ...item('l2'), hipId: '' }, '', item('l3')]));
+    const r = await run(['submit', '--ndjson', '--base-url', mock.url, '--concurrency', '2', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`${p}:2 invalid, not sent: not JSON`);
+    expect(r.stdout).toContain(`${p}:3 invalid, not sent: /hipId hipId must not be empty (empty)`);
+    expect(r.stdout).toContain(`${p}:5 acknowledged ${keyOf('l3')}`);
+    expect(r.stderr).toMatch(/submit: 4 items: 2 acknowledged, 0 already acknowledged \(skipped\), 0 failed, 0 outcome unknown, 2 invalid/);
+    expect(mock.linkCount(keyOf('l1')).linked).toBe(1);
+    expect(mock.linkCount(linkRequestKey({ ...item('l2'), hipId: '' })).received).toBe(0);
+  });
+
+  it('reads stdin and prints one JSON object per item with --format json', async () => {
+    const r = await run(['submit', '--ndjson', '--format', 'json', '--base-url', mock.url, '-'], {}, ndjson([item('m1'), { nope: true }]));
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ line: 1, outcome: 'acknowledged', key: keyOf('m1'), status: 200 }));
+    expect(lines).toContainEqual(expect.objectContaining({ line: 2, outcome: 'invalid' }));
+  });
+
+  it('--dry-run validates and shows what would be sent, without a key, a URL or the network', async () => {
+    const before = mock.stats().linkReceived;
+    const p = file('dry.ndjson', ndjson([item('n1'), item('n2')]));
+    const r = await run(['submit', '--dry-run', '--ndjson', p], { ABHA_LINK_API_KEY: '' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${p}:1 would send ${keyOf('n1')}: 1 care context (Prescription)\n${p}:2 would send ${keyOf('n2')}: 1 care context (Prescription)\n`);
+    expect(r.stderr).toContain('nothing was sent');
+    expect(mock.stats().linkReceived).toBe(before);
+  });
+
+  it('refuses --api-key with the reason, and other usage errors with exit 2', async () => {
+    const p = file('usage.json', JSON.stringify(item('o1')));
+    const key = await run(['submit', '--api-key', 'sk-on-the-command-line', '--base-url', mock.url, p]);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toMatch(/--api-key is not accepted: a key given on the command line is visible to other users/);
+    expect(key.stderr).not.toContain('sk-on-the-command-line');
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['submit', p], {}, /no service URL: give --base-url URL or set ABHA_LINK_BASE_URL/],
+      [['submit', '--base-url', mock.url, p], { ABHA_LINK_API_KEY: '' }, /no API key: set ABHA_LINK_API_KEY, or give --api-key-file FILE/],
+      [['submit', '--base-url', 'http://abha.example.org', p], {}, /--base-url: must use https/],
+      [['submit', p], { ABHA_LINK_BASE_URL: 'http://abha.example.org' }, /ABHA_LINK_BASE_URL: must use https/],
+      [['submit', '--base-url', mock.url, '--concurrency', '0', p], {}, /--concurrency must be a whole number from 1 to 256/],
+      [['submit', '--base-url', mock.url, file('array.json', JSON.stringify([item('o2')]))], {}, /holds a JSON array; .* --ndjson/],
+      [['submit', '--base-url', mock.url, file('broken.json', '{"a":')], {}, /broken\.json:1:6 invalid JSON/],
+      [['submit', '--base-url', mock.url, '--api-key-file', join(tmp, 'no-key-file')], {}, /no-key-file: no such file/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = await run(args, env);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    }
+    expect(mock.linkCount(keyOf('o1')).received).toBe(0);
+  });
+
+  it('reads the API key from --api-key-file', async () => {
+    const keyFile = file('api.key', `${API_KEY}\n`);
+    const { chmodSync } = await import('node:fs');
+    chmodSync(keyFile, 0o600);
+    const p = file('keyfile.json', JSON.stringify(item('p1')));
+    const r = await run(['submit', '--api-key-file', keyFile, '--base-url', mock.url, p], { ABHA_LINK_API_KEY: '' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain('warning');
+    chmodSync(keyFile, 0o644);
+    const loose = await run(['submit', '--api-key-file', keyFile, '--base-url', mock.url, p], { ABHA_LINK_API_KEY: '' });
+    expect(loose.stderr).toContain('can be read by other users; restrict it (chmod 600)');
+  });
+
+  it('prints a one-line progress periodically when stderr is not a terminal', async () => {
+    mock.faults.add({ endpoint: 'link-carecontext', times: 6, fault: { type: 'latency', ms: 60 } });
+    const p = file('progress.ndjson', ndjson(Array.from({ length: 6 }, (_, i) => item(`q${i}`))));
+    const r = await run(['submit', '--ndjson', '--concurrency', '1', '--base-url', mock.url, p], { ABHA_LINK_PROGRESS_MS: '100' });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^progress: \d+ done: \d+ acknowledged, 0 skipped, 0 failed, 0 unknown, 0 invalid; [\d.]+\/s$/m);
+  });
+
+  it('reports failures and unknown outcomes with reasons, and keeps secrets out of every output and the journal', async () => {
+    const journal = join(tmp, 'secrets.journal');
+    const planted = { ...item('r1'), abhaAddress: 'planted.person99@sbx' };
+    const items = [planted, item('r2'), item('r3'), { ...item('r4'), visitDate: '2026-13-45' }];
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 400, message: `refused planted.person99@sbx key ${API_KEY}` } });
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'drop', when: 'after' } });
+    const p = file('secrets.ndjson', ndjson(items));
+    const r = await run(['submit', '--ndjson', '--concurrency', '1', '--journal', journal, '--base-url', mock.url, p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/:1 failed k1:[0-9a-f]+: RejectedError: POST \/api\/m2\/multiple\/link-carecontext HTTP 400/);
+    expect(r.stdout).toMatch(/:2 outcome unknown k1:[0-9a-f]+: POST .* the connection was lost/);
+    expect(r.stderr).toMatch(/reasons: 1 × RejectedError HTTP 400, 1 × OutcomeUnknownError/);
+    expect(r.stderr).toMatch(/check with the service, then rerun with --retry-unknown/);
+    const outputs = [r.stdout, r.stderr, readFileSync(journal, 'utf8')];
+    for (const out of outputs) {
+      for (const secret of [API_KEY, 'planted.person99', base.abhaAddress, 'Metformin', 'Dr. Meera Iyer', 'Type 2 diabetes', base.hospitalName]) {
+        expect(out).not.toContain(secret);
+      }
+      expect(out).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+    }
+  });
+
+  it('a batch killed midway (SIGKILL) and resumed from its journal sends every item exactly once in total', async () => {
+    const journal = join(tmp, 'killed.journal');
+    const tags = Array.from({ length: 10 }, (_, i) => `kill-${i}`);
+    const p = file('kill.ndjson', ndjson(tags.map(item)));
+    // The first 4 link requests are answered; the next ones hang at the mock (received, never processed).
+    mock.faults.add({ endpoint: 'link-carecontext', skip: 4, times: Infinity, fault: { type: 'hang' } });
+    const receivedBefore = mock.stats().linkReceived;
+    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p], {
+      cwd: root,
+      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const acknowledged = (): number => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"acknowledged"')).length : 0);
+    const deadline = Date.now() + 20_000;
+    while ((acknowledged() < 4 || mock.stats().linkReceived - receivedBefore < 6) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(acknowledged()).toBe(4);
+    expect(mock.stats().linkReceived - receivedBefore).toBe(6);
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    mock.faults.clear();
+    const linked = (): number[] => tags.map((t) => mock.linkCount(keyOf(t)).linked);
+    expect(linked().filter((n) => n === 1)).toHaveLength(4);
+
+    // Resume: the 4 acknowledged are skipped, the 2 in flight at the kill are reported, not sent; the other 4 are sent.
+    const resumed = await run(['submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stdout.match(/ skipped k1:\w+: acknowledged in an earlier run/g)).toHaveLength(4);
+    expect(resumed.stdout.match(/ outcome unknown k1:\w+: unknown since an earlier run/g)).toHaveLength(2);
+    expect(resumed.stdout.match(/ acknowledged k1:/g)).toHaveLength(4);
+    expect(resumed.stderr).toContain('submit: 10 items: 4 acknowledged, 4 already acknowledged (skipped), 0 failed, 2 outcome unknown, 0 invalid');
+    expect(linked().filter((n) => n === 1)).toHaveLength(8);
+    expect(Math.max(...linked())).toBe(1);
+
+    // The operator checked: the two were never processed. Send them on purpose.
+    const retried = await run(['submit', '--ndjson', '--retry-unknown', '--journal', journal, '--base-url', mock.url, p]);
+    expect(retried.code).toBe(0);
+    expect(retried.stderr).toContain('submit: 10 items: 2 acknowledged, 8 already acknowledged (skipped), 0 failed, 0 outcome unknown, 0 invalid');
+    expect(linked()).toEqual(tags.map(() => 1));
+
+    // And once more: nothing left to send.
+    const again = await run(['submit', '--ndjson', '--journal', journal, '--base-url', mock.url, p]);
+    expect(again.code).toBe(0);
+    expect(linked()).toEqual(tags.map(() => 1));
+    expect((await readJournal(journal)).states.size).toBe(10);
+  });
+});
