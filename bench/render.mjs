@@ -1,0 +1,187 @@
+/**
+ * Benchmark of abha-link/render: printable documents per second for a
+ * typical visit. Run after a build: `npm run build && node bench/render.mjs`.
+ * Imports the built library (dist/).
+ *
+ * Every figure is a ratio against a baseline measured in the same run, in
+ * alternating order (subject, baseline, baseline, subject, ...), because the
+ * machines this runs on are shared and noisy; absolute rates are printed
+ * too, but only the ratios compare between runs. Each measurement has a
+ * warm-up and several rounds; the median is reported with the spread.
+ *
+ *   1. renderDocuments(clinical input), prescription, A4: the whole path
+ *      (validate, build the link request, lint, model, template)
+ *      vs buildLinkRequest(the same input): what printing adds to building
+ *   2. renderDocuments(link request), prescription
+ *      vs validateLinkRequest(the same request)
+ *   3. the same render with the QR code of an https documentUrl vs without
+ *   4. Hindi labels, A5 vs English, A4
+ *   5. PDF through Chromium (only when /usr/bin/chromium or ABHA_LINK_CHROMIUM
+ *      exists): ms per document with one reused browser vs the HTML render
+ *
+ * Environment: BENCH_MICRO_ROUNDS (default 7), BENCH_MICRO_MS (default 300),
+ * BENCH_PDF_DOCS (default 20; 0 skips the PDF measurement).
+ * Data: the bundled examples (synthetic people and hospitals).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+if (!existsSync(join(ROOT, 'dist', 'render', 'index.js'))) {
+  process.stderr.write('bench/render: dist/ is missing: run `npm run build` first\n');
+  process.exit(2);
+}
+const core = await import('../dist/index.js');
+const render = await import('../dist/render/index.js');
+
+const envNum = (name, dflt) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!(n >= 0)) throw new Error(`${name} must be a number >= 0, got "${v}"`);
+  return n;
+};
+const ROUNDS = Math.max(1, Math.round(envNum('BENCH_MICRO_ROUNDS', 7)));
+const ROUND_MS = envNum('BENCH_MICRO_MS', 300);
+const PDF_DOCS = Math.round(envNum('BENCH_PDF_DOCS', 20));
+
+const log = (s) => process.stderr.write(`${s}\n`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+const int = (n) => Math.round(n).toLocaleString('en-US');
+const fix = (n, d = 2) => n.toFixed(d);
+
+let sink = 0;
+function rate(fn, ms, batch) {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  do {
+    for (let i = 0; i < batch; i++) sink ^= fn();
+    n += batch;
+    t = performance.now();
+  } while (t - t0 < ms);
+  return n / ((t - t0) / 1000);
+}
+function calibrate(fn) {
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 50) {
+    sink ^= fn();
+    n++;
+  }
+  return Math.max(1, Math.round(n / 50));
+}
+/** Subject and baseline alternate round by round; the ratio is taken within each round. */
+function compare(subject, baseline) {
+  const bs = calibrate(subject);
+  const bb = calibrate(baseline);
+  rate(subject, 400, bs);
+  rate(baseline, 400, bb);
+  const s = [];
+  const b = [];
+  const r = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    let rs;
+    let rb;
+    if (i % 2 === 0) {
+      rs = rate(subject, ROUND_MS, bs);
+      rb = rate(baseline, ROUND_MS, bb);
+    } else {
+      rb = rate(baseline, ROUND_MS, bb);
+      rs = rate(subject, ROUND_MS, bs);
+    }
+    s.push(rs);
+    b.push(rb);
+    r.push(rs / rb);
+  }
+  return { subject: summary(s), baseline: summary(b), ratio: summary(r) };
+}
+
+const example = (name) => JSON.parse(readFileSync(join(ROOT, 'examples', name), 'utf8'));
+const visit = example('opd-prescription.input.json');
+const request = example('opd-prescription.request.json');
+const multi = example('multi-care-context.request.json');
+const withUrl = multi.careContexts.find((c) => c.bundleData.documentUrl !== undefined);
+const htmlBytes = render.renderDocuments(visit)[0].html.length;
+
+const rows = [];
+const measure = (label, subject, baselineLabel, baseline) => {
+  log(`measuring: ${label}`);
+  const m = compare(subject, baseline);
+  rows.push({ label, baselineLabel, ...m });
+  return m;
+};
+
+const full = measure(
+  'renderDocuments(clinical input) → prescription HTML',
+  () => render.renderDocuments(visit)[0].html.length,
+  'buildLinkRequest(clinical input)',
+  () => core.buildLinkRequest(visit).careContexts.length,
+);
+measure(
+  'renderDocuments(link request) → prescription HTML',
+  () => render.renderDocuments(request)[0].html.length,
+  'validateLinkRequest(link request)',
+  () => (core.validateLinkRequest(request).success ? 1 : 0),
+);
+measure(
+  'render with QR code of an https documentUrl',
+  () => render.renderDocuments(withUrl, { qrCode: true })[0].html.length,
+  'the same without the QR code',
+  () => render.renderDocuments(withUrl, { qrCode: false })[0].html.length,
+);
+measure(
+  'Hindi labels, A5',
+  () => render.renderDocuments(visit, { lang: 'hi', pageSize: 'A5' })[0].html.length,
+  'English labels, A4',
+  () => render.renderDocuments(visit)[0].html.length,
+);
+
+let pdf = null;
+const chromium = process.env.ABHA_LINK_CHROMIUM || render.findChromium();
+if (PDF_DOCS > 0 && chromium !== undefined) {
+  log(`measuring: PDF through ${chromium}, ${PDF_DOCS} documents`);
+  try {
+    const printer = await render.createPdfPrinter({ executablePath: chromium });
+    try {
+      const html = render.renderDocuments(visit)[0].html;
+      await printer.pdf(html); // warm-up
+      const times = [];
+      let bytes = 0;
+      for (let i = 0; i < PDF_DOCS; i++) {
+        const t0 = performance.now();
+        bytes = (await printer.pdf(html)).length;
+        times.push(performance.now() - t0);
+      }
+      pdf = { ...summary(times), bytes };
+    } finally {
+      await printer.close();
+    }
+  } catch (e) {
+    log(`PDF measurement skipped: ${e instanceof Error ? e.message : String(e)}`);
+  }
+} else log(PDF_DOCS === 0 ? 'PDF measurement skipped (BENCH_PDF_DOCS=0)' : 'PDF measurement skipped: no Chromium found (set ABHA_LINK_CHROMIUM)');
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+let out = `# abha-link render benchmark\n\nNode ${process.version}, ${os.cpus().length} × ${cpu}; ${ROUNDS} rounds of ${ROUND_MS} ms each, median (min..max).\n`;
+out += `Typical visit: examples/opd-prescription.input.json (3 diagnoses, 5 medicines), prescription template, ${int(htmlBytes)} bytes of HTML.\n\n`;
+out += '| Subject | per second | Baseline | per second | Ratio subject/baseline |\n|---|---:|---|---:|---:|\n';
+for (const r of rows) {
+  out += `| ${r.label} | ${int(r.subject.median)} | ${r.baselineLabel} | ${int(r.baseline.median)} | ${fix(r.ratio.median)}x (${fix(r.ratio.min)}..${fix(r.ratio.max)}) |\n`;
+}
+out += `\nA typical prescription renders at **${int(full.subject.median)} per second** (${fix(1000 / full.subject.median, 3)} ms each), `;
+out += `${fix(full.ratio.median)}x the rate of building its link request, i.e. printing costs ${fix(1 / full.ratio.median, 1)} builds.\n`;
+if (pdf !== null) {
+  const htmlMs = 1000 / full.subject.median;
+  out += `\nPDF (Chromium, one browser reused, a fresh context per document): ${fix(pdf.median, 1)} ms per document (${fix(pdf.min, 1)}..${fix(pdf.max, 1)}), ${int(pdf.bytes)} bytes; `;
+  out += `${int(pdf.median / htmlMs)}x the time of the HTML render.\n`;
+}
+process.stdout.write(out);
+if (sink === 0.5) process.stdout.write('');
