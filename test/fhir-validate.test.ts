@@ -77,8 +77,7 @@ describe('validateFhirBundle', () => {
 
   it('checks OPConsultRecord sections: fixed slice codes, one per slice, sliced ones first, encounter required', () => {
     const b = bundle('lab-order');
-    const sections = b.entry[0].resource.section as Json[];
-    sections[0].code.coding[0].display = 'Diagnosis';
+    b.entry[0].resource.section[0].code.coding[0].display = 'Diagnosis';
     expect(codes(b)).toEqual([['/entry/0/resource/section/0/code/coding/0', 'fixed-value']]);
     const c = bundle('lab-order');
     c.entry[0].resource.section.reverse();
