@@ -5,10 +5,20 @@
  * Nothing here is invented: each code comes with its documented display.
  */
 
-/** The NRCeS ABDM IG canonical base (reference §2). */
+/**
+ * The NRCeS ABDM IG canonical base (reference §2).
+ *
+ * @example
+ * NRCES_BASE //=> 'https://nrces.in/ndhm/fhir/r4'
+ */
 export const NRCES_BASE = 'https://nrces.in/ndhm/fhir/r4';
 
-/** The NRCeS IG version these rules follow (reference §2). */
+/**
+ * The NRCeS IG version these rules follow (reference §2).
+ *
+ * @example
+ * NRCES_IG_VERSION //=> '6.5.0'
+ */
 export const NRCES_IG_VERSION = '6.5.0';
 
 /**
@@ -21,7 +31,12 @@ export function profileUrl(id: string): string {
   return `${NRCES_BASE}/StructureDefinition/${id}`;
 }
 
-/** Profile URLs of the resources abha-link emits (reference §2). */
+/**
+ * Profile URLs of the resources abha-link emits (reference §2).
+ *
+ * @example
+ * PROFILES.DocumentBundle //=> 'https://nrces.in/ndhm/fhir/r4/StructureDefinition/DocumentBundle'
+ */
 export const PROFILES = {
   DocumentBundle: profileUrl('DocumentBundle'),
   PrescriptionRecord: profileUrl('PrescriptionRecord'),
@@ -39,7 +54,12 @@ export const PROFILES = {
   Binary: profileUrl('Binary'),
 } as const;
 
-/** Terminology and identifier-type systems (reference §2 table). */
+/**
+ * Terminology and identifier-type systems (reference §2 table).
+ *
+ * @example
+ * SYSTEMS.icd10 //=> 'http://hl7.org/fhir/sid/icd-10'
+ */
 export const SYSTEMS = {
   snomed: 'http://snomed.info/sct',
   loinc: 'http://loinc.org',
@@ -68,6 +88,9 @@ const sct = (code: string, display: string): FixedCoding => ({ system: SYSTEMS.s
  * Identifier types (reference §6): v2-0203 `MR` (ABHA number, as in the IG
  * example), `MD` (medical licence), `PRN` (HFR facility id), and NRCeS
  * `ABHA` (ABHA address) and `HPID` (HPR id). Displays are the code systems'.
+ *
+ * @example
+ * IDENTIFIER_TYPES.hfr //=> { system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'PRN', display: 'Provider number' }
  */
 export const IDENTIFIER_TYPES = {
   abhaNumber: { system: SYSTEMS.v2IdentifierType, code: 'MR', display: 'Medical record number' },
@@ -93,6 +116,9 @@ export interface IdentifierSystems {
  * Default identifier systems: the hosts of the IG examples (reference §6,
  * `*.ndhm.gov.in`). NHA's own code uses `*.abdm.gov.in`
  * ({@link ABDM_IDENTIFIER_SYSTEMS}); the profiles enforce neither.
+ *
+ * @example
+ * DEFAULT_IDENTIFIER_SYSTEMS.abha //=> 'https://healthid.ndhm.gov.in'
  */
 export const DEFAULT_IDENTIFIER_SYSTEMS: IdentifierSystems = {
   abha: 'https://healthid.ndhm.gov.in',
@@ -100,27 +126,52 @@ export const DEFAULT_IDENTIFIER_SYSTEMS: IdentifierSystems = {
   hfr: 'https://facility.ndhm.gov.in',
 };
 
-/** The identifier systems of NHA's ABDM-wrapper (reference §6), for consumers that expect them. */
+/**
+ * The identifier systems of NHA's ABDM-wrapper (reference §6), for consumers that expect them.
+ *
+ * @example
+ * toFhirBundles(input, { identifierSystems: ABDM_IDENTIFIER_SYSTEMS })
+ */
 export const ABDM_IDENTIFIER_SYSTEMS: IdentifierSystems = {
   abha: 'https://healthid.abdm.gov.in',
   hpr: 'https://doctor.abdm.gov.in',
   hfr: 'https://facility.abdm.gov.in',
 };
 
-/** Every known host of each identifier namespace, used when reading FHIR in. */
+/**
+ * Every known host of each identifier namespace, used when reading FHIR in.
+ *
+ * @example
+ * KNOWN_IDENTIFIER_SYSTEMS.hfr //=> ['https://facility.ndhm.gov.in', 'https://facility.abdm.gov.in']
+ */
 export const KNOWN_IDENTIFIER_SYSTEMS = {
   abha: ['https://healthid.ndhm.gov.in', 'https://healthid.abdm.gov.in'],
   hpr: ['https://doctor.ndhm.gov.in', 'https://doctor.abdm.gov.in'],
   hfr: ['https://facility.ndhm.gov.in', 'https://facility.abdm.gov.in'],
 } as const;
 
-/** `meta.security` of every bundle, as in the IG example (reference §3.1). */
+/**
+ * `meta.security` of every bundle, as in the IG example (reference §3.1).
+ *
+ * @example
+ * CONFIDENTIALITY_VERY_RESTRICTED.code //=> 'V'
+ */
 export const CONFIDENTIALITY_VERY_RESTRICTED: FixedCoding = { system: SYSTEMS.confidentiality, code: 'V', display: 'very restricted' };
 
-/** Encounter class of an outpatient visit (v3-ActCode, reference §2, §7). */
+/**
+ * Encounter class of an outpatient visit (v3-ActCode, reference §2, §7).
+ *
+ * @example
+ * ENCOUNTER_CLASS_AMBULATORY.code //=> 'AMB'
+ */
 export const ENCOUNTER_CLASS_AMBULATORY: FixedCoding = { system: SYSTEMS.encounterClass, code: 'AMB', display: 'ambulatory' };
 
-/** Condition.verificationStatus codes of base R4 with their displays (reference §5). */
+/**
+ * Condition.verificationStatus codes of base R4 with their displays (reference §5).
+ *
+ * @example
+ * VERIFICATION_STATUSES.confirmed //=> { system: 'http://terminology.hl7.org/CodeSystem/condition-ver-status', code: 'confirmed', display: 'Confirmed' }
+ */
 export const VERIFICATION_STATUSES: Readonly<Record<string, FixedCoding>> = {
   unconfirmed: { system: SYSTEMS.conditionVerificationStatus, code: 'unconfirmed', display: 'Unconfirmed' },
   provisional: { system: SYSTEMS.conditionVerificationStatus, code: 'provisional', display: 'Provisional' },
@@ -130,7 +181,12 @@ export const VERIFICATION_STATUSES: Readonly<Record<string, FixedCoding>> = {
   'entered-in-error': { system: SYSTEMS.conditionVerificationStatus, code: 'entered-in-error', display: 'Entered in Error' },
 };
 
-/** The OPConsultRecord section slices (reference §4.2): code, exact display and the resource types their entries may reference. */
+/**
+ * The OPConsultRecord section slices (reference §4.2): code, exact display and the resource types their entries may reference.
+ *
+ * @example
+ * OP_CONSULT_SECTIONS.InvestigationAdvice.coding.code //=> '721963009'
+ */
 export const OP_CONSULT_SECTIONS = {
   ChiefComplaints: { coding: sct('422843007', 'Chief complaint section'), entries: ['Condition'] },
   PhysicalExamination: { coding: sct('425044008', 'Physical exam section'), entries: ['Observation'] },
@@ -253,10 +309,21 @@ export const RECORD_PROFILES = {
 /** The hiTypes abha-link can turn into FHIR documents. */
 export type FhirHiType = keyof typeof RECORD_PROFILES;
 
-/** The hiTypes with a FHIR mapping, in a stable order. */
+/**
+ * The hiTypes with a FHIR mapping, in a stable order.
+ *
+ * @example
+ * FHIR_HI_TYPES //=> ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord']
+ */
 export const FHIR_HI_TYPES: readonly FhirHiType[] = ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord'];
 
-/** True when `hiType` has a FHIR mapping. */
+/**
+ * True when `hiType` has a FHIR mapping.
+ *
+ * @example
+ * isFhirHiType('Prescription')     //=> true
+ * isFhirHiType('DischargeSummary') //=> false
+ */
 export function isFhirHiType(hiType: string): hiType is FhirHiType {
   return Object.hasOwn(RECORD_PROFILES, hiType);
 }
@@ -264,6 +331,9 @@ export function isFhirHiType(hiType: string): hiType is FhirHiType {
 /**
  * Composition types of the other record profiles, known from the reference
  * (§1, §4.5) but not emitted by abha-link; used to read documents back in.
+ *
+ * @example
+ * OTHER_RECORD_TYPES[0] //=> { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' }
  */
 export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = [
   { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' },
@@ -275,5 +345,8 @@ export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readon
 /**
  * The fixed namespace of abha-link's name-based (v5) UUIDs. Changing it
  * changes every id abha-link has ever produced: never do.
+ *
+ * @example
+ * documentUuid(hipId, visitId, referenceNumber, hiType) // a UUID v5 in this namespace
  */
 export const FHIR_ID_NAMESPACE = 'db8fef56-81bf-4902-bcb7-9f0dd915ceba';
