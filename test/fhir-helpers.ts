@@ -21,9 +21,14 @@ export function fixture(path: string): unknown {
   return JSON.parse(readFileSync(new URL(`./fixtures/fhir/${path}`, import.meta.url), 'utf8')) as unknown;
 }
 
-/** The bundles of a successful result; fails the test, showing the issues, otherwise. */
+/**
+ * The bundles of a successful result; fails the test, showing the issues,
+ * otherwise. Every bundle a test obtains this way is also run through the
+ * validator, which must find no error in it.
+ */
 export function bundlesOf(r: ToFhirResult): readonly FhirDocument[] {
   if (!r.success) expect.fail(`expected success, got ${JSON.stringify(r.issues, null, 2)}`);
+  for (const d of r.bundles) expect(validateFhirBundle(d.bundle).issues.filter((i) => i.severity === 'error'), d.referenceNumber).toEqual([]);
   return r.bundles;
 }
 
