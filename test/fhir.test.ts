@@ -13,6 +13,7 @@ import {
   SYSTEMS,
   documentUuid,
   escapeXhtml,
+  fromFhir,
   profileUrl,
   toFhirBundles,
   validateFhirBundle,
@@ -233,6 +234,15 @@ describe('clinical content', () => {
       ],
     });
     expect(mr?.medicationCodeableConcept?.coding).toBeUndefined();
+  });
+
+  it('gives a medication without any dosage a dosageInstruction that says so, warns, and reads back as the bare medicine', () => {
+    const r = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] });
+    expect(r.success ? r.warnings.map((w) => [w.path, w.code]) : []).toEqual([['/medications/0', 'medication-without-dosage']]);
+    const [mr] = resources<MedicationRequest>(bundlesOf(r)[0]?.bundle as Bundle, 'MedicationRequest');
+    expect(mr?.dosageInstruction).toEqual([{ text: 'No dosage instructions recorded' }]);
+    const back = fromFhir(bundlesOf(r)[0]?.bundle as Bundle);
+    expect(back.success ? back.value.medications : undefined).toEqual([{ drugName: 'Cetirizine 10 mg' }]);
   });
 
   it('puts diagnoses, medications, lab orders, advice and follow-up in the OPConsultRecord sections', () => {

@@ -53,6 +53,13 @@ export function doseQuantityOf(dosage: string): Quantity | undefined {
   return { value: Number(m[1]), unit: m[2] ?? '' };
 }
 
+/**
+ * Dosage.text of a medication given without dose, frequency, duration or
+ * instructions: the NRCeS MedicationRequest requires a dosageInstruction,
+ * and FHIR forbids an empty one. A statement about the record, not advice.
+ */
+export const NO_DOSAGE_TEXT = 'No dosage instructions recorded';
+
 /** The human sentence of Dosage.text: "1 tablet; 1-0-1 (…); for 30 days". */
 export function dosageSentence(m: Pick<Medication, 'dosage' | 'frequency' | 'duration'>): string | undefined {
   const parts: string[] = [];
@@ -97,6 +104,7 @@ export function dosageOf(m: Medication): Dosage {
     const q = doseQuantityOf(m.dosage);
     if (q !== undefined) d.doseAndRate = [{ doseQuantity: q }];
   }
+  if (Object.keys(d).length === 0) d.text = NO_DOSAGE_TEXT;
   return d;
 }
 

@@ -8,7 +8,7 @@ import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
 import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
 import { IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
-import { doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
+import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
@@ -402,7 +402,8 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
   } else if (first !== undefined) rd.warn([...path, 'doseAndRate', 0], 'not-mapped', 'this dose has no numeric quantity or range; it is left out (Dosage.text, when present, is kept)');
   dr.slice(1).forEach((_, i) => rd.warn([...path, 'doseAndRate', i + 1], 'not-mapped', 'only the first dose of a dosage has a place in the clinical input; this one is left out'));
   if (first !== undefined) for (const k of Object.keys(first)) if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${safeElementName(k)} has no place in the clinical input; it is left out`);
-  const text = rd.text(d.text, [...path, 'text']);
+  const rawText = rd.text(d.text, [...path, 'text']);
+  const text = rawText === NO_DOSAGE_TEXT ? undefined : rawText;
   if (text !== undefined) {
     const fromSentence = doseFromSentence(text, out.frequency, out.duration);
     const ours = fromSentence !== undefined || text === out.frequency || text === `for ${out.duration ?? ''}` || (out.frequency !== undefined && text === `${out.frequency}; for ${out.duration ?? ''}`);

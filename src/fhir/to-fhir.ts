@@ -24,7 +24,7 @@ import {
   type IdentifierSystems,
   type RecordProfile,
 } from './constants.js';
-import { dosageOf, dosageSentence } from './dosage.js';
+import { NO_DOSAGE_TEXT, dosageOf, dosageSentence } from './dosage.js';
 import { documentUuid, resourceUuid } from './ids.js';
 import type {
   Binary,
@@ -395,7 +395,9 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
       return add(c as Condition & { id: string });
     });
   const medicationRequests = (reasons: readonly Reference[]): Reference[] =>
-    medications.map((m) => {
+    medications.map((m, i) => {
+      if (m.dosage === undefined && m.frequency === undefined && m.duration === undefined && m.instructions === undefined)
+        out.push(issue(at.content('medications', i), 'medication-without-dosage', `the medication has no dosage, frequency, duration or instructions; the NRCeS MedicationRequest requires a dosageInstruction, so it says "${NO_DOSAGE_TEXT}"`, 'warning'));
       const mr: MedicationRequest = {
         resourceType: 'MedicationRequest',
         id: nextId('MedicationRequest'),
