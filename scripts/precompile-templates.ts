@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Handlebars from 'handlebars';
 import { TemplateError } from '../src/render/errors.js';
-import { COMPILE_OPTIONS, TEMPLATE_NAME, checkTemplateAst, compileError } from '../src/render/template-rules.js';
+import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from '../src/render/template-rules.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const TEMPLATES_DIR = join(root, 'templates');
@@ -31,7 +31,7 @@ function hbsFiles(dir: string): Array<{ name: string; source: string }> {
     .sort()
     .map((file) => {
       const name = file.slice(0, -'.hbs'.length);
-      if (!TEMPLATE_NAME.test(name)) throw new TemplateError(file, 'bad-name', 'template file names are lower-case letters, digits and - followed by .hbs');
+      if (!isTemplateName(name)) throw new TemplateError(file, 'bad-name', 'template file names are lower-case letters, digits and - followed by .hbs');
       return { name, source: readFileSync(join(dir, file), 'utf8') };
     });
 }

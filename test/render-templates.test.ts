@@ -127,6 +127,8 @@ describe('createRenderer', () => {
     [{ templates: { mine: '{{lookup patient "name"}}' } }, 'unknown-helper', /unknown helper lookup/],
     [{ templates: { mine: '{{> nowhere}}' } }, 'unknown-partial', /uses the partial nowhere, which does not exist/],
     [{ partials: { 'My Letterhead': '<p></p>' } }, 'bad-name', /names are 1 to 64 lower-case letters/],
+    [{ partials: { constructor: '<p></p>' } }, 'bad-name', /not constructor or prototype/],
+    [{ templates: JSON.parse('{"__proto__": "<p></p>"}') as Record<string, string> }, 'bad-name', /names are 1 to 64/],
   ])('refuses %j with a TemplateError (%s)', async (sources, code, message) => {
     const p = createRenderer(sources);
     await expect(p).rejects.toMatchObject({ name: 'TemplateError', code });

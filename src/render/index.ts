@@ -29,5 +29,5 @@ export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, typ
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
 export { qrCodeSvg } from './qr.js';
 export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';
-export { checkTemplateAst, COMPILE_OPTIONS, HELPER_NAMES, TEMPLATE_NAME } from './template-rules.js';
+export { checkTemplateAst, isTemplateName, COMPILE_OPTIONS, HELPER_NAMES, TEMPLATE_NAME } from './template-rules.js';
 export { htmlToPdf, createPdfPrinter, findChromium, DEFAULT_CHROMIUM_PATHS, CHROMIUM_ARGS, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';

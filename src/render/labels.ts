@@ -4,13 +4,28 @@
  * language.
  */
 
-/** Languages of the labels: English and Hindi. */
+/**
+ * Languages of the labels: English and Hindi.
+ *
+ * @example
+ * LANGUAGES //=> ['en', 'hi']
+ */
 export const LANGUAGES = ['en', 'hi'] as const;
 
-/** A label language. */
+/**
+ * A label language.
+ *
+ * @example
+ * const lang: Language = 'hi'
+ */
 export type Language = (typeof LANGUAGES)[number];
 
-/** Every label a bundled template prints. Custom templates read them as `labels.<key>`. */
+/**
+ * Every label a bundled template prints. Custom templates read them as `labels.<key>`.
+ *
+ * @example
+ * // in a template: <th>{{labels.dosage}}</th>
+ */
 export interface Labels {
   readonly prescription: string;
   readonly labOrder: string;
@@ -56,7 +71,13 @@ export interface Labels {
   readonly noDiagnosis: string;
 }
 
-/** Labels by language. */
+/**
+ * Labels by language.
+ *
+ * @example
+ * LABELS.hi.prescription //=> 'दवा का पर्चा'
+ * LABELS.en.licNumber    //=> 'Reg. No.'
+ */
 export const LABELS: Readonly<Record<Language, Labels>> = {
   en: {
     prescription: 'Prescription',
@@ -148,13 +169,24 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
   },
 };
 
-/** Month names for printed dates. */
+/**
+ * Month names for printed dates.
+ *
+ * @example
+ * MONTHS.hi[10] //=> 'नवंबर'
+ */
 export const MONTHS: Readonly<Record<Language, readonly string[]>> = {
   en: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
   hi: ['जनवरी', 'फ़रवरी', 'मार्च', 'अप्रैल', 'मई', 'जून', 'जुलाई', 'अगस्त', 'सितंबर', 'अक्टूबर', 'नवंबर', 'दिसंबर'],
 };
 
-/** Patient-facing names of ABDM's hiTypes; English from HI_TYPE_DISPLAY, Hindi here. Unknown hiTypes print as given. */
+/**
+ * Patient-facing names of ABDM's hiTypes in Hindi (English ones are the core's
+ * HI_TYPE_DISPLAY). Unknown hiTypes print as given.
+ *
+ * @example
+ * HI_TYPE_LABELS_HI.OPConsultation //=> 'ओपीडी परामर्श'
+ */
 export const HI_TYPE_LABELS_HI: Readonly<Record<string, string>> = {
   OPConsultation: 'ओपीडी परामर्श',
   Prescription: 'दवा का पर्चा',

@@ -8,16 +8,36 @@ import type { CareContext, PatientInput } from '../generated/types.js';
 import { HI_TYPE_DISPLAY } from '../spec/constants.js';
 import { HI_TYPE_LABELS_HI, LABELS, MONTHS, type Labels, type Language } from './labels.js';
 
-/** Page sizes of the printed documents. */
+/**
+ * Page sizes of the printed documents.
+ *
+ * @example
+ * PAGE_SIZES //=> ['A4', 'A5']
+ */
 export const PAGE_SIZES = ['A4', 'A5'] as const;
 
-/** A page size: A4 (210 × 297 mm) or A5 (148 × 210 mm). */
+/**
+ * A page size: A4 (210 × 297 mm) or A5 (148 × 210 mm).
+ *
+ * @example
+ * const size: PageSize = 'A5'
+ */
 export type PageSize = (typeof PAGE_SIZES)[number];
 
-/** Patient details for printing; every field optional. */
+/**
+ * Patient details for printing; every field optional.
+ *
+ * @example
+ * const patient: PrintPatient = { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }
+ */
 export type PrintPatient = Partial<Readonly<PatientInput>>;
 
-/** One care context with everything printed around it. */
+/**
+ * One care context with everything printed around it (what {@link buildDocumentModel} takes).
+ *
+ * @example
+ * const source: DocumentSource = { careContext, patient: { name: 'Asha Verma' }, visitId: 'OPD-1', visitDate: '2026-11-20', followUp: undefined }
+ */
 export interface DocumentSource {
   readonly careContext: CareContext;
   readonly patient: PrintPatient;
@@ -30,6 +50,10 @@ export interface DocumentSource {
  * What every template receives. Field names follow the spec (`licNumber`,
  * `hpId`, `icdCode`, `hiType`); `null` means "not known". The labels are in
  * the chosen language; everything else is data, printed as given.
+ *
+ * @example
+ * // in a template:
+ * // <h1>{{heading}}</h1>{{#each medications}}<p>{{number}}. {{drugName}} {{dosage}}</p>{{/each}}
  */
 export interface DocumentModel {
   readonly lang: Language;

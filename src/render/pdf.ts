@@ -9,7 +9,12 @@ import { statSync } from 'node:fs';
 import { PdfUnavailableError } from './errors.js';
 import type { PageSize } from './model.js';
 
-/** Where {@link findChromium} looks, in order: Debian/Ubuntu, Fedora, Chrome on Linux, macOS and Windows. */
+/**
+ * Where {@link findChromium} looks, in order: Debian/Ubuntu, Fedora, Chrome on Linux, macOS and Windows.
+ *
+ * @example
+ * DEFAULT_CHROMIUM_PATHS[0] //=> '/usr/bin/chromium'
+ */
 export const DEFAULT_CHROMIUM_PATHS: readonly string[] = [
   '/usr/bin/chromium',
   '/usr/bin/chromium-browser',
@@ -21,7 +26,12 @@ export const DEFAULT_CHROMIUM_PATHS: readonly string[] = [
   'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
 ];
 
-/** Chromium flags used for printing: no sandbox (containers), no GPU, no background traffic. */
+/**
+ * Chromium flags used for printing: no sandbox (containers), no GPU, no background traffic.
+ *
+ * @example
+ * createPdfPrinter({ args: [...CHROMIUM_ARGS, '--font-render-hinting=none'] })
+ */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--no-sandbox',
   '--disable-gpu',
@@ -63,7 +73,12 @@ interface PwModule {
   chromium: { launch(options: { executablePath: string; args: string[]; timeout: number; headless: true }): Promise<PwBrowser> };
 }
 
-/** Options of {@link createPdfPrinter} and {@link htmlToPdf}. */
+/**
+ * Options of {@link createPdfPrinter} and {@link htmlToPdf}.
+ *
+ * @example
+ * const options: PdfPrinterOptions = { executablePath: '/usr/bin/chromium', timeoutMs: 10_000 }
+ */
 export interface PdfPrinterOptions {
   /** Path of the Chromium (or Chrome) executable. Default: the first of {@link DEFAULT_CHROMIUM_PATHS} that exists. */
   readonly executablePath?: string;
@@ -75,13 +90,24 @@ export interface PdfPrinterOptions {
   readonly loadPlaywright?: () => Promise<unknown>;
 }
 
-/** Options of one PDF or screenshot. */
+/**
+ * Options of one PDF or screenshot.
+ *
+ * @example
+ * await printer.pdf(doc.html, { pageSize: doc.pageSize })
+ */
 export interface PdfOptions {
   /** Used when the document sets no `@page` size. Default A4. */
   readonly pageSize?: PageSize;
 }
 
-/** A running Chromium that prints documents; reuse it for many, then close it. */
+/**
+ * A running Chromium that prints documents; reuse it for many, then close it.
+ *
+ * @example
+ * const printer: PdfPrinter = await createPdfPrinter()
+ * try { writeFileSync('rx.png', await printer.screenshot(doc.html)) } finally { await printer.close() }
+ */
 export interface PdfPrinter {
   /** The executable in use. */
   readonly executablePath: string;

@@ -18,15 +18,30 @@ import { resolveInput, type RenderContext, type RenderInputKind } from './input.
 import { LANGUAGES, type Language } from './labels.js';
 import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type PageSize } from './model.js';
 import { qrCodeSvg } from './qr.js';
-import { COMPILE_OPTIONS, TEMPLATE_NAME, checkTemplateAst, compileError } from './template-rules.js';
+import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from './template-rules.js';
 
-/** The names of the bundled templates: `lab-order`, `prescription`, `visit-summary`. */
+/**
+ * The names of the bundled templates.
+ *
+ * @example
+ * TEMPLATE_NAMES //=> ['lab-order', 'prescription', 'visit-summary']
+ */
 export const TEMPLATE_NAMES: readonly string[] = BUNDLED_TEMPLATE_NAMES;
 
-/** The names of the bundled partials; a user's partial of the same name replaces it (e.g. `letterhead`, `footer`). */
+/**
+ * The names of the bundled partials; a user's partial of the same name replaces it.
+ *
+ * @example
+ * PARTIAL_NAMES.includes('letterhead') //=> true
+ */
 export const PARTIAL_NAMES: readonly string[] = BUNDLED_PARTIAL_NAMES;
 
-/** Options of the render functions. */
+/**
+ * Options of the render functions.
+ *
+ * @example
+ * const options: RenderOptions = { template: 'lab-order', lang: 'hi', pageSize: 'A5', lint: { now: new Date() } }
+ */
 export interface RenderOptions {
   /** Template name: `prescription` (default), `lab-order`, `visit-summary`, or a user template's name. */
   readonly template?: string;
@@ -46,7 +61,13 @@ export interface RenderOptions {
   readonly context?: RenderContext;
 }
 
-/** One rendered document. */
+/**
+ * One rendered document.
+ *
+ * @example
+ * const [doc] = renderDocuments(input)
+ * writeFileSync(`${doc.fileName}.html`, doc.html) // OPD-2026-0042-Prescription.html
+ */
 export interface RenderedDocument {
   /** The care context's referenceNumber. */
   readonly referenceNumber: string;
@@ -60,12 +81,23 @@ export interface RenderedDocument {
   readonly html: string;
 }
 
-/** What the safe render functions return. */
+/**
+ * What the safe render functions return.
+ *
+ * @example
+ * const r: RenderResult = safeRenderDocuments(value)
+ * if (!r.success) console.error(r.issues.map((i) => i.path))
+ */
 export type RenderResult =
   | { readonly success: true; readonly kind: RenderInputKind; readonly documents: readonly RenderedDocument[]; readonly warnings: readonly Issue[] }
   | { readonly success: false; readonly issues: readonly Issue[] };
 
-/** Template strings a user supplies, by name (file name without `.hbs`). */
+/**
+ * Template strings a user supplies, by name (file name without `.hbs`).
+ *
+ * @example
+ * const sources: TemplateSources = { partials: { letterhead: '<header>{{hospital.name}}</header>' } }
+ */
 export interface TemplateSources {
   /** Whole-document templates; a name of a bundled template replaces it. */
   readonly templates?: Readonly<Record<string, string>>;
@@ -73,7 +105,13 @@ export interface TemplateSources {
   readonly partials?: Readonly<Record<string, string>>;
 }
 
-/** Renders with a fixed set of templates and partials. */
+/**
+ * Renders with a fixed set of templates and partials (see {@link createRenderer}).
+ *
+ * @example
+ * const renderer: Renderer = await createRenderer(await readTemplateDirectory('my-templates'))
+ * renderer.render(input, { template: 'my-prescription' })
+ */
 export interface Renderer {
   /** The template names this renderer knows. */
   readonly templates: readonly string[];
@@ -227,7 +265,7 @@ function ownStrings(record: Readonly<Record<string, unknown>> | undefined, what:
   if (record === undefined) return [];
   if (record === null || typeof record !== 'object') throw new TemplateError(what, 'bad-source', `${what} must be an object of name → template text`);
   return Object.keys(record).map((k) => {
-    if (!TEMPLATE_NAME.test(k)) throw new TemplateError(what === 'partials' ? `partials/${k.slice(0, 64)}` : k.slice(0, 64), 'bad-name', 'names are 1 to 64 lower-case letters, digits and -');
+    if (!isTemplateName(k)) throw new TemplateError(what === 'partials' ? `partials/${k.slice(0, 64)}` : k.slice(0, 64), 'bad-name', 'names are 1 to 64 lower-case letters, digits and -, and not constructor or prototype');
     return [k, record[k]];
   });
 }
@@ -295,7 +333,7 @@ export async function readTemplateDirectory(dir: string): Promise<{ templates: R
     for (const e of entries) {
       if (!e.isFile() || !e.name.endsWith('.hbs')) continue;
       const name = e.name.slice(0, -'.hbs'.length);
-      if (!TEMPLATE_NAME.test(name)) throw new TemplateError(e.name, 'bad-name', 'template file names are lower-case letters, digits and - followed by .hbs');
+      if (!isTemplateName(name)) throw new TemplateError(e.name, 'bad-name', 'template file names are lower-case letters, digits and - followed by .hbs');
       out[name] = await readFile(join(d, e.name), 'utf8');
     }
     return out;

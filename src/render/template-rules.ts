@@ -6,7 +6,12 @@
  */
 import { TemplateError } from './errors.js';
 
-/** The helpers a template may call besides handlebars' `if`, `unless`, `each` and `with`. */
+/**
+ * The helpers a template may call besides handlebars' `if`, `unless`, `each` and `with`.
+ *
+ * @example
+ * HELPER_NAMES //=> ['qrCode'], used as {{qrCode document.link}}
+ */
 export const HELPER_NAMES = ['qrCode'] as const;
 
 /**
@@ -14,6 +19,9 @@ export const HELPER_NAMES = ['qrCode'] as const;
  * not an empty string), only known helpers, and neither `log` (it would
  * write data to the console) nor `lookup` (dynamic property access).
  * `noEscape` is never set.
+ *
+ * @example
+ * Handlebars.precompile(source, { ...COMPILE_OPTIONS, knownHelpers: { ...COMPILE_OPTIONS.knownHelpers } })
  */
 export const COMPILE_OPTIONS = {
   strict: true,
@@ -21,10 +29,30 @@ export const COMPILE_OPTIONS = {
   knownHelpers: { qrCode: true, log: false, lookup: false },
 } as const;
 
-/** Template and partial names: lower-case letters, digits and `-` (file names without `.hbs`). */
+/**
+ * The shape of template and partial names: lower-case letters, digits and
+ * `-` (file names without `.hbs`). Use {@link isTemplateName}, which also
+ * refuses the names of prototype members.
+ *
+ * @example
+ * TEMPLATE_NAME.test('my-prescription') //=> true
+ */
 export const TEMPLATE_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const PROTOTYPE_WORDS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+
+/**
+ * True for a usable template or partial name: {@link TEMPLATE_NAME} and not
+ * the name of a prototype member (`constructor`, `prototype`).
+ *
+ * @example
+ * isTemplateName('letterhead')  //=> true
+ * isTemplateName('constructor') //=> false
+ * isTemplateName('My Template') //=> false
+ */
+export function isTemplateName(name: string): boolean {
+  return TEMPLATE_NAME.test(name) && !PROTOTYPE_WORDS.has(name);
+}
 
 interface Node {
   type: string;
@@ -83,7 +111,13 @@ export function checkTemplateAst(ast: unknown, template: string): string[] {
   return [...partials];
 }
 
-/** Turns a handlebars compile or parse error into a {@link TemplateError}; template text is not health data, so the reason is kept. */
+/**
+ * Turns a handlebars compile or parse error into a {@link TemplateError};
+ * template text is not health data, so the reason is kept.
+ *
+ * @example
+ * compileError('mine', new Error('Parse error on line 2: ...')).line //=> 2
+ */
 export function compileError(template: string, e: unknown): TemplateError {
   const message = e instanceof Error ? e.message : String(e);
   const line = /line (\d+)/i.exec(message);

@@ -6,10 +6,11 @@ import { LANGUAGES, type Language } from '../../render/labels.js';
 import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
-import { TEMPLATE_NAME } from '../../render/template-rules.js';
+import { isTemplateName } from '../../render/template-rules.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
 
+/** What `abha-link render` runs with, after its options are checked. */
 export interface RenderArgs {
   file: string | undefined;
   /** A bundled template name or the path of a .hbs file. */
@@ -37,8 +38,13 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
   }
   if (!isFile) throw new UsageError(`${template}: is not a file; give the path of a .hbs template (its partials go in partials/ beside it)`);
   const base = basename(template).replace(/\.hbs$/i, '').toLowerCase();
-  const name = TEMPLATE_NAME.test(base) ? base : 'custom';
-  const source = await readFile(template, 'utf8');
+  const name = isTemplateName(base) ? base : 'custom';
+  let source: string;
+  try {
+    source = await readFile(template, 'utf8');
+  } catch {
+    throw new UsageError(`${template}: cannot be read`);
+  }
   let partials: Record<string, string> = {};
   try {
     partials = (await readTemplateDirectory(join(dirname(template), 'partials'))).templates;
@@ -83,7 +89,12 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
   }
 }
 
-/** `abha-link render`: returns the exit code. */
+/**
+ * `abha-link render`: returns the exit code.
+ *
+ * @example
+ * await runRender({ file: 'visit.json', template: 'prescription', lang: 'en', pageSize: 'A4', outDir: 'out', outFile: undefined, pdf: false, chromium: undefined, now: new Date() }) //=> 0
+ */
 export async function runRender(args: RenderArgs): Promise<number> {
   if (args.outDir !== undefined && args.outFile !== undefined) throw new UsageError('give either --out DIR or -o FILE, not both');
   let loaded: { renderer: Renderer; name: string };
