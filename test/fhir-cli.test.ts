@@ -134,6 +134,30 @@ describe('abha-link fhir', () => {
     }
   });
 
+  it('the built abha-link/fhir entry point imports by name in plain Node and loads no templates or network code', () => {
+    const script = `import { toFhirBundles, validateFhirBundle } from 'abha-link/fhir'; import { readFileSync } from 'node:fs';
+      const r = toFhirBundles(JSON.parse(readFileSync('examples/lab-order.input.json', 'utf8')));
+      console.log(JSON.stringify({ ok: r.success && validateFhirBundle(r.bundles[0].bundle).success, profile: r.success ? r.bundles[0].profile : null }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, profile: 'https://nrces.in/ndhm/fhir/r4/StructureDefinition/OPConsultRecord' });
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (f: string): void => {
+      if (seen.has(f)) return;
+      seen.add(f);
+      const code = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      expect(code, f).not.toMatch(/\bfetch\(|Date\.now\(|new Date\(\)|process\.env|console\./);
+      for (const m of code.matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]/g)) {
+        const spec = m[1] ?? '';
+        if (spec.startsWith('.')) visit(join(f, '..', spec));
+        else bare.add(spec);
+      }
+    };
+    visit(join(root, 'dist/fhir/index.js'));
+    expect([...bare].sort()).toEqual(['date-fns', 'node:module', 'uuid']);
+  });
+
   it('documents its options in --help', () => {
     const r = spawnSync(process.execPath, [cli, 'fhir', '--help'], { cwd: root, encoding: 'utf8' });
     expect(r.status).toBe(0);
