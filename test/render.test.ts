@@ -214,6 +214,23 @@ describe('renderDocuments', () => {
     expect(safeRenderDocuments(cc)).toMatchObject({ success: true, kind: 'care-context' });
   });
 
+  it('prints patient details given as context beside a link request, which carries only the ABHA address', () => {
+    const req = request('opd-prescription');
+    const bare = textOf(only(renderDocuments(req)).html);
+    expect(bare).toMatch(/Patient\s+—/);
+    const doc = only(renderDocuments(req, { context: { patient: { name: 'Asha Verma', gender: 'F', age: 48, ABHANumber: '91-1111-2222-3333' }, followUp: 'Review after 2 weeks' } }));
+    const text = textOf(doc.html);
+    expect(text).toMatch(/Asha Verma\s+Age \/ Sex\s+48 y \/ F/);
+    expect(text).toContain('91-1111-2222-3333');
+    expect(text).toContain('asha.verma@sbx');
+    expect(text).toContain('Review after 2 weeks');
+  });
+
+  it('keeps patient data out of the <title>, which browsers show in tabs and PDF metadata', () => {
+    const doc = only(renderDocuments(input('opd-prescription')));
+    expect(/<title>([^<]*)<\/title>/.exec(doc.html)?.[1]).toBe('Prescription · OPD-2026-0042-Prescription');
+  });
+
   it('does not change its input and gives the same output for the same input', () => {
     const ci = input('multi-care-context');
     const copy = structuredClone(ci);
