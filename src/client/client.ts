@@ -16,7 +16,7 @@ import { RetryBudget, resolveRetryPolicy, type RetryOptions } from './retry.js';
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache } from './token.js';
-import { callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
+import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
 
 /** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
 export interface ClientOptions {
@@ -104,10 +104,12 @@ export class AbhaClient {
     const policy = resolveRetryPolicy(options.retry);
     const now = options.now ?? Date.now;
     const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, 10_000);
     const base: Omit<TransportConfig, 'tokens'> = {
       baseUrl: this.baseUrl,
       fetch: fetchFn,
-      timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 10_000),
+      timeoutMs,
+      timeouts: new TimeoutSignals(timeoutMs),
       policy,
       budget: new RetryBudget(policy.budget),
       now,

@@ -99,11 +99,27 @@ function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIte
   throw new TypeError('submitMany needs an iterable or async iterable of link requests');
 }
 
-function untilAborted(signal: AbortSignal | undefined): Promise<typeof STOP> | undefined {
-  if (signal === undefined) return undefined;
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(STOP);
-    else signal.addEventListener('abort', () => resolve(STOP), { once: true });
+/**
+ * The next item, or STOP as soon as `signal` aborts. The listener is removed
+ * after each item (a Promise.race against one long-lived promise would keep
+ * every item alive until the batch ends).
+ */
+function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof STOP> {
+  if (signal === undefined) return next;
+  if (signal.aborted) return Promise.resolve(STOP);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(STOP);
+    signal.addEventListener('abort', onAbort, { once: true });
+    next.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
 }
 
@@ -214,7 +230,6 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   };
 
   const iterator = iteratorOf(items);
-  const stopped = untilAborted(options.stopSignal);
   let index = 0;
   try {
     states ??= journal === undefined ? undefined : await journal.load();
@@ -225,8 +240,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         summary.stopped = true;
         break;
       }
-      const pending = Promise.resolve(iterator.next());
-      const next = stopped === undefined ? await pending : await Promise.race([pending, stopped]);
+      const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
       if (next === STOP) {
         summary.stopped = true;
         break;

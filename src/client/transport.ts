@@ -64,6 +64,8 @@ export interface TransportConfig {
   readonly secrets: () => readonly string[];
   /** The bearer-token cache, for bearer endpoints. */
   readonly tokens: TokenCache | undefined;
+  /** Shared timeout signals for attempts with the default timeout. */
+  readonly timeouts: TimeoutSignals;
 }
 
 /** A successful call. */
@@ -132,18 +134,70 @@ const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
   other: 'the request failed before an answer came',
 };
 
+/**
+ * Shared timeout signals for attempts with the client's default timeout and
+ * no caller signal (the common case): attempts started within the same slice
+ * of `granularity` ms share one AbortController, aborted `timeoutMs +
+ * granularity` after the slice opened. Each such attempt therefore times out
+ * between `timeoutMs` and `timeoutMs + granularity` after it started. An
+ * AbortController and a timer per attempt would cost more than the rest of
+ * the client's work on a fast network (Node 20).
+ */
+export class TimeoutSignals {
+  readonly #timeoutMs: number;
+  readonly #granularity: number;
+  #slice: { readonly signal: AbortSignal; readonly closesAt: number; uses: number } | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#granularity = Math.min(250, Math.max(5, Math.floor(timeoutMs / 100)));
+  }
+
+  /** The attempt timeout these signals implement. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** A signal that aborts with reason {@link ATTEMPT_TIMEOUT} between timeoutMs and timeoutMs + granularity from now. */
+  signal(): AbortSignal {
+    const now = performance.now();
+    const slice = this.#slice;
+    // fetch keeps a listener on the signal until the request is collected: a slice also closes after 256 uses.
+    if (slice !== undefined && now < slice.closesAt && slice.uses < 256) {
+      slice.uses++;
+      return slice.signal;
+    }
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(ATTEMPT_TIMEOUT), this.#timeoutMs + this.#granularity);
+    timer.unref();
+    this.#slice = { signal: ac.signal, closesAt: now + this.#granularity, uses: 1 };
+    return ac.signal;
+  }
+}
+
+/** The abort reason of an attempt timeout. */
+export const ATTEMPT_TIMEOUT = new Error('attempt timed out');
+
 async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<Attempt> {
-  const ac = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    ac.abort(new Error('attempt timed out'));
-  }, timeoutMs);
-  const onCallerAbort = (): void => ac.abort(signal?.reason);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  let attemptSignal: AbortSignal;
+  let cleanup: (() => void) | undefined;
+  if (signal === undefined && timeoutMs === cfg.timeouts.timeoutMs) {
+    attemptSignal = cfg.timeouts.signal();
+  } else {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(ATTEMPT_TIMEOUT), timeoutMs);
+    const onCallerAbort = (): void => ac.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    attemptSignal = ac.signal;
+    cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    };
+  }
+  const timedOut = (): boolean => attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT;
   const noAnswer = (e: unknown, afterHeaders: boolean): Attempt => {
     const code = systemCode(e);
-    if (timedOut) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
+    if (timedOut()) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
     if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
     if (!afterHeaders && code !== undefined) {
       const notSent = NOT_SENT[code];
@@ -156,7 +210,7 @@ async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit,
     if (signal?.aborted === true) return { kind: 'no-answer', sent: 'no', failure: 'aborted', code: undefined, cause: undefined };
     let res: Response;
     try {
-      res = await cfg.fetch(url, { ...init, signal: ac.signal });
+      res = await cfg.fetch(url, { ...init, signal: attemptSignal });
     } catch (e) {
       return noAnswer(e, false);
     }
@@ -172,8 +226,7 @@ async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit,
     }
     return { kind: 'answer', status: res.status, retryAfter: res.headers.get('retry-after'), text, bodyLost };
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onCallerAbort);
+    cleanup?.();
   }
 }
 
@@ -287,8 +340,8 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
 
     const { status } = a;
     const parsed = parseBody(a.text);
-    const serviceMessage = redact(parsed.ok ? messageOf(parsed.value) : undefined);
-    const d = (): TransportErrorDetails => details({ status, serviceMessage });
+    // Only failures carry the service's message; it is redacted when an error is made.
+    const d = (): TransportErrorDetails => details({ status, serviceMessage: redact(parsed.ok ? messageOf(parsed.value) : undefined) });
 
     if (status >= 200 && status < 300) {
       const flagName = ep.envelope === 'token' ? 'status' : 'success';
