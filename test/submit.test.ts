@@ -344,6 +344,59 @@ describe('abha-link submit', () => {
     }
   });
 
+  it('Ctrl-C stops taking items and waits; a second Ctrl-C abandons the requests in flight as outcome unknown', async () => {
+    const journal = join(tmp, 'interrupted.journal');
+    const tags = Array.from({ length: 6 }, (_, i) => `int-${i}`);
+    const p = file('interrupt.ndjson', ndjson(tags.map(item)));
+    mock.faults.add({ endpoint: 'link-carecontext', skip: 2, times: Infinity, fault: { type: 'hang' } });
+    const receivedBefore = mock.stats().linkReceived;
+    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p], {
+      cwd: root,
+      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const until = async (cond: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 20_000;
+      while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    };
+    await until(() => mock.stats().linkReceived - receivedBefore >= 4 && (stdout.match(/ acknowledged /g) ?? []).length >= 2);
+    child.kill('SIGINT');
+    await until(() => stderr.includes('stopping: no new items'));
+    expect(stderr).toContain('stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)');
+    child.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(stdout.match(/ outcome unknown k1:\w+: POST .*aborted by the caller while the request was in flight/g)).toHaveLength(2);
+    expect(stderr).toMatch(/submit: 4 items: 2 acknowledged, 0 already acknowledged \(skipped\), 0 failed, 2 outcome unknown, 0 invalid/);
+    expect(stderr).toContain('stopped before the end of the input: rerun with the same --journal to continue');
+    const states = (await readJournal(journal)).states;
+    expect([...states.values()].sort()).toEqual(['acknowledged', 'acknowledged', 'unknown', 'unknown']);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    mock.faults.clear();
+    const resumed = await run(['submit', '--ndjson', '--journal', journal, '--base-url', mock.url, p]);
+    expect(resumed.stderr).toContain('submit: 6 items: 2 acknowledged, 2 already acknowledged (skipped), 0 failed, 2 outcome unknown, 0 invalid');
+    expect(tags.map((t) => mock.linkCount(keyOf(t)).linked)).toEqual([1, 1, 0, 0, 1, 1]);
+  });
+
+  it.skipIf(process.platform !== 'linux' || !existsSync('/usr/bin/script'))('draws a progress bar when stderr is a terminal (needs util-linux script to fake one)', async () => {
+    const p = file('tty.ndjson', ndjson(Array.from({ length: 5 }, (_, i) => item(`tty${i}`))));
+    const out = join(tmp, 'tty.out');
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(cli)} submit --ndjson --base-url ${mock.url} ${JSON.stringify(p)} > ${JSON.stringify(out)}`;
+    const r = await new Promise<{ code: number | null; tty: string }>((resolve) => {
+      const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env: { ...process.env, ABHA_LINK_API_KEY: API_KEY } });
+      let tty = '';
+      child.stdout.on('data', (d: Buffer) => (tty += d.toString()));
+      child.on('close', (code) => resolve({ code, tty }));
+    });
+    expect(r.code).toBe(0);
+    // The terminal is 80 columns wide: the end of the line is cut.
+    expect(r.tty).toMatch(/submit [█░]{20} 100% \| 5 done \| 5 acknowledged, 0 failed/);
+    expect(readFileSync(out, 'utf8').match(/ acknowledged /g)).toHaveLength(5);
+  });
+
   it('a batch killed midway (SIGKILL) and resumed from its journal sends every item exactly once in total', async () => {
     const journal = join(tmp, 'killed.journal');
     const tags = Array.from({ length: 10 }, (_, i) => `kill-${i}`);

@@ -83,7 +83,7 @@ export interface CallOptions {
 }
 
 type Attempt =
-  | { readonly kind: 'answer'; readonly status: number; readonly retryAfter: string | null; readonly text: string; readonly bodyLost: boolean }
+  | { readonly kind: 'answer'; readonly status: number; readonly headers: Headers; readonly text: string; readonly bodyLost: boolean }
   | {
       readonly kind: 'no-answer';
       /** `no`: provably never reached the service; `maybe`: it may have. */
@@ -224,7 +224,7 @@ async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit,
       if (res.status >= 200 && res.status < 300) return noAnswer(e, true);
       bodyLost = true;
     }
-    return { kind: 'answer', status: res.status, retryAfter: res.headers.get('retry-after'), text, bodyLost };
+    return { kind: 'answer', status: res.status, headers: res.headers, text, bodyLost };
   } finally {
     cleanup?.();
   }
@@ -378,7 +378,7 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     if (status === 403) throw new AuthenticationError('access refused for this API key', d());
 
     if (status === 429 || status === 503) {
-      const retryAfterMs = parseRetryAfter(a.retryAfter, cfg.now());
+      const retryAfterMs = parseRetryAfter(a.headers.get('retry-after'), cfg.now());
       const fail = (why: string): TransportError =>
         status === 429 ? new RateLimitedError(why, { ...d(), retryAfterMs }) : new ServerError(why, { ...d(), retryAfterMs });
       const said = status === 429 ? 'rate limited' : 'service unavailable';

@@ -97,6 +97,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   let notJson = 0;
   let items: AsyncIterable<unknown> | Iterable<unknown>;
   let locate: ((path: string) => number) | undefined;
+  /** Bytes of input read so far (characters + newline: exact for ASCII), for the progress bar. */
+  let bytesRead = 0;
 
   const tty = process.stderr.isTTY === true && args.ndjson;
   let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
@@ -117,6 +119,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     let index = 0;
     items = (async function* () {
       for await (const l of source) {
+        bytesRead += l.text.length + 1;
         if (l.tooLong) {
           notJson++;
           await write(args.format === 'json' ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'too-long', message: 'the line is longer than 64 MiB' }] })}\n` : `${name}:${l.line} invalid, not sent: the line is longer than 64 MiB\n`);
@@ -239,19 +242,21 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   let ticker: NodeJS.Timeout | undefined;
   if (tty && !args.dryRun) {
     const { MultiBar, Presets } = await import('cli-progress');
-    const multi = new MultiBar(
-      { format: 'submit {bar} {value} done | {ack} acknowledged, {failed} failed, {unknown} unknown, {invalid} invalid | {rate}/s', hideCursor: true, stream: process.stderr, barsize: 20 },
-      Presets.shades_classic,
-    );
-    const single = multi.create(0, 0, { ack: 0, failed: 0, unknown: 0, invalid: 0, rate: '0' });
+    // The bar measures the input read (bytes of the file); from stdin the size is unknown, so there is no bar.
+    const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => st.size, () => 0);
+    const stats = '{done} done | {ack} acknowledged, {failed} failed, {unknown} unknown, {invalid} invalid | {rate}/s';
+    const multi = new MultiBar({ format: size > 0 ? `submit {bar} {percentage}% | ${stats}` : `submit ${stats}`, hideCursor: true, stream: process.stderr, barsize: 20 }, Presets.shades_classic);
+    const single = multi.create(Math.max(size, 1), 0, { done: 0, ack: 0, failed: 0, unknown: 0, invalid: 0, rate: '0' });
     bar = {
       log: (s) => multi.log(s),
       update: (n) => {
         const secs = Math.max(0.001, (Date.now() - started) / 1000);
-        single.setTotal(Math.max(n, 1));
-        single.update(n, { ack: counts.acknowledged + counts.skipped, failed: counts.failed, unknown: counts.unknown, invalid: counts.invalid + notJson, rate: (n / secs).toFixed(1) });
+        single.update(Math.min(bytesRead, Math.max(size, 1)), { done: n + notJson, ack: counts.acknowledged + counts.skipped, failed: counts.failed, unknown: counts.unknown, invalid: counts.invalid + notJson, rate: (n / secs).toFixed(1) });
       },
-      stop: () => multi.stop(),
+      stop: () => {
+        single.update(Math.max(size, 1));
+        multi.stop();
+      },
     };
   } else if (args.ndjson && !args.dryRun) {
     ticker = setInterval(() => {
