@@ -449,3 +449,12 @@ describe('buildLinkRequest', () => {
     }
   });
 });
+
+describe('hiType names that are also Object.prototype members', () => {
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('builds with hiType %s and reports it through lint, not a crash', (hiType) => {
+    const input = visit('2026-11-20', { hiType });
+    const r = safeBuildLinkRequest(input);
+    expect(r.success ? [] : r.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unknown-hi-type']]);
+    expect(deriveDisplay(hiType, 'Sanjeevani Family Clinic', '2026-11-20')).toBe(`${hiType.replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ').trim()} at Sanjeevani Family Clinic on 20 Nov 2026`);
+  });
+});

@@ -39,7 +39,7 @@ export function deriveReferenceNumber(visitId: string, hiType: string, occurrenc
  * //=> 'Prescription at City Care Clinic on 20 Nov 2026'
  */
 export function deriveDisplay(hiType: string, hospitalName: string, visitDate: string): string {
-  const kind = (HI_TYPE_DISPLAY as Record<string, string | undefined>)[hiType as HiType] ?? hiType;
+  const kind = Object.hasOwn(HI_TYPE_DISPLAY, hiType) ? HI_TYPE_DISPLAY[hiType as HiType] : hiType;
   const when = format(parseISO(visitDate), 'd MMM yyyy');
   const safe = (s: string): string => s.replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ').replace(/\s+/g, ' ').trim();
   const place = safe(hospitalName);
