@@ -65,7 +65,7 @@ describe('fromFhir on a typical EMR export', () => {
     // Remove an element and the output or the warnings change: nothing is read silently and then ignored.
     const full = valueOf(fromFhir(emr()));
     const b = emr();
-    const med = b.entry?.[7]?.resource as Record<string, unknown>;
+    const med = b.entry?.[7]?.resource as unknown as Record<string, unknown>;
     delete med.dispenseRequest;
     const less = valueOf(fromFhir(b));
     expect(less.value).toEqual(full.value);
@@ -85,7 +85,7 @@ describe('fromFhir on a typical EMR export', () => {
 
   it('fills what FHIR does not say from defaults, and fails with the FHIR path when the ABHA address is missing', () => {
     const b = emr();
-    const patient = b.entry?.[0]?.resource as { identifier: unknown[] };
+    const patient = b.entry?.[0]?.resource as unknown as { identifier: unknown[] };
     patient.identifier = patient.identifier.slice(1);
     const r = fromFhir(b);
     expect(r.success).toBe(false);
@@ -99,7 +99,7 @@ describe('fromFhir on a typical EMR export', () => {
 
   it('moves schema issues of the clinical input back to the FHIR element they came from', () => {
     const b = emr();
-    (b.entry?.[10]?.resource as { code: { text: string } }).code.text = 'x'.repeat(300);
+    (b.entry?.[10]?.resource as unknown as { code: { text: string } }).code.text = 'x'.repeat(300);
     const r = fromFhir(b);
     expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([['/entry/10/resource/code', 'too-long']]);
   });
@@ -225,12 +225,12 @@ describe('hostile input', () => {
     const secret = 'SECRET-ZX81-asha';
     const keySecret = 'KEYSECRET-77';
     const b = emr();
-    const p = b.entry?.[0]?.resource as Record<string, unknown>;
+    const p = b.entry?.[0]?.resource as unknown as Record<string, unknown>;
     p.telecom = [{ system: 'phone', value: secret }];
     p.gender = secret;
-    (b.entry?.[4]?.resource as Record<string, unknown>).note = [{ text: secret }];
-    (b.entry?.[10]?.resource as { code: { text: string } }).code.text = `${secret}${'x'.repeat(300)}`;
-    (b.entry?.[7]?.resource as Record<string, unknown>)[keySecret] = secret;
+    (b.entry?.[4]?.resource as unknown as Record<string, unknown>).note = [{ text: secret }];
+    (b.entry?.[10]?.resource as unknown as { code: { text: string } }).code.text = `${secret}${'x'.repeat(300)}`;
+    (b.entry?.[7]?.resource as unknown as Record<string, unknown>)[keySecret] = secret;
     b.entry?.push({ resource: { resourceType: secret } as unknown as FhirResource });
     const r = fromFhir(b);
     const issues = r.success ? r.warnings : r.issues;
