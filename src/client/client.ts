@@ -16,7 +16,7 @@ import { RetryBudget, resolveRetryPolicy, type RetryOptions } from './retry.js';
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache } from './token.js';
-import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
+import { TimeoutSignals, callEndpoint, type CallOptions, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
 
 /** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
 export interface ClientOptions {
@@ -143,15 +143,11 @@ export class AbhaClient {
     this.#config = { ...base, tokens: this.#tokens };
   }
 
-  /** Validates `request` against `<id>-request`, calls the endpoint, returns the envelope. */
-  async #call(id: string, request: unknown, options: CallOptions | undefined): Promise<CallResult> {
+  /** Validates `request` against `<id>-request`, calls the endpoint, resolves to the validated envelope. */
+  #body<R>(id: string, request: unknown, options: CallOptions | undefined): Promise<R> {
     const checked = validate(`${id}-request` as SchemaName, request);
-    if (!checked.success) throw new ValidationError(checked.issues, `${id} request`);
-    return callEndpoint(this.#config, endpoint(id), request, options);
-  }
-
-  async #body<R>(id: string, request: unknown, options: CallOptions | undefined): Promise<R> {
-    return (await this.#call(id, request, options)).body as R;
+    if (!checked.success) return Promise.reject(new ValidationError(checked.issues, `${id} request`));
+    return callEndpoint(this.#config, endpoint(id), request, options).then((r) => r.body as R);
   }
 
   /** Bearer-token requests made so far (one per refresh). */

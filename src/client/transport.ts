@@ -137,7 +137,7 @@ const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
 /**
  * Shared timeout signals for attempts with the client's default timeout and
  * no caller signal (the common case): attempts started within the same slice
- * of `granularity` ms share one AbortController, aborted `timeoutMs +
+ * of `granularity` ms (at most 32) share one AbortController, aborted `timeoutMs +
  * granularity` after the slice opened. Each such attempt therefore times out
  * between `timeoutMs` and `timeoutMs + granularity` after it started. An
  * AbortController and a timer per attempt would cost more than the rest of
@@ -162,8 +162,9 @@ export class TimeoutSignals {
   signal(): AbortSignal {
     const now = performance.now();
     const slice = this.#slice;
-    // fetch keeps a listener on the signal until the request is collected: a slice also closes after 256 uses.
-    if (slice !== undefined && now < slice.closesAt && slice.uses < 256) {
+    // fetch keeps a listener on the signal until the request is collected, and walks the listeners
+    // on every call: a slice also closes after 32 uses.
+    if (slice !== undefined && now < slice.closesAt && slice.uses < 32) {
       slice.uses++;
       return slice.signal;
     }
@@ -178,41 +179,39 @@ export class TimeoutSignals {
 /** The abort reason of an attempt timeout. */
 export const ATTEMPT_TIMEOUT = new Error('attempt timed out');
 
+/** Classifies a failed fetch or body read. */
+function noAnswer(e: unknown, afterHeaders: boolean, attemptSignal: AbortSignal, signal: AbortSignal | undefined): Attempt {
+  const code = systemCode(e);
+  if (attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
+  if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
+  if (!afterHeaders && code !== undefined) {
+    const notSent = NOT_SENT[code];
+    if (notSent !== undefined) return { kind: 'no-answer', sent: 'no', failure: notSent, code, cause: e };
+    if (TLS_CODE.test(code)) return { kind: 'no-answer', sent: 'no', failure: 'tls', code, cause: e };
+  }
+  return { kind: 'no-answer', sent: 'maybe', failure: code === undefined ? 'other' : 'connection-lost', code, cause: e };
+}
+
 async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit, timeoutMs: number, signal: AbortSignal | undefined): Promise<Attempt> {
-  let attemptSignal: AbortSignal;
-  let cleanup: (() => void) | undefined;
+  if (signal?.aborted === true) return { kind: 'no-answer', sent: 'no', failure: 'aborted', code: undefined, cause: undefined };
+  let timer: NodeJS.Timeout | undefined;
+  let onCallerAbort: (() => void) | undefined;
   if (signal === undefined && timeoutMs === cfg.timeouts.timeoutMs) {
-    attemptSignal = cfg.timeouts.signal();
+    init.signal = cfg.timeouts.signal();
   } else {
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(ATTEMPT_TIMEOUT), timeoutMs);
-    const onCallerAbort = (): void => ac.abort(signal?.reason);
+    timer = setTimeout(() => ac.abort(ATTEMPT_TIMEOUT), timeoutMs);
+    onCallerAbort = () => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
-    attemptSignal = ac.signal;
-    cleanup = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    };
+    init.signal = ac.signal;
   }
-  const timedOut = (): boolean => attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT;
-  const noAnswer = (e: unknown, afterHeaders: boolean): Attempt => {
-    const code = systemCode(e);
-    if (timedOut()) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
-    if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
-    if (!afterHeaders && code !== undefined) {
-      const notSent = NOT_SENT[code];
-      if (notSent !== undefined) return { kind: 'no-answer', sent: 'no', failure: notSent, code, cause: e };
-      if (TLS_CODE.test(code)) return { kind: 'no-answer', sent: 'no', failure: 'tls', code, cause: e };
-    }
-    return { kind: 'no-answer', sent: 'maybe', failure: code === undefined ? 'other' : 'connection-lost', code, cause: e };
-  };
+  const attemptSignal = init.signal;
   try {
-    if (signal?.aborted === true) return { kind: 'no-answer', sent: 'no', failure: 'aborted', code: undefined, cause: undefined };
     let res: Response;
     try {
-      res = await cfg.fetch(url, { ...init, signal: attemptSignal });
+      res = await cfg.fetch(url, init);
     } catch (e) {
-      return noAnswer(e, false);
+      return noAnswer(e, false, attemptSignal, signal);
     }
     let text = '';
     let bodyLost = false;
@@ -221,12 +220,13 @@ async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit,
     } catch (e) {
       // Headers came but the body did not. For a 2xx the body is the outcome, so it is lost;
       // for other statuses the status says enough.
-      if (res.status >= 200 && res.status < 300) return noAnswer(e, true);
+      if (res.status >= 200 && res.status < 300) return noAnswer(e, true, attemptSignal, signal);
       bodyLost = true;
     }
     return { kind: 'answer', status: res.status, headers: res.headers, text, bodyLost };
   } finally {
-    cleanup?.();
+    if (timer !== undefined) clearTimeout(timer);
+    if (onCallerAbort !== undefined) signal?.removeEventListener('abort', onCallerAbort);
   }
 }
 
@@ -298,7 +298,8 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     if (ep.auth === 'bearer') {
       if (cfg.tokens === undefined) throw new TypeError('a bearer endpoint needs a token cache');
       try {
-        token = await cfg.tokens.get(signal);
+        // The cached token without an await in the common case.
+        token = cfg.tokens.peek() ?? (await cfg.tokens.get(signal));
       } catch (e) {
         if (e instanceof TransportError) throw e;
         if (aborted(signal)) throw new AbortedError('aborted by the caller while waiting for the bearer token', details());
@@ -311,7 +312,8 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (cfg.requestIdHeader !== undefined) headers[cfg.requestIdHeader] = requestId;
-    const a = await attemptOnce(cfg, url, { method: 'POST', headers, body: bodyText, redirect: 'manual' }, Math.max(1, Math.min(cfg.timeoutMs, remaining)), signal);
+    const init: RequestInit = { method: 'POST', headers, body: bodyText, redirect: 'manual' };
+    const a = await attemptOnce(cfg, url, init, Math.max(1, Math.min(cfg.timeoutMs, remaining)), signal);
 
     if (a.kind === 'no-answer') {
       if (a.failure === 'aborted') {
