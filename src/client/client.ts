@@ -18,7 +18,12 @@ import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache } from './token.js';
 import { TimeoutSignals, callEndpoint, type CallOptions, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
 
-/** Options of {@link createClient}. Only `baseUrl` and `apiKey` are required. */
+/**
+ * Options of {@link createClient}. Only `baseUrl` and `apiKey` are required.
+ *
+ * @example
+ * const options: ClientOptions = { baseUrl: 'https://abha.example.org', apiKey, timeoutMs: 15_000, retry: { maxAttempts: 4 } }
+ */
 export interface ClientOptions {
   /** The service's base URL: `https:` only, except `http:` to a loopback host (the local mock). */
   readonly baseUrl: string;

@@ -38,7 +38,10 @@ export interface JournalEntry {
 /**
  * Where a batch records its items. {@link openFileJournal} is the durable
  * one; {@link memoryJournal} keeps lines in memory (tests, short-lived
- * batches).
+ * batches). Implement it to keep the journal elsewhere (a database table).
+ *
+ * @example
+ * const journal: Journal = await openFileJournal('links.journal')
  */
 export interface Journal {
   /** The last state of every key recorded so far. */

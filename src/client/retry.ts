@@ -4,7 +4,12 @@
  * for the wait, which uses setTimeout (so fake timers work).
  */
 
-/** How a client retries. Every field has a default; `retry: false` turns retries off. */
+/**
+ * How a client retries. Every field has a default; `retry: false` turns retries off.
+ *
+ * @example
+ * createClient({ baseUrl, apiKey, retry: { maxAttempts: 5, maxRetryAfterMs: 10_000, budget: false } })
+ */
 export interface RetryOptions {
   /** Attempts per call, the first included (default 3). A repeat after a token refresh does not count. */
   readonly maxAttempts?: number;
@@ -43,6 +48,13 @@ export interface RetryPolicy {
   readonly budget: RetryBudgetOptions | false;
 }
 
+/**
+ * The default retry policy.
+ *
+ * @example
+ * DEFAULT_RETRY.maxAttempts //=> 3
+ * DEFAULT_RETRY.maxRetryAfterMs //=> 30000
+ */
 export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 3,
   baseDelayMs: 200,

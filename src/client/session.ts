@@ -10,6 +10,9 @@ declare const sessionTokenBrand: unique symbol;
 /**
  * An ABHA session token. The client's verification methods return it typed;
  * a string from elsewhere becomes one through {@link asSessionToken}.
+ *
+ * @example
+ * const session: SessionToken | undefined = (await client.verifyOtp({ scope, txnId, otp })).data?.token
  */
 export type SessionToken = string & { readonly [sessionTokenBrand]: 'AbhaSessionToken' };
 

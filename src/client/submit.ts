@@ -25,7 +25,12 @@ import { openFileJournal, readJournal, type Journal, type JournalEntry, type Jou
 import { linkRequestKey } from './key.js';
 import type { CallResult } from './transport.js';
 
-/** Options of `client.submitMany`. */
+/**
+ * Options of `client.submitMany`.
+ *
+ * @example
+ * await client.submitMany(requests, { concurrency: 8, journal: 'links.journal', onResult: (r) => console.log(r.index, r.outcome) })
+ */
 export interface SubmitOptions {
   /** Requests in flight at once (default 4, at most 256). */
   readonly concurrency?: number;

@@ -79,7 +79,12 @@ export function syntheticAccounts(mobile: string): MockAccount[] {
   return out;
 }
 
-/** A person's name with all but the first letter of each part hidden: `A*** V****`. */
+/**
+ * A person's name with all but the first letter of each part hidden.
+ *
+ * @example
+ * maskName('Asha Verma') //=> 'A*** V****'
+ */
 export function maskName(name: string): string {
   return name
     .split(/\s+/)
@@ -88,7 +93,12 @@ export function maskName(name: string): string {
     .join(' ');
 }
 
-/** An ABHA number with all but the last four digits hidden. */
+/**
+ * An ABHA number with all but the last four digits hidden.
+ *
+ * @example
+ * maskAbhaNumber('91-1234-5678-9012') //=> 'xx-xxxx-xxxx-9012'
+ */
 export function maskAbhaNumber(n: string): string {
   return `xx-xxxx-xxxx-${n.replace(/\D/g, '').slice(-4)}`;
 }

@@ -24,7 +24,12 @@ export type Fault =
 /** The endpoints a rule can target: an endpoint id of the spec definition (`link-carecontext`, `token`, ...) or `any`. */
 export type FaultTarget = string;
 
-/** A fault and which requests it applies to. */
+/**
+ * A fault and which requests it applies to.
+ *
+ * @example
+ * const rule: FaultRule = { endpoint: 'link-carecontext', skip: 4, times: Infinity, fault: { type: 'hang' } }
+ */
 export interface FaultRule {
   /** Endpoint id (`link-carecontext`, `token`, `search-abha`, ...) or `any` (default). */
   readonly endpoint?: FaultTarget;
@@ -46,7 +51,11 @@ const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'h
 
 /**
  * Checks a fault rule that came as JSON (the control endpoint). Returns a
- * message naming the field on failure.
+ * message naming the field on failure; `times: null` means always.
+ *
+ * @example
+ * checkFaultRule({ fault: { type: 'hang' }, times: null }) //=> { ok: true, rule: { fault: { type: 'hang' }, times: Infinity } }
+ * checkFaultRule({ fault: { type: 'explode' } }).ok //=> false
  */
 export function checkFaultRule(value: unknown): { ok: true; rule: FaultRule } | { ok: false; message: string } {
   if (value === null || typeof value !== 'object') return { ok: false, message: 'a fault rule must be an object { endpoint?, skip?, times?, fault }' };

@@ -27,7 +27,12 @@ import { FaultController, checkFaultRule, type Fault } from './faults.js';
 import { MockJwt, type MockClaims } from './jwt.js';
 import { buildOpenApiDocument } from './openapi.js';
 
-/** Options of {@link startMockServer}. All optional. */
+/**
+ * Options of {@link startMockServer}. All optional.
+ *
+ * @example
+ * await startMockServer({ port: 0, apiKey: 'test-key', otp: '123456', onEvent: (e) => e.type === 'otp' && otps.push(e.otp) })
+ */
 export interface MockServerOptions {
   /** Port to listen on; 0 (default) picks a free one. */
   readonly port?: number;
