@@ -181,6 +181,27 @@ describe('client.submitMany', () => {
     expect(pulled).toBeLessThanOrEqual(4);
   });
 
+  it('stops at the first authentication failure instead of failing every item', async () => {
+    let tokenCalls = 0;
+    const counting: FetchLike = (url, init) => {
+      if (url.endsWith('/token')) tokenCalls++;
+      return fetch(url, init);
+    };
+    const c = createClient({ baseUrl: mock.url, apiKey: 'sk-not-the-key', fetch: counting });
+    const summary = await c.submitMany(Array.from({ length: 30 }, (_, i) => item(`auth${i}`)), { concurrency: 2 });
+    expect(summary).toMatchObject({ stopped: true, stopReason: 'authentication', acknowledged: 0 });
+    expect(summary.failed).toBeLessThanOrEqual(3);
+    expect(tokenCalls).toBeLessThanOrEqual(3);
+  });
+
+  it('stops after too many failures in a row when the service looks unavailable', async () => {
+    const journal = memoryJournal();
+    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'status', status: 429 } });
+    const summary = await client().submitMany(Array.from({ length: 20 }, (_, i) => item(`down${i}`)), { concurrency: 1, journal, stopAfterConsecutiveFailures: 3 });
+    expect(summary).toMatchObject({ stopped: true, stopReason: 'service-unavailable', failed: 3, total: 3 });
+    expect(journal.entries.filter((e) => e.state === 'failed')).toHaveLength(3);
+  });
+
   it('dry run: validates and checks the journal, sends and writes nothing', async () => {
     const journal = memoryJournal([{ key: keyOf('i1'), state: 'acknowledged' }]);
     const results: ItemResult[] = [];

@@ -20,7 +20,7 @@ import pLimit from 'p-limit';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
-import { OutcomeUnknownError, TransportError } from './errors.js';
+import { AuthenticationError, NetworkError, OutcomeUnknownError, RateLimitedError, ServerError, TransportError } from './errors.js';
 import { openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { linkRequestKey } from './key.js';
 import type { CallResult } from './transport.js';
@@ -48,6 +48,14 @@ export interface SubmitOptions {
   readonly onResult?: (result: ItemResult) => void | Promise<void>;
   /** The clock for journal timestamps (default Date.now). */
   readonly now?: () => number;
+  /**
+   * Stop the batch after this many items in a row failed because the service
+   * looked unavailable (network errors, 5xx, 429, outcome unknown), so that an outage does not
+   * burn through the input (default 25; 0 never stops). The batch always
+   * stops at the first authentication failure: every other item would fail
+   * the same way.
+   */
+  readonly stopAfterConsecutiveFailures?: number;
 }
 
 /** Why an item was skipped. */
@@ -89,8 +97,10 @@ export interface SubmitSummary {
   invalid: number;
   /** Dry run: would be sent. */
   wouldSend: number;
-  /** True when the batch stopped before the end of the input (stopSignal). */
+  /** True when the batch stopped before the end of the input. */
   stopped: boolean;
+  /** Why it stopped: the stopSignal, an authentication failure, or too many failures in a row. */
+  stopReason?: 'stop-signal' | 'authentication' | 'service-unavailable';
 }
 
 /** Sends one validated link request; the client's transport. */
@@ -166,6 +176,10 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const inFlight = new Set<Promise<void>>();
   const inFlightKeys = new Set<string>();
   let fatal: { error: unknown } | undefined;
+  const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
+  if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
+  let failuresInARow = 0;
+  let halt: SubmitSummary['stopReason'];
 
   const emit = async (r: ItemResult): Promise<void> => {
     if (options.onResult !== undefined) await options.onResult(r);
@@ -213,12 +227,19 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         result = await send(request, options.signal);
       } catch (e) {
         if (e instanceof OutcomeUnknownError) {
+          failuresInARow++;
+          if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
           await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
           summary.unknown++;
           await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
           return;
         }
         if (e instanceof TransportError) {
+          if (e instanceof AuthenticationError) halt ??= 'authentication';
+          else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) {
+            failuresInARow++;
+            if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
+          }
           await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
           summary.failed++;
           await emit({ index, outcome: 'failed', key, error: e });
@@ -226,6 +247,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         }
         throw e;
       }
+      failuresInARow = 0;
       await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status });
       summary.acknowledged++;
       await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts });
@@ -241,13 +263,20 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     for (;;) {
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (fatal !== undefined) break;
+      if (halt !== undefined) {
+        summary.stopped = true;
+        summary.stopReason = halt;
+        break;
+      }
       if (options.stopSignal?.aborted === true || options.signal?.aborted === true) {
         summary.stopped = true;
+        summary.stopReason = 'stop-signal';
         break;
       }
       const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
       if (next === STOP) {
         summary.stopped = true;
+        summary.stopReason = 'stop-signal';
         break;
       }
       if (next.done === true) break;

@@ -315,6 +315,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
         `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
       );
     }
+    if (summary.stopReason === 'authentication') lines.push('  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then rerun with the same --journal');
+    else if (summary.stopReason === 'service-unavailable') lines.push('  stopped: too many items in a row failed because the service looked unavailable; rerun with the same --journal when it is back');
     if (summary.stopped) lines.push('  stopped before the end of the input: rerun with the same --journal to continue');
     if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
   }
