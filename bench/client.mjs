@@ -183,7 +183,7 @@ if (process.env.BENCH_CLIENT_RSS !== '0') {
   const lineBytes = Buffer.byteLength(JSON.stringify(base)) + 1;
   const sizes = [
     { label: 'dry run', lines: [40_000, 160_000], args: ['--dry-run'] },
-    { label: 'sent to the mock, concurrency 16', lines: [2_000, 8_000], args: ['--base-url', mock.url, '--concurrency', '16'] },
+    { label: 'sent to the mock, concurrency 16', lines: [4_000, 16_000], args: ['--base-url', mock.url, '--concurrency', '16'] },
   ];
   for (const s of sizes) {
     const rss = [];
