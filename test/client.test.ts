@@ -337,6 +337,37 @@ describe('linkCareContexts', () => {
     expect(linkCalls(calls)).toBe(2);
   });
 
+  it('never follows a redirect: the request and its bearer token would go elsewhere', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    let elsewhere = 0;
+    const target = createHttpServer((_req, res) => {
+      elsewhere++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const redirecting = createHttpServer((req, res) => {
+      if (req.url?.endsWith('/token')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: true, data: 'opaque' }));
+        return;
+      }
+      res.writeHead(307, { location: `http://127.0.0.1:${(target.address() as { port: number }).port}/x` });
+      res.end();
+    });
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    try {
+      const c = createClient({ baseUrl: `http://127.0.0.1:${(redirecting.address() as { port: number }).port}`, apiKey: API_KEY });
+      const e = await failure(c.linkCareContexts(request(455)));
+      expect(e).toBeInstanceOf(RejectedError);
+      expect(e).toMatchObject({ status: 307 });
+      expect(e.message).toContain('redirects are not followed');
+      expect(elsewhere).toBe(0);
+    } finally {
+      await new Promise((r) => redirecting.close(r));
+      await new Promise((r) => target.close(r));
+    }
+  });
+
   it('reports success: false on HTTP 200 as an EnvelopeError', async () => {
     const { c } = client();
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'envelope-failure', message: 'care context already linked' } });
