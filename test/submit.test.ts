@@ -228,6 +228,22 @@ describe('openFileJournal', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
+  it('groups concurrent appends into few writes, and resolves every one once it is on disk', async () => {
+    const path = join(tmp, 'concurrent.journal');
+    const j = await openFileJournal(path);
+    const appends: Promise<void>[] = [];
+    for (let i = 0; i < 200; i++) {
+      appends.push(j.append({ key: `k1:${i}`, state: 'sending' }));
+      if (i % 7 === 0) await Promise.resolve();
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(appends);
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(200);
+    await j.append({ key: 'k1:last', state: 'acknowledged' });
+    await j.close();
+    expect((await readJournal(path)).states.size).toBe(201);
+  });
+
   it('is locked while in use, and a lock left by a dead process is taken over', async () => {
     const path = join(tmp, 'locked.journal');
     const j = await openFileJournal(path);

@@ -224,17 +224,22 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     }
   };
 
+  // Starts a flush unless one runs; a line queued while a flush was finishing starts the next one.
+  const kick = (): void => {
+    if (writing !== undefined || queue.length === 0) return;
+    writing = flush().finally(() => {
+      writing = undefined;
+      kick();
+    });
+  };
+
   return {
     load: () => Promise.resolve(new Map(loaded.states)),
     append(entry) {
       if (closed) return Promise.reject(new JournalError(`journal ${path} is closed`));
       return new Promise<void>((resolve, reject) => {
         queue.push({ line: toLine(entry), resolve, reject });
-        if (writing === undefined) {
-          writing = flush().finally(() => {
-            writing = undefined;
-          });
-        }
+        kick();
       });
     },
     async close() {
