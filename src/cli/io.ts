@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { Issue } from '../errors.js';
 import { findNodeAtLocation, parse as parseLoose, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 /** A mistake of the caller (bad flag, missing file, bad JSON): exit code 2. */
@@ -235,6 +236,40 @@ export async function streamLines(
   if (carryTooLong) take(undefined, out);
   else if (carryLength > 0) take(Buffer.concat(carry), out);
   if (out.length > 0) await onBatch(out);
+}
+
+/** One JSON document read from a file or stdin, and how to find the line of a path in it. */
+export interface JsonInput {
+  /** The file name for messages, or `<stdin>`. */
+  readonly name: string;
+  readonly text: string;
+  readonly value: unknown;
+  /** The 1-based line of a JSON Pointer (or of its nearest existing parent). */
+  readonly lineOf: (pointer: string) => number;
+}
+
+/**
+ * Reads and parses one JSON document. When it does not parse, prints
+ * `FILE:LINE:COLUMN invalid JSON: reason` on stderr and returns undefined
+ * (the caller exits 2).
+ */
+export async function readJsonInput(file: string | undefined): Promise<JsonInput | undefined> {
+  const name = inputName(file);
+  const text = await readText(file);
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const p = parsed.problem;
+    process.stderr.write(`${name}:${p.line}:${p.column} invalid JSON: ${p.reason}\n`);
+    return undefined;
+  }
+  return { name, text, value: parsed.value, lineOf: pointerLocator(text) };
+}
+
+/** Issues as lines for people: `FILE:LINE PATH [warning: ]MESSAGE (code)`. */
+export function issueLines(issues: readonly Issue[], name: string, lineOf: (pointer: string) => number): string {
+  let s = '';
+  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+  return s;
 }
 
 /** Writes to stdout, waiting when the pipe is full. */

@@ -1,7 +1,7 @@
 import type { ClinicalInput } from '../../generated/types.js';
 import { safeBuildLinkRequest } from '../../builders/link-request.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 
 export interface BuildArgs {
   file: string | undefined;
@@ -12,26 +12,16 @@ export interface BuildArgs {
 
 /** `abha-link build`: clinical input JSON in, link request JSON out. Returns the exit code. */
 export async function runBuild(args: BuildArgs): Promise<number> {
-  const name = inputName(args.file);
-  const text = await readText(args.file);
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    const p = parsed.problem;
-    process.stderr.write(`${name}:${p.line}:${p.column} invalid JSON: ${p.reason}\n`);
-    return EXIT.usage;
-  }
-  const r = safeBuildLinkRequest(parsed.value as ClinicalInput, { lint: args.lint ? { now: args.now } : false });
-  const lineOf = pointerLocator(text);
+  const input = await readJsonInput(args.file);
+  if (input === undefined) return EXIT.usage;
+  const { name, lineOf } = input;
+  const r = safeBuildLinkRequest(input.value as ClinicalInput, { lint: args.lint ? { now: args.now } : false });
   if (!r.success) {
-    let s = '';
-    for (const i of r.issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${s}${name}: cannot build a valid link request: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot build a valid link request: ${errors} error${errors === 1 ? '' : 's'}\n`);
     return EXIT.invalid;
   }
-  let s = '';
-  for (const w of r.warnings) s += `${name}:${lineOf(w.path)} ${w.path || '/'} warning: ${w.message} (${w.code})\n`;
-  if (s !== '') process.stderr.write(s);
+  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
   await writeOut(`${args.compact ? JSON.stringify(r.value) : JSON.stringify(r.value, null, 2)}\n`);
   return EXIT.ok;
 }

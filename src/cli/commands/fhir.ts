@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import type { Issue } from '../../errors.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
 import { validate } from '../../validation/validate.js';
 import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
@@ -9,7 +8,7 @@ import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 
 export interface FhirArgs {
   file: string | undefined;
@@ -52,11 +51,6 @@ async function readAttachments(specs: readonly string[]): Promise<Record<string,
   return out;
 }
 
-function issueLines(issues: readonly Issue[], name: string, lineOf: (p: string) => number): string {
-  let s = '';
-  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
-  return s;
-}
 
 /** A file name for a care-context reference: safe characters only, never a path. */
 export function fileNameFor(referenceNumber: string, taken: Set<string>): string {
@@ -69,16 +63,10 @@ export function fileNameFor(referenceNumber: string, taken: Set<string>): string
 }
 
 async function runFromFhir(args: FhirArgs): Promise<number> {
-  const file = args.fromFhir as string;
-  const name = inputName(file);
-  const text = await readText(file);
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    process.stderr.write(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}\n`);
-    return EXIT.usage;
-  }
-  const r = fromFhir(parsed.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
-  const lineOf = pointerLocator(text);
+  const input = await readJsonInput(args.fromFhir);
+  if (input === undefined) return EXIT.usage;
+  const { name, lineOf } = input;
+  const r = fromFhir(input.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
     process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${errors} error${errors === 1 ? '' : 's'}\n`);
@@ -98,16 +86,11 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   }
   if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw new UsageError(`--hi-type must be one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`);
   const attachments = await readAttachments(args.attach);
-  const name = inputName(args.file);
-  const text = await readText(args.file);
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    process.stderr.write(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}\n`);
-    return EXIT.usage;
-  }
-  const lineOf = pointerLocator(text);
+  const read = await readJsonInput(args.file);
+  if (read === undefined) return EXIT.usage;
+  const { name, lineOf } = read;
   // Which document is it? A clinical input or a link request (the 4.12 body), by the core schemas.
-  const value = parsed.value;
+  const value = read.value;
   const asInput = validate('clinical-input', value);
   const asRequest = asInput.success ? undefined : validate('link-carecontext-request', value);
   if (!asInput.success && asRequest?.success !== true) {

@@ -1,6 +1,5 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Issue } from '../../errors.js';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, type Language } from '../../render/labels.js';
 import { PAGE_SIZES, type PageSize } from '../../render/model.js';
@@ -8,7 +7,7 @@ import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, writeOut } from '../io.js';
+import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 
 /** What `abha-link render` runs with, after its options are checked. */
 export interface RenderArgs {
@@ -55,11 +54,6 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
   return { renderer: await createRenderer({ templates: { [name]: source }, partials }), name };
 }
 
-function issueLines(issues: readonly Issue[], name: string, lineOf: (path: string) => number): string {
-  let s = '';
-  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
-  return s;
-}
 
 async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
   let printer;
@@ -104,22 +98,16 @@ export async function runRender(args: RenderArgs): Promise<number> {
     if (isTemplateError(e)) throw new UsageError(e.message);
     throw e;
   }
-  const name = inputName(args.file);
-  const text = await readText(args.file);
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    const p = parsed.problem;
-    process.stderr.write(`${name}:${p.line}:${p.column} invalid JSON: ${p.reason}\n`);
-    return EXIT.usage;
-  }
+  const input = await readJsonInput(args.file);
+  if (input === undefined) return EXIT.usage;
+  const { name, lineOf } = input;
   let r;
   try {
-    r = loaded.renderer.safeRender(parsed.value, { template: loaded.name, lang: args.lang, pageSize: args.pageSize, lint: { now: args.now } });
+    r = loaded.renderer.safeRender(input.value, { template: loaded.name, lang: args.lang, pageSize: args.pageSize, lint: { now: args.now } });
   } catch (e) {
     if (isTemplateError(e)) throw new UsageError(e.message);
     throw e;
   }
-  const lineOf = pointerLocator(text);
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
     process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${errors} error${errors === 1 ? '' : 's'}\n`);
