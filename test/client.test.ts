@@ -98,6 +98,25 @@ describe('createClient', () => {
   });
 });
 
+describe('the built package', () => {
+  it('loads abha-link/client and abha-link/mock by name in plain Node, from ESM and CommonJS', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const root = new URL('..', import.meta.url);
+    const esm = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import { createClient } from 'abha-link/client'; import { startMockServer } from 'abha-link/mock'; const m = await startMockServer(); const c = createClient({ baseUrl: m.url, apiKey: m.apiKey }); const r = await c.searchAbha({ mobile: '9000000001' }); console.log(r.success, c.tokenRequests); await m.close();"],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(esm.stderr).toBe('');
+    expect(esm.stdout.trim()).toBe('true 1');
+    const cjs = spawnSync(process.execPath, ['--no-warnings', '-e', "const { createClient } = require('abha-link/client'); const { buildOpenApiDocument } = require('abha-link/mock'); console.log(typeof createClient, Object.keys(buildOpenApiDocument().paths).length)"], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(cjs.stdout.trim()).toBe('function 12');
+  });
+});
+
 describe('bearer token', () => {
   it('is fetched once for many requests, also when they start together', async () => {
     const { c, calls } = client();
