@@ -16,6 +16,7 @@
  * free, and results are handed to `onResult`, not kept. Only the journal's
  * key index grows (one entry per distinct item).
  */
+import { untilAborted } from './abort.js';
 import pLimit from 'p-limit';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
@@ -120,22 +121,7 @@ function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIte
  * every item alive until the batch ends).
  */
 function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof STOP> {
-  if (signal === undefined) return next;
-  if (signal.aborted) return Promise.resolve(STOP);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(STOP);
-    signal.addEventListener('abort', onAbort, { once: true });
-    next.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+  return untilAborted(next, signal, () => Promise.resolve(STOP));
 }
 
 /**

@@ -3,6 +3,7 @@
  * JWT `exp` (or after a configured lifetime when it has none), one refresh
  * shared by every concurrent caller, and dropped when the service rejects it.
  */
+import { untilAborted } from './abort.js';
 
 /**
  * Reads the `exp` claim (seconds since the epoch) of a JWT without verifying
@@ -92,22 +93,7 @@ export class TokenCache {
       p.then(clear, clear);
     }
     const pending = this.#pending;
-    if (signal === undefined) return pending;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<string>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (v) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(v);
-        },
-        (e: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      );
-    });
+    return untilAborted(pending, signal, () => Promise.reject(signal?.reason));
   }
 
   /**

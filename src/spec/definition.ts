@@ -525,6 +525,14 @@ const verifyResult = (typeName: string, fields: Record<string, FieldDef>): Field
 
 const ACCOUNTS = arr(ref('account-summary'), BOUNDS.accounts);
 
+/** The session-token fields that 4.4 and 4.7 return inline in data. */
+const SESSION_TOKEN_FIELDS: Record<string, FieldDef> = {
+  token: JWT('ABHA session token.'),
+  expiresIn: int({ minimum: 0 }),
+  refreshToken: JWT('Refresh token.'),
+  refreshExpiresIn: int({ minimum: 0 }),
+};
+
 export const ENDPOINTS: readonly EndpointDef[] = [
   {
     id: 'token',
@@ -587,10 +595,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       data: verifyResult('VerifyOtpResponseData', {
         txnId: str(BOUNDS.id),
         authResult: str(64),
-        token: JWT('ABHA session token.'),
-        expiresIn: int({ minimum: 0 }),
-        refreshToken: JWT('Refresh token.'),
-        refreshExpiresIn: int({ minimum: 0 }),
+        ...SESSION_TOKEN_FIELDS,
         accounts: ACCOUNTS,
       }),
     },
@@ -647,10 +652,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       data: verifyResult('AadharNumberLoginVerifyOtpResponseData', {
         txnId: str(BOUNDS.id),
         authResult: str(64),
-        token: JWT('ABHA session token.'),
-        expiresIn: int({ minimum: 0 }),
-        refreshToken: JWT('Refresh token.'),
-        refreshExpiresIn: int({ minimum: 0 }),
+        ...SESSION_TOKEN_FIELDS,
         accounts: ACCOUNTS,
       }),
     },
