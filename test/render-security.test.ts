@@ -247,3 +247,54 @@ describe('health data never appears in errors', () => {
     expect(() => renderer.render(input, { template: 'missing', lint: false })).toThrow(/template missing, line 1: uses the field "nickname"/);
   });
 });
+
+/** Bidi controls that start an embedding, override or isolate, or end one. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
+/** The `<bdi>` elements of the body (never nested) and the body with them cut out. */
+function isolates(html: string): { inside: string[]; outside: string } {
+  const body = html.slice(html.indexOf('<body'));
+  const inside: string[] = [];
+  const outside = body.replace(/<bdi>([\s\S]*?)<\/bdi>/g, (_m, inner: string) => {
+    inside.push(inner);
+    return ' ';
+  });
+  return { inside, outside };
+}
+
+describe('right-to-left overrides and other bidi controls in the data', () => {
+  const controls = ['\u202E', '\u202B', '\u202D', '\u2067', '\u2066\u202E'];
+
+  it.each(TEMPLATE_NAMES)('are isolated value by value in the %s template: the text after a value keeps its direction', (template) => {
+    for (const c of controls) {
+      const { input } = plant(`${c}evil`);
+      const html = renderDocuments(input, { template, lint: false })[0]?.html ?? '';
+      const { inside, outside } = isolates(html);
+      // No <bdi> inside another, so each isolate ends where its value ends.
+      for (const inner of inside) expect(inner).not.toMatch(/<bdi/);
+      // Outside the isolates (labels, separators, the ICD label after a diagnosis…) no bidi control is left.
+      expect(textOf(outside)).not.toMatch(BIDI_CONTROLS);
+      // Each isolate holds one value: at most one field tag (#F<n>) per <bdi>.
+      for (const inner of inside) expect((textOf(`<body>${inner}`).match(/#F\d+/g) ?? []).length, inner).toBeLessThanOrEqual(1);
+      // And every planted value reached the page inside one.
+      const tags = new Set(inside.flatMap((inner) => textOf(`<body>${inner}`).match(/#F\d+/g) ?? []));
+      for (const tag of (textOf(html).match(/#F\d+/g) ?? [])) expect(tags.has(tag), `${tag} is printed outside an isolate`).toBe(true);
+    }
+  });
+
+  it('keep the phone separator and the ICD code after a diagnosis in place (the reviewer\'s case)', () => {
+    const input = plant('x').input as unknown as { hospital: { phone: string }; diagnosis: Array<{ diagnosisName: string; icdCode: string }> };
+    input.hospital.phone = '080\u202E-4123';
+    input.diagnosis[0] = { ...input.diagnosis[0], diagnosisName: 'Hypertension \u202E', icdCode: 'E11.9' };
+    const html = renderDocuments(input as unknown as ClinicalInput, { lint: false })[0]?.html ?? '';
+    expect(html).toContain('Phone: <bdi>080\u202E-4123</bdi></span>');
+    expect(html).toMatch(/<span class="dx-name"><bdi>Hypertension \u202E<\/bdi><\/span> <span class="icd">ICD-10 <bdi>E11\.9<\/bdi><\/span>/);
+  });
+
+  it('are closed in the <title> too (first strong isolate … pop directional isolate around the reference)', () => {
+    const { input } = plant('\u202Eevil');
+    const html = renderDocuments(input, { lint: false })[0]?.html ?? '';
+    const title = /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '';
+    expect(title).toMatch(/^Prescription · \u2068[^\u2068\u2069]*\u2069$/);
+  });
+});

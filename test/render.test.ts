@@ -95,7 +95,7 @@ describe('renderDocuments', () => {
   it('puts one medicine in each row of the medication table, in order', () => {
     const ci = input('opd-prescription');
     const { html } = only(renderDocuments(ci));
-    const rows = [...html.matchAll(/<tr><td class="num">(\d+)<\/td><td class="drug">([^<]*)<\/td>/g)].map((m) => [Number(m[1]), m[2]]);
+    const rows = [...html.matchAll(/<tr><td class="num">(\d+)<\/td><td class="drug"><bdi>([^<]*)<\/bdi><\/td>/g)].map((m) => [Number(m[1]), m[2]]);
     expect(rows).toEqual((ci.medications ?? []).map((m, i) => [i + 1, m.drugName]));
   });
 
@@ -228,7 +228,7 @@ describe('renderDocuments', () => {
 
   it('keeps patient data out of the <title>, which browsers show in tabs and PDF metadata', () => {
     const doc = only(renderDocuments(input('opd-prescription')));
-    expect(/<title>([^<]*)<\/title>/.exec(doc.html)?.[1]).toBe('Prescription · OPD-2026-0042-Prescription');
+    expect(/<title>([^<]*)<\/title>/.exec(doc.html)?.[1]).toBe('Prescription · \u2068OPD-2026-0042-Prescription\u2069');
   });
 
   it('does not change its input and gives the same output for the same input', () => {

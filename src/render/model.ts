@@ -64,7 +64,7 @@ export interface DocumentModel {
   readonly pageClass: 'a4' | 'a5';
   /** The template's heading in the chosen language, e.g. `Prescription`. */
   readonly heading: string;
-  /** The HTML `<title>`: heading and care-context reference (no patient data). */
+  /** The HTML `<title>`: heading and care-context reference (no patient data), the reference isolated between U+2068 and U+2069. */
   readonly title: string;
   readonly hospital: { readonly name: string; readonly id: string; readonly phone: string | null; readonly email: string | null };
   readonly doctor: { readonly name: string; readonly licNumber: string | null; readonly hpId: string | null };
@@ -217,7 +217,8 @@ export function buildDocumentModel(
     pageSize: options.pageSize,
     pageClass: options.pageSize === 'A5' ? 'a5' : 'a4',
     heading,
-    title: `${heading} · ${cc.referenceNumber}`,
+    // The reference is data: first-strong isolate … pop directional isolate keep its bidi controls to itself.
+    title: `${heading} · \u2068${cc.referenceNumber}\u2069`,
     hospital: { name: b.hospital.name, id: b.hospital.id, phone: str(b.hospital.phone), email: str(b.hospital.email) },
     doctor: { name: b.doctor.name, licNumber: str(b.doctor.licNumber), hpId: str(b.doctor.hpId) },
     patient: {

@@ -29,11 +29,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "    <li><span class=\"dx-name\">"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":16,"column":32},"end":{"line":16,"column":36}} ), depth0))
-    + "</span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":45},"end":{"line":16,"column":129}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":129},"end":{"line":16,"column":191}}})) != null ? stack1 : "")
+  return "    <li><span class=\"dx-name\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":16,"column":37},"end":{"line":16,"column":41}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":56},"end":{"line":16,"column":151}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":151},"end":{"line":16,"column":224}}})) != null ? stack1 : "")
     + "</li>\n";
 },"2":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -44,14 +44,14 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return " <span class=\"icd\">"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "icdCode", {"start":{"line":16,"column":81},"end":{"line":16,"column":101}} ), depth0))
-    + " "
-    + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":16,"column":106},"end":{"line":16,"column":113}} ), depth0))
-    + "</span>";
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "icdCode", {"start":{"line":16,"column":92},"end":{"line":16,"column":112}} ), depth0))
+    + " <bdi>"
+    + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":16,"column":122},"end":{"line":16,"column":129}} ), depth0))
+    + "</bdi></span>";
 },"3":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"status\">("
-    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":16,"column":168},"end":{"line":16,"column":174}} ), depth0))
-    + ")</span>";
+    return " <span class=\"status\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":16,"column":195},"end":{"line":16,"column":201}} ), depth0))
+    + "</bdi>)</span>";
 },"4":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -83,16 +83,25 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":6},"end":{"line":33,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
 },"6":function(container,depth0,helpers,partials,data) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
 
   return "      <tr><td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":32,"column":28},"end":{"line":32,"column":34}} ), depth0))
-    + "</td><td class=\"test\">"
-    + alias3(alias2(alias1(depth0, "testName", {"start":{"line":32,"column":60},"end":{"line":32,"column":68}} ), depth0))
-    + "</td><td>"
-    + alias3(alias2(alias1(depth0, "instructions", {"start":{"line":32,"column":81},"end":{"line":32,"column":93}} ), depth0))
+    + "</td><td class=\"test\"><bdi>"
+    + alias3(alias2(alias1(depth0, "testName", {"start":{"line":32,"column":65},"end":{"line":32,"column":73}} ), depth0))
+    + "</bdi></td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":32,"column":90},"end":{"line":32,"column":144}}})) != null ? stack1 : "")
     + "</td><td class=\"check\"><span class=\"box\"></span></td></tr>\n";
 },"7":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":32,"column":117},"end":{"line":32,"column":129}} ), depth0))
+    + "</bdi>";
+},"8":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -128,7 +137,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</section>\n<section class=\"investigations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "labInvestigations", {"start":{"line":24,"column":8},"end":{"line":24,"column":32}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(7, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -181,18 +190,31 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
 },"1":function(container,depth0,helpers,partials,data) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
 
   return "      <tr><td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":26,"column":28},"end":{"line":26,"column":34}} ), depth0))
-    + "</td><td class=\"drug\">"
-    + alias3(alias2(alias1(depth0, "name", {"start":{"line":26,"column":60},"end":{"line":26,"column":64}} ), depth0))
-    + "</td><td class=\"icd\">"
-    + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":26,"column":89},"end":{"line":26,"column":96}} ), depth0))
+    + "</td><td class=\"drug\"><bdi>"
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":26,"column":65},"end":{"line":26,"column":69}} ), depth0))
+    + "</bdi></td><td class=\"icd\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":98},"end":{"line":26,"column":142}}})) != null ? stack1 : "")
     + "</td><td>"
-    + alias3(alias2(alias1(depth0, "status", {"start":{"line":26,"column":109},"end":{"line":26,"column":115}} ), depth0))
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":151},"end":{"line":26,"column":193}}})) != null ? stack1 : "")
     + "</td></tr>\n";
 },"2":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":26,"column":120},"end":{"line":26,"column":127}} ), depth0))
+    + "</bdi>";
+},"3":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":26,"column":172},"end":{"line":26,"column":178}} ), depth0))
+    + "</bdi>";
+},"4":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -203,7 +225,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "  <p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":31,"column":21},"end":{"line":31,"column":39}} ), depth0))
     + "</p>\n";
-},"3":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -232,18 +254,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<section class=\"record\">\n  <dl>\n    <div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "recordType", {"start":{"line":13,"column":15},"end":{"line":13,"column":32}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "hiTypeText", {"start":{"line":13,"column":45},"end":{"line":13,"column":67}} ), depth0))
-    + "</dd></div>\n    <div><dt>"
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "hiTypeText", {"start":{"line":13,"column":50},"end":{"line":13,"column":72}} ), depth0))
+    + "</bdi></dd></div>\n    <div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "record", {"start":{"line":14,"column":15},"end":{"line":14,"column":28}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "display", {"start":{"line":14,"column":41},"end":{"line":14,"column":60}} ), depth0))
-    + "</dd></div>\n  </dl>\n</section>\n<section class=\"diagnoses\">\n  <h2>"
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "display", {"start":{"line":14,"column":46},"end":{"line":14,"column":65}} ), depth0))
+    + "</bdi></dd></div>\n  </dl>\n</section>\n<section class=\"diagnoses\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "diagnosis", {"start":{"line":18,"column":8},"end":{"line":18,"column":24}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":19,"column":2},"end":{"line":32,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":19,"column":2},"end":{"line":32,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":34,"column":0},"end":{"line":36,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":34,"column":0},"end":{"line":36,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -264,9 +286,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<section class=\"advice\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "advice", {"start":{"line":3,"column":8},"end":{"line":3,"column":21}} ), depth0))
-    + "</h2>\n  <p class=\"prewrap\">"
-    + alias3(alias2(alias1(depth0, "advice", {"start":{"line":4,"column":23},"end":{"line":4,"column":29}} ), depth0))
-    + "</p>\n</section>\n";
+    + "</h2>\n  <p class=\"prewrap\"><bdi>"
+    + alias3(alias2(alias1(depth0, "advice", {"start":{"line":4,"column":28},"end":{"line":4,"column":34}} ), depth0))
+    + "</bdi></p>\n</section>\n";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -277,9 +299,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<section class=\"follow-up\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "followUp", {"start":{"line":9,"column":8},"end":{"line":9,"column":23}} ), depth0))
-    + "</h2>\n  <p class=\"prewrap\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "followUp", {"start":{"line":10,"column":23},"end":{"line":10,"column":37}} ), depth0))
-    + "</p>\n</section>\n";
+    + "</h2>\n  <p class=\"prewrap\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "followUp", {"start":{"line":10,"column":28},"end":{"line":10,"column":42}} ), depth0))
+    + "</bdi></p>\n</section>\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -312,11 +334,11 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "    <li><span class=\"dx-name\">"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":6,"column":32},"end":{"line":6,"column":36}} ), depth0))
-    + "</span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":45},"end":{"line":6,"column":129}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":129},"end":{"line":6,"column":191}}})) != null ? stack1 : "")
+  return "    <li><span class=\"dx-name\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":6,"column":37},"end":{"line":6,"column":41}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":56},"end":{"line":6,"column":151}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":151},"end":{"line":6,"column":224}}})) != null ? stack1 : "")
     + "</li>\n";
 },"2":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -327,14 +349,14 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return " <span class=\"icd\">"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "icdCode", {"start":{"line":6,"column":81},"end":{"line":6,"column":101}} ), depth0))
-    + " "
-    + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":6,"column":106},"end":{"line":6,"column":113}} ), depth0))
-    + "</span>";
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "icdCode", {"start":{"line":6,"column":92},"end":{"line":6,"column":112}} ), depth0))
+    + " <bdi>"
+    + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":6,"column":122},"end":{"line":6,"column":129}} ), depth0))
+    + "</bdi></span>";
 },"3":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"status\">("
-    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":6,"column":168},"end":{"line":6,"column":174}} ), depth0))
-    + ")</span>";
+    return " <span class=\"status\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":6,"column":195},"end":{"line":6,"column":201}} ), depth0))
+    + "</bdi>)</span>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -356,7 +378,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return "<div class=\"doc-url\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "document", {"start":{"line":4,"column":47},"end":{"line":4,"column":62}} ), depth0))
     + ": "
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"document"),"link"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":4,"column":66},"end":{"line":4,"column":192}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"document"),"link"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":4,"column":66},"end":{"line":4,"column":214}}})) != null ? stack1 : "")
     + "</div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -368,9 +390,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<a href=\""
     + alias3(alias2(alias1(lookupProperty(depth0,"document"), "link", {"start":{"line":4,"column":98},"end":{"line":4,"column":111}} ), depth0))
-    + "\" rel=\"noopener noreferrer\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"document"), "url", {"start":{"line":4,"column":143},"end":{"line":4,"column":155}} ), depth0))
-    + "</a>";
+    + "\" rel=\"noopener noreferrer\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"document"), "url", {"start":{"line":4,"column":148},"end":{"line":4,"column":160}} ), depth0))
+    + "</bdi></a>";
 },"2":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -379,7 +401,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"document"), "url", {"start":{"line":4,"column":171},"end":{"line":4,"column":183}} ), depth0));
+  return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"document"), "url", {"start":{"line":4,"column":187},"end":{"line":4,"column":199}} ), depth0))
+    + "</bdi>";
 },"3":function(container,depth0,helpers,partials,data) {
     var alias1=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -403,12 +427,12 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<footer class=\"doc-footer\">\n  <div class=\"footer-text\">\n    <div>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "careContext", {"start":{"line":3,"column":11},"end":{"line":3,"column":29}} ), depth0))
-    + ": <span class=\"mono\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "referenceNumber", {"start":{"line":3,"column":54},"end":{"line":3,"column":81}} ), depth0))
-    + "</span> · "
-    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "hiTypeText", {"start":{"line":3,"column":95},"end":{"line":3,"column":117}} ), depth0))
-    + "</div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"document"),"url"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":205}}})) != null ? stack1 : "")
+    + ": <span class=\"mono\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "referenceNumber", {"start":{"line":3,"column":59},"end":{"line":3,"column":86}} ), depth0))
+    + "</bdi></span> · <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"careContext"), "hiTypeText", {"start":{"line":3,"column":111},"end":{"line":3,"column":133}} ), depth0))
+    + "</bdi></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"document"),"url"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":227}}})) != null ? stack1 : "")
     + "\n  </div>\n  "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"showQrCode"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":2},"end":{"line":6,"column":115}}})) != null ? stack1 : "")
     + "\n</footer>\n";
@@ -448,15 +472,15 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "    <li><span class=\"dx-name\">"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "testName", {"start":{"line":6,"column":32},"end":{"line":6,"column":40}} ), depth0))
-    + "</span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":49},"end":{"line":6,"column":121}}})) != null ? stack1 : "")
+  return "    <li><span class=\"dx-name\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "testName", {"start":{"line":6,"column":37},"end":{"line":6,"column":45}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":60},"end":{"line":6,"column":143}}})) != null ? stack1 : "")
     + "</li>\n";
 },"2":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"note\">("
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":6,"column":92},"end":{"line":6,"column":104}} ), depth0))
-    + ")</span>";
+    return " <span class=\"note\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":6,"column":108},"end":{"line":6,"column":120}} ), depth0))
+    + "</bdi>)</span>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -476,10 +500,10 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "phone", {"start":{"line":4,"column":103},"end":{"line":4,"column":115}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "phone", {"start":{"line":4,"column":121},"end":{"line":4,"column":135}} ), depth0))
-    + "</span>";
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "phone", {"start":{"line":4,"column":114},"end":{"line":4,"column":126}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "phone", {"start":{"line":4,"column":137},"end":{"line":4,"column":151}} ), depth0))
+    + "</bdi></span>";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -489,10 +513,10 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "email", {"start":{"line":4,"column":181},"end":{"line":4,"column":193}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "email", {"start":{"line":4,"column":199},"end":{"line":4,"column":213}} ), depth0))
-    + "</span>";
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "email", {"start":{"line":4,"column":203},"end":{"line":4,"column":215}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "email", {"start":{"line":4,"column":226},"end":{"line":4,"column":240}} ), depth0))
+    + "</bdi></span>";
 },"2":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -503,9 +527,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div class=\"id\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "licNumber", {"start":{"line":8,"column":46},"end":{"line":8,"column":62}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":8,"column":68},"end":{"line":8,"column":84}} ), depth0))
-    + "</div>";
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":8,"column":73},"end":{"line":8,"column":89}} ), depth0))
+    + "</bdi></div>";
 },"3":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -516,9 +540,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div class=\"id\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "hpId", {"start":{"line":9,"column":41},"end":{"line":9,"column":52}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":9,"column":58},"end":{"line":9,"column":69}} ), depth0))
-    + "</div>";
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":9,"column":63},"end":{"line":9,"column":74}} ), depth0))
+    + "</bdi></div>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -527,21 +551,21 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<header class=\"letterhead\">\n  <div class=\"hospital\">\n    <div class=\"hospital-name\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "name", {"start":{"line":3,"column":33},"end":{"line":3,"column":46}} ), depth0))
-    + "</div>\n    <div class=\"meta\"><span>"
+  return "<header class=\"letterhead\">\n  <div class=\"hospital\">\n    <div class=\"hospital-name\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "name", {"start":{"line":3,"column":38},"end":{"line":3,"column":51}} ), depth0))
+    + "</bdi></div>\n    <div class=\"meta\"><span>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "facilityId", {"start":{"line":4,"column":30},"end":{"line":4,"column":47}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "id", {"start":{"line":4,"column":53},"end":{"line":4,"column":64}} ), depth0))
-    + "</span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"hospital"),"phone"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":73},"end":{"line":4,"column":151}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"hospital"),"email"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":151},"end":{"line":4,"column":229}}})) != null ? stack1 : "")
-    + "</div>\n  </div>\n  <div class=\"doctor\">\n    <div class=\"doctor-name\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":7,"column":31},"end":{"line":7,"column":42}} ), depth0))
-    + "</div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":4},"end":{"line":8,"column":99}}})) != null ? stack1 : "")
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "id", {"start":{"line":4,"column":58},"end":{"line":4,"column":69}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"hospital"),"phone"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":84},"end":{"line":4,"column":173}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"hospital"),"email"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":173},"end":{"line":4,"column":262}}})) != null ? stack1 : "")
+    + "</div>\n  </div>\n  <div class=\"doctor\">\n    <div class=\"doctor-name\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":7,"column":36},"end":{"line":7,"column":47}} ), depth0))
+    + "</bdi></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":4},"end":{"line":8,"column":110}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":4},"end":{"line":9,"column":84}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":4},"end":{"line":9,"column":95}}})) != null ? stack1 : "")
     + "\n  </div>\n</header>\n";
 },"useData":true},
   "medications": {"0":function(container,depth0,helpers,partials,data) {
@@ -568,22 +592,43 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":6},"end":{"line":11,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
 },"1":function(container,depth0,helpers,partials,data) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
 
   return "      <tr><td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":10,"column":28},"end":{"line":10,"column":34}} ), depth0))
-    + "</td><td class=\"drug\">"
-    + alias3(alias2(alias1(depth0, "drugName", {"start":{"line":10,"column":60},"end":{"line":10,"column":68}} ), depth0))
+    + "</td><td class=\"drug\"><bdi>"
+    + alias3(alias2(alias1(depth0, "drugName", {"start":{"line":10,"column":65},"end":{"line":10,"column":73}} ), depth0))
+    + "</bdi></td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":90},"end":{"line":10,"column":132}}})) != null ? stack1 : "")
     + "</td><td>"
-    + alias3(alias2(alias1(depth0, "dosage", {"start":{"line":10,"column":81},"end":{"line":10,"column":87}} ), depth0))
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":141},"end":{"line":10,"column":189}}})) != null ? stack1 : "")
     + "</td><td>"
-    + alias3(alias2(alias1(depth0, "frequency", {"start":{"line":10,"column":100},"end":{"line":10,"column":109}} ), depth0))
-    + "</td><td>"
-    + alias3(alias2(alias1(depth0, "duration", {"start":{"line":10,"column":122},"end":{"line":10,"column":130}} ), depth0))
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":198},"end":{"line":10,"column":244}}})) != null ? stack1 : "")
     + "</td><td class=\"instr\">"
-    + alias3(alias2(alias1(depth0, "instructions", {"start":{"line":10,"column":157},"end":{"line":10,"column":169}} ), depth0))
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":267},"end":{"line":10,"column":321}}})) != null ? stack1 : "")
     + "</td></tr>\n";
 },"2":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":10,"column":111},"end":{"line":10,"column":117}} ), depth0))
+    + "</bdi>";
+},"3":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":10,"column":165},"end":{"line":10,"column":174}} ), depth0))
+    + "</bdi>";
+},"4":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":10,"column":221},"end":{"line":10,"column":229}} ), depth0))
+    + "</bdi>";
+},"5":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":10,"column":294},"end":{"line":10,"column":306}} ), depth0))
+    + "</bdi>";
+},"6":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -605,7 +650,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return "<section class=\"medications\">\n  <h2><span class=\"rx\" aria-hidden=\"true\">&#8478;</span> "
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "medications", {"start":{"line":2,"column":59},"end":{"line":2,"column":77}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":16,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(6, data, 0),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":16,"column":9}}})) != null ? stack1 : "")
     + "</section>\n";
 },"useData":true},
   "patient": {"0":function(container,depth0,helpers,partials,data) {
@@ -616,7 +661,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"patient"), "name", {"start":{"line":3,"column":62},"end":{"line":3,"column":74}} ), depth0));
+  return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"patient"), "name", {"start":{"line":3,"column":67},"end":{"line":3,"column":79}} ), depth0))
+    + "</bdi>";
 },"1":function(container,depth0,helpers,partials,data) {
     return "—";
 },"2":function(container,depth0,helpers,partials,data) {
@@ -629,9 +676,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "ageSex", {"start":{"line":4,"column":37},"end":{"line":4,"column":50}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "ageSex", {"start":{"line":4,"column":63},"end":{"line":4,"column":77}} ), depth0))
-    + "</dd></div>";
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "ageSex", {"start":{"line":4,"column":68},"end":{"line":4,"column":82}} ), depth0))
+    + "</bdi></dd></div>";
 },"3":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -642,9 +689,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaAddress", {"start":{"line":5,"column":42},"end":{"line":5,"column":60}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaAddress", {"start":{"line":5,"column":73},"end":{"line":5,"column":92}} ), depth0))
-    + "</dd></div>";
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaAddress", {"start":{"line":5,"column":78},"end":{"line":5,"column":97}} ), depth0))
+    + "</bdi></dd></div>";
 },"4":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -655,9 +702,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaNumber", {"start":{"line":6,"column":41},"end":{"line":6,"column":58}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaNumber", {"start":{"line":6,"column":71},"end":{"line":6,"column":89}} ), depth0))
-    + "</dd></div>";
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaNumber", {"start":{"line":6,"column":76},"end":{"line":6,"column":94}} ), depth0))
+    + "</bdi></dd></div>";
 },"5":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -668,9 +715,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "visitId", {"start":{"line":7,"column":31},"end":{"line":7,"column":45}} ), depth0))
-    + "</dt><dd>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "id", {"start":{"line":7,"column":58},"end":{"line":7,"column":66}} ), depth0))
-    + "</dd></div>";
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "id", {"start":{"line":7,"column":63},"end":{"line":7,"column":71}} ), depth0))
+    + "</bdi></dd></div>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -684,15 +731,15 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "\">\n  <dl>\n    <div><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patient", {"start":{"line":3,"column":15},"end":{"line":3,"column":29}} ), depth0))
     + "</dt><dd>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"name"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":3,"column":40},"end":{"line":3,"column":92}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"name"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":3,"column":40},"end":{"line":3,"column":103}}})) != null ? stack1 : "")
     + "</dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"ageSex"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":97}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"ageSex"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":108}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"abhaAddress"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":4},"end":{"line":5,"column":112}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"abhaAddress"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":4},"end":{"line":5,"column":123}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"abhaNumber"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":109}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"patient"),"abhaNumber"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":120}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"visit"),"id"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":86}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"visit"),"id"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":97}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
 },"useData":true},
   "signature": {"0":function(container,depth0,helpers,partials,data) {
@@ -705,9 +752,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "licNumber", {"start":{"line":6,"column":35},"end":{"line":6,"column":51}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":6,"column":57},"end":{"line":6,"column":73}} ), depth0))
-    + "</div>";
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":6,"column":62},"end":{"line":6,"column":78}} ), depth0))
+    + "</bdi></div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -718,9 +765,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "hpId", {"start":{"line":7,"column":30},"end":{"line":7,"column":41}} ), depth0))
-    + ": "
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":7,"column":47},"end":{"line":7,"column":58}} ), depth0))
-    + "</div>";
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":7,"column":52},"end":{"line":7,"column":63}} ), depth0))
+    + "</bdi></div>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -731,12 +778,12 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<section class=\"signature\">\n  <div class=\"sign-box\">\n    <div class=\"sign-space\"></div>\n    <div class=\"sign-line\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "signature", {"start":{"line":4,"column":29},"end":{"line":4,"column":45}} ), depth0))
-    + "</div>\n    <div class=\"sign-name\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":5,"column":29},"end":{"line":5,"column":40}} ), depth0))
-    + "</div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":88}}})) != null ? stack1 : "")
+    + "</div>\n    <div class=\"sign-name\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":5,"column":34},"end":{"line":5,"column":45}} ), depth0))
+    + "</bdi></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":99}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":73}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":84}}})) != null ? stack1 : "")
     + "\n  </div>\n</section>\n";
 },"useData":true},
   "styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
