@@ -147,6 +147,11 @@ describe('normalizeFrequency', () => {
     expect(normalizeFrequency({ morning: 1, afternoon: 1, evening: 1, night: 1 })).toBe(normalizeFrequency('1-1-1-1'));
   });
 
+  it('reads a structured pattern without any dose as no frequency', () => {
+    expect(normalizeFrequency({})).toBe('');
+    expect(buildMedication({ drugName: 'ORS sachet', frequency: { morning: 0 } })).toEqual({ drugName: 'ORS sachet' });
+  });
+
   it("keeps the doctor's text when the frequency cannot be parsed", () => {
     expect(normalizeFrequency('  alternate days   after dialysis ')).toBe('alternate days after dialysis');
     expect(normalizeFrequency('1-0')).toBe('1-0');

@@ -269,3 +269,43 @@ describe('help and version', () => {
     expect(r.stdout).toContain('Usage: abha-link <command>');
   });
 });
+
+describe('hostile input to the CLI', () => {
+  it('reports JSON nested too deeply for the position finder without crashing', () => {
+    const depth = 100_000;
+    const p = file('deep.json', `{"abhaAddress":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+    const r = run(['validate', p]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('/abhaAddress abhaAddress must be a string (type)');
+    const broken = file('deep-broken.json', `{"abhaAddress":${'['.repeat(depth)}${']'.repeat(depth - 1)}}`);
+    const b = run(['validate', broken]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).not.toMatch(STACK);
+  });
+
+  it('never repeats an unknown key in a message, and keeps it short and printable in the path', () => {
+    const req = exampleRequest('lab-order');
+    const longKey = `Diabetes type 2 of Ramesh Kumar ${'x'.repeat(100_000)}`;
+    const forged = 'x\nfake.json:1 / all good (ok)\u001b[2J\u202e';
+    req[longKey] = 1;
+    req[forged] = 1;
+    const p = file('keys.json', JSON.stringify(req));
+    for (const format of ['text', 'json']) {
+      const r = run(['validate', '--format', format, p]);
+      expect(r.code).toBe(1);
+      expect(r.stdout.length).toBeLessThan(1000);
+      expect(r.stdout).not.toContain('Ramesh Kumar xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx');
+      expect(r.stdout).not.toMatch(/[\u001b\u202e]/);
+      expect(r.stdout).not.toMatch(/^fake\.json/m);
+    }
+    expect(run(['validate', p]).stdout).toContain('this field is not in the spec; remove it or check its spelling (unknown-field)');
+  });
+
+  it('stops early and does not report success when the reader of its output goes away', () => {
+    const bad = JSON.stringify({ ...exampleRequest('lab-order'), visitId: 7 });
+    const p = file('many-invalid.ndjson', `${bad}\n`.repeat(20_000));
+    const r = spawnSync('bash', ['-c', `node "${cli}" validate --ndjson "${p}" | head -1 > /dev/null; echo "exit=\${PIPESTATUS[0]}"`], { cwd: root, encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('exit=1');
+    expect(r.stderr).toContain('standard output was closed before the end; stopped early');
+  });
+});

@@ -153,7 +153,7 @@ describe('lintLinkRequest', () => {
     expect(codes(r)).toEqual([]);
   });
 
-  it.each(['asha.verma', 'asha@gmail.com', '.asha@sbx', 'asha.@abdm', 'as ha@sbx', '@sbx', 'asha@SBX'])('flags the ABHA address %j', (address) => {
+  it.each(['asha.verma', 'asha@gmail.com', '.asha@sbx', 'asha.@abdm', 'as ha@sbx', '@sbx', 'asha@SBX', 'ab@sbx'])('flags the ABHA address %j', (address) => {
     const r = request();
     r.abhaAddress = address;
     expect(codes(r)).toEqual([['/abhaAddress', 'abha-address-shape', 'error']]);
@@ -198,12 +198,31 @@ describe('lintLinkRequest', () => {
     expect(text).not.toContain('Secret-Diagnosis');
   });
 
-  it('documents every code it can report', () => {
-    const known = new Set(LINT_RULES.map((r) => r.code));
+  it('can report every documented code, and nothing undocumented', () => {
     const r = request();
-    r.careContexts = [];
     r.abhaAddress = 'x';
-    for (const f of lintLinkRequest(r)) expect(known.has(f.code)).toBe(true);
+    r.visitDate = '2026-12-01';
+    const [op, rx, report] = [careContext(r, 0), careContext(r, 1), careContext(r, 2)];
+    op.hiType = 'HealthDocumentRecord';
+    op.referenceNumber = `R#${'x'.repeat(300)}`;
+    op.display = `D&${'x'.repeat(300)}`;
+    op.bundleData.doctor = { name: 'Dr. Farah Siddiqui' };
+    op.bundleData.hospital.id = 'IN0710000790';
+    op.bundleData.diagnosis = [{ diagnosisName: 'A', icdCode: 'nonsense' }, { diagnosisName: 'B', icdCode: 'S72.001A' }];
+    delete rx.bundleData.medications;
+    rx.bundleData.advice = 'Rest';
+    report.referenceNumber = rx.referenceNumber;
+    report.bundleData.documentUrl = 'http://x.example/a.pdf';
+    const meds = [{ drugName: 'ORS sachet' }];
+    r.careContexts.push(
+      { ...structuredClone(report), referenceNumber: 'EMPTY-REPORT', hiType: 'DiagnosticReport', bundleData: { hospital: report.bundleData.hospital, doctor: report.bundleData.doctor } },
+      { ...structuredClone(rx), referenceNumber: 'ODD-TYPE', hiType: 'Prescriptions', bundleData: { ...structuredClone(rx.bundleData), medications: meds } },
+    );
+    expect(validateLinkRequest(r).success).toBe(true);
+    const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
+    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts');
+    expect([...found].sort()).toEqual([...documented].sort());
+    expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
     expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
   });
 });

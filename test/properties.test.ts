@@ -361,7 +361,7 @@ const visitAt = fc.oneof(
   anyText,
 );
 const timeZone = fc.oneof(fc.constantFrom('Asia/Kolkata', 'UTC', 'America/New_York', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Mars/Olympus', ''), anyText);
-const abhaAddress = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{0,12}[a-z0-9]@(sbx|abdm)$/) }, { weight: 1, arbitrary: text });
+const abhaAddress = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{1,12}[a-z0-9]@(sbx|abdm)$/) }, { weight: 1, arbitrary: text });
 
 const dose = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(0.5, 1.5, 100, 101, -1), fc.double());
 const frequency = fc.oneof(
@@ -493,7 +493,7 @@ const wfBase = fc.record(
     hospital: fc.record({ name: plainText, id: fc.stringMatching(/^IN[0-9]{10}$/), phone: fc.stringMatching(/^0[0-9]{2,4}-[0-9]{6,8}$/), email: fc.constant('records@clinic.example.org') }, { requiredKeys: ['name', 'id'], noNullPrototype: true }),
     doctor: fc.record({ name: plainText, licNumber: fc.stringMatching(/^[A-Z]{2,4}-[0-9]{3,6}$/), hpId: fc.stringMatching(/^71-[0-9]{4}-[0-9]{4}-[0-9]{4}$/) }, { requiredKeys: ['name'], noNullPrototype: true }),
     patient: fc.record(
-      { abhaAddress: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{0,12}[a-z0-9]@(sbx|abdm)$/), name: plainText, gender: fc.constantFrom('M', 'F', 'O'), birthDate: fc.constant('1990-01-15'), age: fc.integer({ min: 0, max: 150 }) },
+      { abhaAddress: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{1,12}[a-z0-9]@(sbx|abdm)$/), name: plainText, gender: fc.constantFrom('M', 'F', 'O'), birthDate: fc.constant('1990-01-15'), age: fc.integer({ min: 0, max: 150 }) },
       { requiredKeys: ['abhaAddress'], noNullPrototype: true },
     ),
     visit: fc.record(

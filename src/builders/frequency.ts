@@ -49,6 +49,7 @@ function describePattern(doses: readonly string[]): string {
  * normalizeFrequency('1-0-1')            //=> '1-0-1 (twice a day: morning and night)'
  * normalizeFrequency('bd')               //=> 'Twice a day (BD)'
  * normalizeFrequency({ morning: 1, night: 1 }) //=> '1-0-1 (twice a day: morning and night)'
+ * normalizeFrequency({})                 //=> '' (no dose at any time: no frequency)
  * normalizeFrequency('after lunch on Sundays') //=> 'after lunch on Sundays'
  */
 export function normalizeFrequency(input: string | FrequencyInput): string {
@@ -56,6 +57,8 @@ export function normalizeFrequency(input: string | FrequencyInput): string {
     const doses = input.evening === undefined
       ? [input.morning ?? 0, input.afternoon ?? 0, input.night ?? 0]
       : [input.morning ?? 0, input.afternoon ?? 0, input.evening, input.night ?? 0];
+    // A pattern without any dose says nothing: no frequency (lint then asks for one).
+    if (doses.every((d) => d === 0)) return '';
     return describePattern(doses.map((d) => String(d)));
   }
   const text = input.trim().replace(/\s+/g, ' ');

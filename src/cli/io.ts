@@ -100,7 +100,12 @@ export interface JsonSyntaxProblem {
 export function locateSyntaxError(text: string, parseError: unknown): JsonSyntaxProblem {
   if (text.trim() === '') return { line: 1, column: 1, reason: 'the input is empty' };
   const errors: ParseError[] = [];
-  parseLoose(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  try {
+    parseLoose(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  } catch {
+    // jsonc-parser recurses: nesting deep enough to overflow the stack lands here.
+    return { ...lineColumnOf(text, 0), reason: 'nested too deeply to read' };
+  }
   const first = errors[0];
   if (first !== undefined) {
     const code = printParseErrorCode(first.error);
@@ -131,7 +136,14 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 export function pointerLocator(text: string): (pointer: string) => number {
   let tree: ReturnType<typeof parseTree> | undefined;
   return (ptr: string): number => {
-    tree ??= parseTree(text, [], { disallowComments: true }) ?? undefined;
+    if (tree === undefined) {
+      try {
+        tree = parseTree(text, [], { disallowComments: true }) ?? undefined;
+      } catch {
+        // Nested deeper than the parser's recursion allows: give the first line rather than fail.
+        return 1;
+      }
+    }
     if (tree === undefined) return 1;
     const tokens = ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     for (let n = tokens.length; n >= 0; n--) {
@@ -159,12 +171,13 @@ export interface NdjsonLine {
  * Streams the lines of a file or stdin in batches, with memory bounded by the
  * chunk size and `maxLineLength` (a longer line is reported, not kept).
  * Blank lines are skipped. `onBatch` may return a promise to apply
- * back-pressure.
+ * back-pressure. When `signal` aborts, reading stops after the current batch.
  */
 export async function streamLines(
   file: string | undefined,
   onBatch: (lines: NdjsonLine[]) => void | Promise<void>,
   maxLineLength = 64 * 1024 * 1024,
+  signal?: AbortSignal,
 ): Promise<void> {
   let stream: NodeJS.ReadableStream;
   if (file === undefined || file === '-') {
@@ -227,6 +240,10 @@ export async function streamLines(
         }
       }
       if (out.length > 0) await onBatch(out);
+      if (signal?.aborted === true) {
+        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+        return;
+      }
     }
   } catch (e) {
     if (e instanceof UsageError) throw e;
@@ -272,9 +289,30 @@ export function issueLines(issues: readonly Issue[], name: string, lineOf: (poin
   return s;
 }
 
-/** Writes to stdout, waiting when the pipe is full. */
+const outputClosedController = new AbortController();
+
+/**
+ * Aborted when standard output went away before the end (`abha-link ... | head`).
+ * Long-running commands listen to it to stop early; the CLI then exits 1.
+ */
+export const outputClosed: AbortSignal = outputClosedController.signal;
+
+/** Called by the CLI when writing to stdout fails with EPIPE. */
+export function markOutputClosed(): void {
+  outputClosedController.abort();
+}
+
+/** Writes to stdout, waiting when the pipe is full; does nothing once the reader has gone. */
 export function writeOut(text: string): Promise<void> | void {
-  if (text === '') return;
+  if (text === '' || outputClosed.aborted) return;
   if (process.stdout.write(text)) return;
-  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+  return new Promise((resolve) => {
+    const done = (): void => {
+      process.stdout.off('drain', done);
+      outputClosed.removeEventListener('abort', done);
+      resolve();
+    };
+    process.stdout.once('drain', done);
+    outputClosed.addEventListener('abort', done, { once: true });
+  });
 }

@@ -3,13 +3,14 @@
  * The `abha-link` command. Each command's module is loaded only when it runs,
  * so that `abha-link validate` does not pay for templates or the network.
  *
- * Exit codes: 0 success; 1 invalid documents or a failed operation; 2 usage
- * errors, unreadable input, JSON that does not parse; 3 an internal error.
+ * Exit codes: 0 success; 1 invalid documents or a failed operation (also when
+ * stdout closed before the end); 2 usage errors, unreadable input, JSON that
+ * does not parse; 3 an internal error.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Command } from './command.js';
-import { EXIT, UsageError } from './io.js';
+import { EXIT, UsageError, markOutputClosed, outputClosed } from './io.js';
 
 /** Every command: a one-line summary for --help, and its module, loaded on use. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -94,13 +95,21 @@ async function run(argv: string[]): Promise<number> {
 }
 
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  // The reader went away (abha-link ... | head): stop quietly.
-  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  // The reader went away (abha-link ... | head): commands stop early, and the run is not a success.
+  if (e.code === 'EPIPE') {
+    markOutputClosed();
+    return;
+  }
   throw e;
 });
 
 run(process.argv.slice(2)).then(
   (code) => {
+    if (outputClosed.aborted) {
+      process.stderr.write('abha-link: standard output was closed before the end; stopped early\n');
+      process.exitCode = code === EXIT.ok ? EXIT.invalid : code;
+      return;
+    }
     process.exitCode = code;
   },
   (e: unknown) => {

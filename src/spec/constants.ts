@@ -67,7 +67,7 @@ export const ABDM_DISPLAY_CHARS = /^[a-zA-Z0-9_\-@,. "':|()/]*$/;
  * last, `.` and `_` between, ending `@abdm` (production) or `@sbx` (sandbox).
  * The suffix list is configurable in lint options.
  */
-export const ABHA_ADDRESS_LOCAL = /^[a-zA-Z0-9][a-zA-Z0-9_.]*[a-zA-Z0-9]$/;
+export const ABHA_ADDRESS_LOCAL = /^[a-zA-Z0-9][a-zA-Z0-9_.]+[a-zA-Z0-9]$/;
 export const DEFAULT_ABHA_ADDRESS_SUFFIXES = ['abdm', 'sbx'] as const;
 
 /**

@@ -54,6 +54,21 @@ function label(path: string): string {
   return last;
 }
 
+const KEY_MAX = 64;
+// C0 and C1 controls, and the bidi embeddings, overrides and isolates that could reorder a printed line.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * An unknown key as it appears in an issue path: control and bidi characters
+ * replaced by U+FFFD and at most 64 characters (then "…"), so that a hostile
+ * key can neither forge output lines nor flood them. Keys the schemas define
+ * are never changed by this.
+ */
+function displayKey(key: string): string {
+  const clean = key.replace(UNPRINTABLE, '\ufffd');
+  return clean.length > KEY_MAX ? `${clean.slice(0, KEY_MAX)}…` : clean;
+}
+
 const TYPE_WORDS: Record<string, string> = {
   string: 'a string',
   integer: 'a whole number',
@@ -76,11 +91,13 @@ function toIssue(e: AjvError): Issue | undefined {
     case 'required':
       return issue(`${at}/${escapePointerToken(String(p.missingProperty))}`, 'required', 'is required');
     case 'additionalProperties':
-      return issue(
-        `${at}/${escapePointerToken(String(p.additionalProperty))}`,
-        'unknown-field',
-        'is not a field of this object in the spec; remove it or check its spelling',
-      );
+      // The key is the caller's text: never repeat it in the message, and keep it short and printable in the path.
+      return {
+        path: `${at}/${escapePointerToken(displayKey(String(p.additionalProperty)))}`,
+        code: 'unknown-field',
+        message: 'this field is not in the spec; remove it or check its spelling',
+        severity: 'error',
+      };
     case 'type': {
       const types = String(p.type).split(',');
       return issue(at, 'type', `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`);

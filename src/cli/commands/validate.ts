@@ -3,7 +3,7 @@ import type { LinkCareContextRequest } from '../../generated/types.js';
 import { lintLinkRequest } from '../../validation/lint.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
 export interface ValidateArgs {
   schema: string;
@@ -54,10 +54,7 @@ function jsonLine(r: DocResult, lint: boolean): string {
 
 function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
   if (r.syntax !== undefined) return `${name}:${r.syntax.line}:${r.syntax.column} invalid JSON: ${r.syntax.reason}\n`;
-  let s = '';
-  for (const i of r.errors) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.message} (${i.code})\n`;
-  for (const i of r.warnings) s += `${name}:${lineOf(i.path)} ${i.path || '/'} warning: ${i.message} (${i.code})\n`;
-  return s;
+  return issueLines([...r.errors, ...r.warnings], name, lineOf);
 }
 
 /** `abha-link validate`: returns the exit code. */
@@ -95,7 +92,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
         out += args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, () => l.line);
       }
       return writeOut(out);
-    });
+    }, undefined, outputClosed);
   }
   if (args.format === 'text') {
     const ok = docs - invalid - broken;
