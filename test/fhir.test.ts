@@ -13,6 +13,7 @@ import {
   SYSTEMS,
   documentUuid,
   escapeXhtml,
+  isolatedXhtml,
   fromFhir,
   profileUrl,
   toFhirBundles,
@@ -266,7 +267,7 @@ describe('clinical content', () => {
       ['Advice', undefined, undefined],
       ['Follow-up', undefined, undefined],
     ]);
-    expect(c.section?.[3]?.text?.div).toBe('<div xmlns="http://www.w3.org/1999/xhtml"><p>Iron-rich diet.</p><p>Avoid tea with meals.</p></div>');
+    expect(c.section?.[3]?.text?.div).toBe('<div xmlns="http://www.w3.org/1999/xhtml"><p><span dir="auto">Iron-rich diet.</span></p><p><span dir="auto">Avoid tea with meals.</span></p></div>');
     expectValid(b);
     const alt = bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Asthma' }] }, { opConsultDiagnosisSection: 'MedicalHistory' }))[0]?.bundle as Bundle;
     expect(composition(alt).section?.[0]?.code?.coding?.[0]).toEqual({ system: SYSTEMS.snomed, code: '371529009', display: 'History and physical report' });
@@ -363,6 +364,68 @@ describe('narratives', () => {
     }
     expect(escapeXhtml(hostile)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt; \uFFFD\uFFFD &#39;q&#39;');
     expect(validateFhirBundle(b).issues.filter((i) => i.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('bidi controls in narrative values', () => {
+  const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
+  /** The `<span dir="auto">` isolates of a narrative div (never nested) and the div with them cut out. */
+  const isolates = (div: string): { inside: string[]; outside: string } => {
+    const inside: string[] = [];
+    const outside = div.replace(/<span dir="auto">([\s\S]*?)<\/span>/g, (_m, inner: string) => {
+      inside.push(inner);
+      return ' ';
+    });
+    return { inside, outside };
+  };
+  const planted = (c: string, n: number): string => `${c}evil #T${n}`;
+
+  it.each(['OPConsultation', 'Prescription'] as const)('are isolated value by value in every %s narrative: the text after a value keeps its direction', (hiType) => {
+    for (const c of ['\u202E', '\u202B', '\u2067', '\u2066\u202E']) {
+      let n = 0;
+      const v = (): string => planted(c, n++);
+      const doc = v();
+      const r = toFhirBundles(
+        {
+          ...base,
+          hospital: { ...base.hospital, name: v() },
+          doctor: { ...base.doctor, name: v() },
+          patient: { ...base.patient, name: v() },
+          visit: { ...base.visit, followUp: v() },
+          hiType,
+          documentUrl: 'https://records.example/r/1.pdf',
+          diagnosis: [{ diagnosisName: v(), icdCode: 'E11.9', status: v() }],
+          medications: [{ drugName: v(), dosage: v(), frequency: v(), duration: v(), instructions: v() }],
+          ...(hiType === 'OPConsultation' ? { labInvestigations: [{ testName: v(), instructions: v() }], advice: `${v()}\n${v()}` } : {}),
+        },
+        { attachments: { 'https://records.example/r/1.pdf': { contentType: 'application/pdf', data: PDF_BYTES, title: doc } } },
+      );
+      const b = bundlesOf(r)[0]?.bundle as Bundle;
+      const divs = (JSON.stringify(b).match(/"div":"(?:[^"\\]|\\.)*"/g) ?? []).map((d) => (JSON.parse(`{${d}}`) as { div: string }).div);
+      const seen = new Set<string>();
+      for (const div of divs) {
+        const { inside, outside } = isolates(div);
+        for (const inner of inside) expect(inner).not.toMatch(/<span/);
+        expect(outside, div).not.toMatch(BIDI);
+        for (const inner of inside) {
+          const tags = (inner.match(/#T\d+/gi) ?? []).map((t) => t.toUpperCase()); // statuses are lower-cased
+          expect(tags.length, inner).toBeLessThanOrEqual(1);
+          for (const t of tags) seen.add(t);
+        }
+        for (const t of div.match(/#T\d+/gi) ?? []) expect(seen.has(t.toUpperCase()), `${t} is outside an isolate`).toBe(true);
+      }
+      // Every value that has a place in the narrative is there (the follow-up only in an OPConsultRecord).
+      expect(seen.size).toBe(hiType === 'OPConsultation' ? n : n - 1);
+      expect(validateFhirBundle(b).issues.filter((i) => i.severity === 'error')).toEqual([]);
+    }
+  });
+
+  it('keeps the ICD-10 code after a diagnosis ending in a right-to-left override outside its embedding', () => {
+    const b = bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Hypertension \u202E', icdCode: 'I10', status: 'confirmed' }] }))[0]?.bundle as Bundle;
+    expect(composition(b).section?.[0]?.text?.div).toBe(
+      '<div xmlns="http://www.w3.org/1999/xhtml"><ul><li><span dir="auto">Hypertension \u202E</span> (ICD-10 <span dir="auto">I10</span>), <span dir="auto">confirmed</span></li></ul></div>',
+    );
+    expect(isolatedXhtml('a<\u202Eb')).toBe('<span dir="auto">a&lt;\u202Eb</span>');
   });
 });
 

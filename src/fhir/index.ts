@@ -11,7 +11,7 @@ export { toFhirBundles, type ToFhirOptions, type ToFhirResult, type FhirDocument
 export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
 export { validateFhirBundle, type FhirValidationResult } from './validate.js';
 export { documentUuid, resourceUuid } from './ids.js';
-export { escapeXhtml, narrativeText } from './xhtml.js';
+export { escapeXhtml, isolatedXhtml, narrativeText } from './xhtml.js';
 export {
   ABDM_IDENTIFIER_SYSTEMS,
   CONFIDENTIALITY_VERY_RESTRICTED,

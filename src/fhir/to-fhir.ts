@@ -24,7 +24,7 @@ import {
   type IdentifierSystems,
   type RecordProfile,
 } from './constants.js';
-import { NO_DOSAGE_TEXT, dosageOf, dosageSentence } from './dosage.js';
+import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { documentUuid, resourceUuid } from './ids.js';
 import type {
   Binary,
@@ -47,7 +47,7 @@ import type {
   ServiceRequest,
 } from './r4.js';
 import { fhirInstant, instantOf, knownTimeZone, visitDateTime } from './time.js';
-import { escapeXhtml, narrativeDiv } from './xhtml.js';
+import { escapeXhtml, isolatedXhtml, narrativeDiv } from './xhtml.js';
 
 /** The bytes of a document named by a `documentUrl`, to embed in the bundle. */
 export interface FhirAttachmentInput {
@@ -238,24 +238,30 @@ function narrative(inner: string): Narrative {
   return { status: 'generated', div: narrativeDiv(inner) };
 }
 
-const li = (items: readonly string[]): string => `<ul>${items.map((t) => `<li>${escapeXhtml(t)}</li>`).join('')}</ul>`;
+/** A list of narrative lines, each already XHTML (values isolated with {@link isolatedXhtml}). */
+const li = (items: readonly string[]): string => `<ul>${items.map((t) => `<li>${t}</li>`).join('')}</ul>`;
+const iso = isolatedXhtml;
 const paragraphs = (text: string): string =>
   text
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '')
-    .map((l) => `<p>${escapeXhtml(l)}</p>`)
+    .map((l) => `<p>${iso(l)}</p>`)
     .join('');
 
+// Narrative lines: every value in its own isolate, so a bidi control in one cannot reorder what follows it.
 function diagnosisLine(d: Diagnosis): string {
-  return `${d.diagnosisName}${d.icdCode !== undefined ? ` (ICD-10 ${d.icdCode})` : ''}${d.status !== undefined ? `, ${d.status}` : ''}`;
+  return `${iso(d.diagnosisName)}${d.icdCode !== undefined ? ` (ICD-10 ${iso(d.icdCode)})` : ''}${d.status !== undefined ? `, ${iso(d.status)}` : ''}`;
 }
 function medicationLine(m: Medication): string {
-  const sentence = dosageSentence(m);
-  return `${m.drugName}${sentence !== undefined ? `: ${sentence}` : ''}${m.instructions !== undefined ? ` (${m.instructions})` : ''}`;
+  const parts: string[] = [];
+  if (m.dosage !== undefined) parts.push(iso(m.dosage));
+  if (m.frequency !== undefined) parts.push(iso(m.frequency));
+  if (m.duration !== undefined) parts.push(`for ${iso(m.duration)}`);
+  return `${iso(m.drugName)}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}${m.instructions !== undefined ? ` (${iso(m.instructions)})` : ''}`;
 }
 function labLine(l: LabInvestigation): string {
-  return `${l.testName}${l.instructions !== undefined ? ` (${l.instructions})` : ''}`;
+  return `${iso(l.testName)}${l.instructions !== undefined ? ` (${iso(l.instructions)})` : ''}`;
 }
 
 /** Builds one document; pushes issues; undefined when it cannot conform. */
@@ -469,7 +475,7 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
     };
     return add(dr as DocumentReference & { id: string });
   };
-  const documentLine = (doc: { title?: string }): string => `Document: ${doc.title ?? 'attached document'}`;
+  const documentLine = (doc: { title?: string }): string => `Document: ${doc.title !== undefined ? iso(doc.title) : 'attached document'}`;
 
   const sections: CompositionSection[] = [];
   const codedSection = (title: string, c: FixedCoding, refs: readonly Reference[], lines: string): CompositionSection => ({
@@ -552,10 +558,10 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
     meta: meta(profile.url),
     text: narrative(
       `<p><b>${escapeXhtml(profile.title)}</b></p>${li([
-        `Patient: ${p.name ?? p.abhaAddress}`,
-        `Doctor: ${doctor.name}`,
-        `Facility: ${hospital.name}`,
-        `Date: ${job.when}`,
+        `Patient: ${iso(p.name ?? p.abhaAddress)}`,
+        `Doctor: ${iso(doctor.name)}`,
+        `Facility: ${iso(hospital.name)}`,
+        `Date: ${iso(job.when)}`,
       ])}`,
     ),
     status: 'final',

@@ -23,6 +23,20 @@ export function escapeXhtml(text: string): string {
     .replace(/'/g, '&#39;');
 }
 
+/**
+ * A data value as narrative XHTML: escaped ({@link escapeXhtml}) and
+ * isolated in `<span dir="auto">`, so that bidi controls inside it (a
+ * right-to-left override, U+202E, say) can reorder only the value, never
+ * the label or punctuation written after it.
+ *
+ * @example
+ * isolatedXhtml('Hypertension \u202E') //=> '<span dir="auto">Hypertension \u202E</span>'
+ * isolatedXhtml('a < b')               //=> '<span dir="auto">a &lt; b</span>'
+ */
+export function isolatedXhtml(text: string): string {
+  return `<span dir="auto">${escapeXhtml(text)}</span>`;
+}
+
 /** The XHTML namespace every narrative div declares. */
 export const XHTML_NS = 'http://www.w3.org/1999/xhtml';
 
