@@ -184,6 +184,7 @@ describe('hostile input', () => {
     ['not FHIR', fixture('hostile/not-fhir.json')],
     ['wrong types everywhere', fixture('hostile/wrong-types.bundle.json')],
     ['prototype-pollution keys', fixture('hostile/proto-keys.bundle.json')],
+    ['prototype member names as values (gender, status, units, event timings)', fixture('hostile/prototype-words.bundle.json')],
     ['references in circles and to nowhere, a script in a narrative', fixture('hostile/references.bundle.json')],
     ['a Bundle whose entry is not an array', { resourceType: 'Bundle', entry: { 0: {} } }],
     ['deep nesting', (() => {
@@ -219,6 +220,34 @@ describe('hostile input', () => {
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(validateFhirBundle(input).success).toBe(false);
+  });
+
+  it('reads prototype member names as unknown codes, at their FHIR path, never as Object.prototype members', () => {
+    const r = fromFhir(fixture('hostile/prototype-words.bundle.json') as Bundle);
+    const { value, warnings } = valueOf(r);
+    expect(JSON.stringify(value)).not.toMatch(/function|native code|\[object/);
+    expect(value.patient.gender).toBeUndefined();
+    expect(value.diagnosis).toEqual([{ diagnosisName: 'Hypertension' }]);
+    expect(value.medications).toEqual([{ drugName: 'Metformin 500 mg tablet' }, { drugName: 'Paracetamol 650 mg tablet' }]);
+    expect(warnings.map((w) => [w.path, w.code])).toEqual(
+      expect.arrayContaining([
+        ['/entry/0/resource/gender', 'not-mapped'],
+        ['/entry/4/resource/verificationStatus', 'not-mapped'],
+        ['/entry/5/resource/dosageInstruction/0/timing/repeat/periodUnit', 'not-mapped'],
+        ['/entry/5/resource/dosageInstruction/0/timing/repeat/when', 'not-mapped'],
+        ['/entry/5/resource/dosageInstruction/0/timing/repeat/boundsDuration', 'not-mapped'],
+        ['/entry/6/resource/dosageInstruction/0/timing/repeat/periodUnit', 'not-mapped'],
+        ['/entry/6/resource/dosageInstruction/0/timing/repeat/boundsDuration', 'not-mapped'],
+      ]),
+    );
+    // Each word alone as a Patient gender: a warning at its FHIR path, and the clinical input still builds.
+    for (const word of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype']) {
+      const b = fixture('hostile/prototype-words.bundle.json') as Bundle;
+      (b.entry?.[0]?.resource as unknown as Record<string, unknown>).gender = word;
+      const one = valueOf(fromFhir(b));
+      expect(one.value.patient.gender, word).toBeUndefined();
+      expect(one.warnings.filter((w) => w.path === '/entry/0/resource/gender').map((w) => w.code), word).toEqual(['not-mapped']);
+    }
   });
 
   it('keeps planted secrets out of every issue: values never appear, unknown keys only in paths', () => {

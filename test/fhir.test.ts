@@ -367,6 +367,22 @@ describe('narratives', () => {
   });
 });
 
+describe('prototype member names as data', () => {
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])('%s as gender or diagnosis status: a warning, a valid bundle, no Object.prototype text', (word) => {
+    const r = toFhirBundles({ ...base, patient: { ...base.patient, gender: word }, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Hypertension', status: word }] });
+    const [d] = bundlesOf(r);
+    const b = d?.bundle as Bundle;
+    expect(r.success ? r.warnings.map((w) => [w.path, w.code]) : []).toEqual([
+      ['/patient/gender', 'gender-not-mapped'],
+      ['/diagnosis/0/status', 'status-not-mapped'],
+    ]);
+    expect(resources<Patient>(b, 'Patient')[0]?.gender).toBeUndefined();
+    expect(resources<Condition>(b, 'Condition')[0]?.verificationStatus).toBeUndefined();
+    expect(JSON.stringify(b)).not.toMatch(/function|native code|\[object/);
+    expectValid(b);
+  });
+});
+
 describe('bidi controls in narrative values', () => {
   const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
   /** The `<span dir="auto">` isolates of a narrative div (never nested) and the div with them cut out. */

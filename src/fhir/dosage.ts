@@ -8,6 +8,7 @@ import { normalizeDuration } from '../builders/duration.js';
 import { normalizeFrequency } from '../builders/frequency.js';
 import type { Medication } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
+import { ownValue } from './own.js';
 import type { Dosage, Duration, Quantity, Timing, TimingRepeat } from './r4.js';
 
 const PER_DAY: Readonly<Record<string, number>> = { OD: 1, BD: 2, TDS: 3, QID: 4, HS: 1 };
@@ -36,6 +37,7 @@ export function timingOf(frequency: string): { repeat?: TimingRepeat; asNeeded?:
 
 const UCUM_OF: Readonly<Record<string, string>> = { day: 'd', week: 'wk', month: 'mo', year: 'a' };
 const WORD_OF_UCUM: Readonly<Record<string, string>> = { s: 'second', min: 'minute', h: 'hour', d: 'day', wk: 'week', mo: 'month', a: 'year' };
+const UCUM_OF_WORD: Readonly<Record<string, string>> = { day: 'd', days: 'd', week: 'wk', weeks: 'wk', month: 'mo', months: 'mo', year: 'a', years: 'a', hour: 'h', hours: 'h' };
 
 /** A FHIR Duration for "5 days", "2 weeks"…, or undefined when the text is not that simple. */
 export function durationOf(duration: string): Duration | undefined {
@@ -135,7 +137,7 @@ const TIMES = ['', 'Once', 'Twice', 'Three times', 'Four times'];
 const ABBR_OF_PER_DAY = ['', 'OD', 'BD', 'TDS', 'QID'];
 
 function unitWord(unit: string | undefined, n: number): string | undefined {
-  const w = unit === undefined ? undefined : WORD_OF_UCUM[unit];
+  const w = typeof unit !== 'string' ? undefined : ownValue(WORD_OF_UCUM, unit);
   return w === undefined ? undefined : `${w}${n === 1 ? '' : 's'}`;
 }
 
@@ -164,7 +166,7 @@ export function frequencyFromRepeat(repeat: TimingRepeat, asNeeded: boolean): { 
   if (repeat.count === 1 && text === undefined) text = 'Once';
   else if (repeat.count !== undefined) unused.push('count');
   if (repeat.when !== undefined) {
-    const words = repeat.when.map((w) => WHEN_WORDS[w]);
+    const words = Array.isArray(repeat.when) ? repeat.when.map((w) => (typeof w === 'string' ? ownValue(WHEN_WORDS, w) : undefined)) : [undefined];
     if (words.every((w) => w !== undefined) && words.length > 0) text = text === undefined ? capital(words.join(', ')) : `${text}: ${words.join(', ')}`;
     else unused.push('when');
   }
@@ -182,7 +184,7 @@ function capital(s: string): string {
 /** "30 days" for a FHIR Duration in days, weeks, months or years (UCUM code or unit word). */
 export function durationText(d: Duration): string | undefined {
   if (typeof d.value !== 'number' || !Number.isFinite(d.value) || d.value <= 0) return undefined;
-  const code = d.code ?? (typeof d.unit === 'string' ? ({ day: 'd', days: 'd', week: 'wk', weeks: 'wk', month: 'mo', months: 'mo', year: 'a', years: 'a', hour: 'h', hours: 'h' } as Record<string, string>)[d.unit.toLowerCase()] : undefined);
+  const code = d.code ?? (typeof d.unit === 'string' ? ownValue(UCUM_OF_WORD, d.unit.toLowerCase()) : undefined);
   const word = unitWord(code, d.value);
   return word === undefined ? undefined : `${d.value} ${word}`;
 }

@@ -9,6 +9,7 @@ import { pointer, type Issue } from '../errors.js';
 import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
 import { IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
+import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
@@ -209,9 +210,12 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
   }
   otherNames(rd, r, p, 'a patient');
   if (r.gender !== undefined) {
-    const g = typeof r.gender === 'string' ? GENDER_OUT[r.gender] : undefined;
+    const g = typeof r.gender === 'string' ? ownValue(GENDER_OUT, r.gender) : undefined;
     if (g === undefined) rd.warn([...p, 'gender'], 'not-mapped', 'gender is not a FHIR administrative gender (male, female, other, unknown); it is left out');
-    else into.gender = g;
+    else {
+      into.gender = g;
+      rd.from('/patient/gender', [...p, 'gender']);
+    }
   }
   if (r.birthDate !== undefined) {
     const b = typeof r.birthDate === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.birthDate) ? r.birthDate : undefined;

@@ -26,6 +26,7 @@ import {
 } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { documentUuid, resourceUuid } from './ids.js';
+import { ownValue } from './own.js';
 import type {
   Binary,
   Bundle,
@@ -301,7 +302,7 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
   const patientIdentifiers: Identifier[] = [];
   if (p.ABHANumber !== undefined) patientIdentifiers.push({ type: coded(IDENTIFIER_TYPES.abhaNumber), system: systems.abha, value: p.ABHANumber });
   patientIdentifiers.push({ type: coded(IDENTIFIER_TYPES.abhaAddress), system: systems.abha, value: p.abhaAddress });
-  const gender = p.gender === undefined ? undefined : GENDERS[p.gender.toLowerCase()];
+  const gender = p.gender === undefined ? undefined : ownValue(GENDERS, p.gender.toLowerCase());
   if (p.gender !== undefined && gender === undefined)
     out.push(issue(at.patient('gender'), 'gender-not-mapped', 'gender is not one of M, F, O, U (or male, female, other, unknown); it is left out of the FHIR Patient', 'warning'));
   if (p.age !== undefined && p.birthDate === undefined)
@@ -385,7 +386,7 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
 
   const conditions = (): Reference[] =>
     diagnoses.map((d, i) => {
-      const status = d.status === undefined ? undefined : VERIFICATION_STATUSES[d.status.toLowerCase()];
+      const status = d.status === undefined ? undefined : ownValue(VERIFICATION_STATUSES, d.status.toLowerCase());
       if (d.status !== undefined && status === undefined)
         out.push(issue(at.content('diagnosis', i, 'status'), 'status-not-mapped', `status is not a FHIR verification status (${VERIFICATION_CODES}); it is left out of the Condition`, 'warning'));
       const c: Condition = {
