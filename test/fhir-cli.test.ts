@@ -105,6 +105,16 @@ describe('abha-link fhir', () => {
     expect(built.status).toBe(0);
   });
 
+  it('exits 1 with the issue at the input path for an icdCode that cannot be a FHIR code (not "a bug")', () => {
+    const ci = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { diagnosis: Array<{ icdCode?: string }> };
+    ci.diagnosis[0]!.icdCode = 'E11.9\tX';
+    const r = run([file('icd-tab.json', JSON.stringify(ci, null, 2)), '--timestamp', '2026-11-20T12:00:00+05:30']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/icd-tab\.json:\d+ \/diagnosis\/0\/icdCode .*\((invalid-code|icd10-shape)\)/);
+    expect(r.stderr).not.toContain('bug');
+    expect(r.stdout).toBe('');
+  });
+
   it('exit codes: 1 for invalid data, 2 for bad JSON, usage and unreadable files; never a stack trace or a value', () => {
     const secret = 'kavya.SECRET@sbx';
     const bad = JSON.parse(readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8')) as Record<string, Record<string, unknown>>;

@@ -367,6 +367,35 @@ describe('narratives', () => {
   });
 });
 
+describe('icdCode as a FHIR code', () => {
+  it.each([
+    ['a tab', 'E11.9\tX'],
+    ['a line break', 'E11.9\nX'],
+    ['a carriage return', 'E11\r9'],
+    ['two spaces', 'E11  9'],
+    ['a no-break space', 'E11\u00a09'],
+  ])('with %s is an error at the input path, not an invalid bundle', (_name, icdCode) => {
+    const r = toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes' }, { diagnosisName: 'Diabetes', icdCode }] });
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([['/diagnosis/1/icdCode', 'invalid-code']]);
+    expect(JSON.stringify(r)).not.toContain(JSON.stringify(icdCode).slice(1, -1));
+  });
+
+  it('is checked in a link request too, where leading and trailing spaces are not trimmed away, at its careContexts path', () => {
+    const req = example('opd-prescription', 'request');
+    const cc = req.careContexts[0];
+    if (cc === undefined) throw new Error('no care context');
+    for (const icdCode of [' E11.9', 'E11.9 ', 'E11.9\tX']) {
+      const r = toFhirBundles({ ...req, careContexts: [{ ...cc, hiType: 'OPConsultation', bundleData: { ...cc.bundleData, diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] } }] });
+      expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]), JSON.stringify(icdCode)).toEqual([['/careContexts/0/bundleData/diagnosis/0/icdCode', 'invalid-code']]);
+    }
+  });
+
+  it('accepts the codes ICD-10 has, with one space inside at most as FHIR allows', () => {
+    for (const icdCode of ['E11.9', 'I10', 'E11.9 X']) bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] }));
+  });
+});
+
 describe('prototype member names as data', () => {
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'])('%s as gender or diagnosis status: a warning, a valid bundle, no Object.prototype text', (word) => {
     const r = toFhirBundles({ ...base, patient: { ...base.patient, gender: word }, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Hypertension', status: word }] });

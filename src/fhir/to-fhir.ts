@@ -26,6 +26,7 @@ import {
 } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { documentUuid, resourceUuid } from './ids.js';
+import { PRIMITIVE_PATTERNS } from './structure.js';
 import { ownValue } from './own.js';
 import type {
   Binary,
@@ -386,6 +387,8 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
 
   const conditions = (): Reference[] =>
     diagnoses.map((d, i) => {
+      if (d.icdCode !== undefined && !(PRIMITIVE_PATTERNS.code as RegExp).test(d.icdCode))
+        out.push(issue(at.content('diagnosis', i, 'icdCode'), 'invalid-code', 'icdCode cannot be a FHIR code: it must have no tabs or line breaks and no leading, trailing or repeated spaces, e.g. E11.9'));
       const status = d.status === undefined ? undefined : ownValue(VERIFICATION_STATUSES, d.status.toLowerCase());
       if (d.status !== undefined && status === undefined)
         out.push(issue(at.content('diagnosis', i, 'status'), 'status-not-mapped', `status is not a FHIR verification status (${VERIFICATION_CODES}); it is left out of the Condition`, 'warning'));
