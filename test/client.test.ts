@@ -356,6 +356,31 @@ describe('linkCareContexts', () => {
     expect(linkCalls(calls)).toBe(2);
   });
 
+  it('is a success when the service said success: true, even when the rest of its answer is off the spec', async () => {
+    for (const odd of [{ message: null }, { message: 'x'.repeat(5000) }, { message: 42, extra: true }]) {
+      let links = 0;
+      const scripted: FetchLike = (url) => {
+        if (new URL(url).pathname === '/api/m1/abha/token') return Promise.resolve(Response.json({ status: true, data: 'opaque' }));
+        links++;
+        return Promise.resolve(Response.json({ success: true, ...odd, data: { careContexts: [] } }));
+      };
+      const c = createClient({ baseUrl: mock.url, apiKey: API_KEY, fetch: scripted });
+      const r = await c.linkCareContexts(request(445));
+      expect(r.success).toBe(true);
+      // The message that broke the schema is left out of what the caller gets; data is kept.
+      expect(r.message).toBeUndefined();
+      expect(r.data).toEqual({ careContexts: [] });
+      expect(links).toBe(1);
+    }
+  });
+
+  it('is outcome unknown when a 2xx answer has no readable success flag', async () => {
+    const scripted: FetchLike = (url) =>
+      Promise.resolve(new URL(url).pathname === '/api/m1/abha/token' ? Response.json({ status: true, data: 'opaque' }) : Response.json({ message: 'done', data: null }));
+    const c = createClient({ baseUrl: mock.url, apiKey: API_KEY, fetch: scripted });
+    expect(await failure(c.linkCareContexts(request(446)))).toMatchObject({ name: 'OutcomeUnknownError', reason: 'unreadable-response', status: 200 });
+  });
+
   it('never follows a redirect: the request and its bearer token would go elsewhere', async () => {
     const { createServer: createHttpServer } = await import('node:http');
     let elsewhere = 0;

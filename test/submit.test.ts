@@ -107,6 +107,29 @@ describe('client.submitMany', () => {
     expect(mock.linkCount(keyOf('c1'))).toEqual({ received: 2, linked: 1 });
   });
 
+  it('records an answer with success: true as acknowledged, with a warning, when the rest of it is off the spec', async () => {
+    let links = 0;
+    const scripted: FetchLike = (url, init) => {
+      if (!url.endsWith('link-carecontext')) return fetch(url, init);
+      links++;
+      return Promise.resolve(Response.json({ success: true, message: links === 1 ? null : 'y'.repeat(5000), data: {} }));
+    };
+    const journal = memoryJournal();
+    const results: ItemResult[] = [];
+    const first = await client(scripted).submitMany([item('odd1'), item('odd2')], { journal, onResult: (r) => void results.push(r) });
+    expect(first).toMatchObject({ acknowledged: 2, failed: 0, unknown: 0, warnings: 2 });
+    expect(results.map((r) => r.outcome)).toEqual(['acknowledged', 'acknowledged']);
+    const ack = results[0];
+    expect(ack?.outcome === 'acknowledged' && ack.warnings?.map((i) => i.path)).toEqual(['/message']);
+    expect(journal.entries.filter((e) => e.state !== 'sending').map((e) => [e.state, e.reason])).toEqual([
+      ['acknowledged', 'answer-off-spec'],
+      ['acknowledged', 'answer-off-spec'],
+    ]);
+    const again = await client(scripted).submitMany([item('odd1'), item('odd2')], { journal });
+    expect(again).toMatchObject({ alreadyAcknowledged: 2, acknowledged: 0 });
+    expect(links).toBe(2);
+  });
+
   it('treats an item left "sending" by a crashed run as unknown', async () => {
     const journal = memoryJournal([{ key: keyOf('d1'), state: 'sending' }]);
     const summary = await client().submitMany([item('d1'), item('d2')], { journal });

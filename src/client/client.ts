@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
-import { ValidationError } from '../errors.js';
+import { ValidationError, type Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
-import { ENDPOINTS } from '../spec/definition.js';
+import { BOUNDS, ENDPOINTS } from '../spec/definition.js';
 import { validate } from '../validation/validate.js';
 import { parseBaseUrl } from './base-url.js';
 import { InvalidResponseError } from './errors.js';
@@ -77,6 +77,22 @@ function endpoint(id: string): EndpointInfo {
   const e = ENDPOINT_INFO.get(id);
   if (e === undefined) throw new TypeError(`unknown endpoint ${id}`);
   return e;
+}
+
+/**
+ * The envelope of a link call the service acknowledged (`success: true`)
+ * with an answer off the spec: a message that is not a string of at most
+ * 4096 characters is left out; `data` is kept as it came (the spec does not
+ * define it).
+ */
+function linkEnvelope(body: unknown): T.LinkCareContextResponse {
+  const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const message = typeof b.message === 'string' && b.message.length <= BOUNDS.message ? b.message : undefined;
+  return { success: true, ...(message === undefined ? {} : { message }), ...(Object.hasOwn(b, 'data') ? { data: b.data } : {}) };
+}
+
+function issueSummary(issues: readonly Issue[]): string {
+  return `${issues.length} issue${issues.length === 1 ? '' : 's'}, first: ${issues[0]?.path ?? ''} ${issues[0]?.message ?? ''}`;
 }
 
 function positiveOption(name: string, v: number | undefined, fallback: number): number {
@@ -152,7 +168,19 @@ export class AbhaClient {
   #body<R>(id: string, request: unknown, options: CallOptions | undefined): Promise<R> {
     const checked = validate(`${id}-request` as SchemaName, request);
     if (!checked.success) return Promise.reject(new ValidationError(checked.issues, `${id} request`));
-    return callEndpoint(this.#config, endpoint(id), request, options).then((r) => r.body as R);
+    return callEndpoint(this.#config, endpoint(id), request, options).then((r) => {
+      if (r.offSpec === undefined) return r.body as R;
+      if (id === 'link-carecontext') return linkEnvelope(r.body) as R;
+      // An OTP call the service processed (success: true) whose data is unusable: the caller
+      // cannot go on with it, and must know that it was processed (the OTP may be used up).
+      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${issueSummary(r.offSpec)}); not sent again`, {
+        endpoint: endpoint(id).path,
+        status: r.status,
+        requestId: r.requestId,
+        attempts: r.attempts,
+        issues: r.offSpec,
+      });
+    });
   }
 
   /** Bearer-token requests made so far (one per refresh). */

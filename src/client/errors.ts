@@ -163,8 +163,12 @@ export class RejectedError extends TransportError {
 
 /**
  * The service answered HTTP 2xx with a body that is not JSON or not the
- * spec's shape (reads only; for the link call this is an
- * {@link OutcomeUnknownError}). `issues` says where, never with values.
+ * spec's shape. For reads (the token, search, profiles) nothing was changed.
+ * For an OTP call it is thrown only when the answer says `success: true`
+ * (the request was processed: the OTP may be used up) and the rest of it is
+ * unusable. The link call never throws it: without a readable `success` flag
+ * it is an {@link OutcomeUnknownError}, and with `success: true` it is a
+ * success (the item was linked). `issues` says where, never with values.
  *
  * @example
  * if (e instanceof InvalidResponseError) console.log(e.issues[0]?.path) //=> '/data/0/txnId'
@@ -186,7 +190,7 @@ export type UnknownOutcomeReason = 'connection-lost' | 'timeout' | 'aborted' | '
  * The request may have reached the service, but no usable answer came: the
  * connection broke after sending, the attempt timed out, the caller aborted
  * mid-flight, a 5xx (other than 503 with Retry-After) came back, or a 2xx
- * body could not be read. The link call is a POST with no documented
+ * body had no readable `success` flag (empty, not JSON, or no boolean). The link call is a POST with no documented
  * idempotency, so it is never repeated automatically after this: check with
  * the service (or your records) before sending it again.
  *

@@ -64,7 +64,20 @@ export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-flight';
 
 /** The result of one item. `index` is its 0-based position in the input. */
 export type ItemResult =
-  | { readonly index: number; readonly outcome: 'acknowledged'; readonly key: string; readonly requestId: string; readonly status: number; readonly attempts: number }
+  | {
+      readonly index: number;
+      readonly outcome: 'acknowledged';
+      readonly key: string;
+      readonly requestId: string;
+      readonly status: number;
+      readonly attempts: number;
+      /**
+       * Set when the service said `success: true` but the rest of its answer does
+       * not match the spec's response schema (paths and codes, never values): the
+       * item was processed, so it is acknowledged, with this warning.
+       */
+      readonly warnings?: readonly Issue[];
+    }
   | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
   | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
   | {
@@ -84,6 +97,8 @@ export interface SubmitSummary {
   total: number;
   /** Acknowledged by the service in this run. */
   acknowledged: number;
+  /** Of those, acknowledged with an answer that does not match the spec's response schema (see ItemResult `warnings`). */
+  warnings: number;
   /** Skipped: acknowledged in an earlier run (journal). */
   alreadyAcknowledged: number;
   /** Skipped: the same key was in flight. */
@@ -137,6 +152,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const summary: SubmitSummary = {
     total: 0,
     acknowledged: 0,
+    warnings: 0,
     alreadyAcknowledged: 0,
     duplicates: 0,
     failed: 0,
@@ -234,9 +250,11 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         throw e;
       }
       failuresInARow = 0;
-      await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status });
+      const warnings = result.offSpec;
+      await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(warnings === undefined ? {} : { reason: 'answer-off-spec' }) });
       summary.acknowledged++;
-      await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts });
+      if (warnings !== undefined) summary.warnings++;
+      await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts, ...(warnings === undefined ? {} : { warnings }) });
     } finally {
       inFlightKeys.delete(key);
     }

@@ -9,14 +9,17 @@
  *   or on 429/503 with Retry-After (the service said it did not process it);
  * - a 401 on a bearer call refreshes the token once and repeats once;
  * - anything else after the request may have been sent (connection lost,
- *   timeout, caller abort in flight, other 5xx, unreadable 2xx body) is an
- *   OutcomeUnknownError, never retried.
+ *   timeout, caller abort in flight, other 5xx, a 2xx body without a readable
+ *   `success` flag) is an OutcomeUnknownError, never retried;
+ * - a 2xx with `success: true` is a success (processed), also when the rest
+ *   of the answer does not match the response schema (`offSpec` says where).
  *
  * Idempotent calls (the token, search, profile reads) are also retried with
  * backoff after timeouts, lost connections, 429, 500, 502, 503 and 504.
  */
 import { validate } from '../validation/validate.js';
 import type { SchemaName } from '../generated/manifest.js';
+import type { Issue } from '../errors.js';
 import {
   AbortedError,
   AuthenticationError,
@@ -75,6 +78,13 @@ export interface CallResult {
   readonly status: number;
   readonly requestId: string;
   readonly attempts: number;
+  /**
+   * Set when the service said it succeeded (`success: true`) on a call that is
+   * not idempotent, but the rest of its answer does not match the spec's
+   * response schema: the request was processed, so the call is a success;
+   * `body` is then the answer as parsed, not validated. Paths and codes, never values.
+   */
+  readonly offSpec?: readonly Issue[];
 }
 
 export interface CallOptions {
@@ -356,6 +366,12 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
       if (!flag) throw new EnvelopeError(`the service answered ${flagName}: false`, d());
       const checked = validate(`${ep.id}-response` as SchemaName, parsed.ok ? parsed.value : undefined);
       if (!checked.success) {
+        if (!ep.idempotent) {
+          // The service said it succeeded: the request was processed. Failing the call would
+          // have it sent again; an answer that breaks the schema elsewhere is only worth a warning.
+          if (counted === 1) cfg.budget.refund();
+          return { body: parsed.ok ? parsed.value : undefined, status, requestId, attempts: httpAttempts, offSpec: checked.issues };
+        }
         throw new InvalidResponseError(`the answer does not have the spec's shape (${checked.issues.length} issue${checked.issues.length === 1 ? '' : 's'}, first: ${checked.issues[0]?.path ?? ''} ${checked.issues[0]?.message ?? ''})`, {
           ...d(),
           issues: checked.issues,

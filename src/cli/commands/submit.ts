@@ -166,6 +166,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       switch (r.outcome) {
         case 'acknowledged':
           Object.assign(o, { status: r.status, requestId: r.requestId, attempts: r.attempts });
+          if (r.warnings !== undefined) o.warnings = r.warnings.map((i) => ({ path: i.path, code: i.code, message: i.message }));
           break;
         case 'skipped':
           o.reason = r.reason;
@@ -189,7 +190,9 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       let text: string;
       switch (r.outcome) {
         case 'acknowledged':
-          text = `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})\n`;
+          text = `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})${
+            r.warnings === undefined ? '' : `; warning: the service said success: true, but its answer does not have the spec's shape (${r.warnings.map((i) => `${i.path || '/'} ${i.code}`).join(', ')})`
+          }\n`;
           break;
         case 'skipped':
           text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'the same item is in flight'}\n`;
@@ -308,6 +311,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     lines.push(
       `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`,
     );
+    if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
     if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
     if (summary.failed > 0) lines.push('  failed items were not processed by the service: fix the cause and rerun (with --journal, a rerun sends only what was not acknowledged)');
     if (unknown > 0) {
