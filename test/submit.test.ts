@@ -177,6 +177,27 @@ describe('client.submitMany', () => {
     expect(maxAhead).toBeLessThanOrEqual(4);
   });
 
+  it('when the input fails midway, finishes and journals the requests in flight, then reports the input error', async () => {
+    const path = join(tmp, 'input-fails.journal');
+    mock.faults.add({ endpoint: 'link-carecontext', times: 3, fault: { type: 'latency', ms: 80 } });
+    const broken = new Error('the input broke');
+    async function* source(): AsyncGenerator<LinkCareContextRequest> {
+      yield item('if1');
+      yield item('if2');
+      yield item('if3');
+      throw broken;
+    }
+    const results: ItemResult[] = [];
+    await expect(client().submitMany(source(), { concurrency: 4, journal: path, onResult: (r) => void results.push(r) })).rejects.toBe(broken);
+    expect(results.map((r) => r.outcome)).toEqual(['acknowledged', 'acknowledged', 'acknowledged']);
+    const states = (await readJournal(path)).states;
+    for (const t of ['if1', 'if2', 'if3']) {
+      expect(mock.linkCount(keyOf(t)).linked).toBe(1);
+      expect(states.get(keyOf(t))).toBe('acknowledged');
+    }
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('skips a duplicate of an item in flight', async () => {
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'latency', ms: 100 } });
     const summary = await client().submitMany([item('g1'), item('g1')], { concurrency: 2 });

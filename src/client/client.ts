@@ -325,6 +325,9 @@ export class AbhaClient {
    * key and outcome in a journal so that a rerun sends only what was not
    * acknowledged. See {@link SubmitOptions}.
    *
+   * @throws the input's own error when iterating `items` fails, after the
+   * requests in flight have finished and their outcomes are journaled; a
+   * JournalError when the journal cannot be opened or written
    * @example
    * const summary = await client.submitMany(requests, { concurrency: 8, journal: 'links.journal' })
    * //=> { total: 3, acknowledged: 3, failed: 0, unknown: 0, invalid: 0, ... }

@@ -142,6 +142,9 @@ function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promi
 /**
  * Runs a batch (see the module comment). Used by `client.submitMany`.
  *
+ * @throws the input's error when iterating `items` fails: no item is taken
+ * after it, the requests in flight finish and are journaled, the journal is
+ * closed, then the error is thrown
  * @example
  * const summary = await runBatch(items, { concurrency: 4 }, send)
  */
@@ -178,6 +181,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const inFlight = new Set<Promise<void>>();
   const inFlightKeys = new Set<string>();
   let fatal: { error: unknown } | undefined;
+  let inputFailure: { error: unknown } | undefined;
   const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
   if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
   let failuresInARow = 0;
@@ -277,7 +281,15 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         summary.stopReason = 'stop-signal';
         break;
       }
-      const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
+      let next: IteratorResult<unknown> | typeof STOP;
+      try {
+        next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
+      } catch (e) {
+        // The input failed (a read error, a throwing generator): take nothing more, but let the
+        // requests in flight finish and journal their outcomes before the error is reported.
+        inputFailure = { error: e };
+        break;
+      }
       if (next === STOP) {
         summary.stopped = true;
         summary.stopReason = 'stop-signal';
@@ -301,5 +313,6 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     if (ownJournal) await journal?.close();
   }
   if (fatal !== undefined) throw fatal.error;
+  if (inputFailure !== undefined) throw inputFailure.error;
   return summary;
 }
