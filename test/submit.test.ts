@@ -462,6 +462,37 @@ describe('abha-link submit', () => {
     expect(tags.map((t) => mock.linkCount(keyOf(t)).linked)).toEqual([1, 1, 0, 0, 1, 1]);
   });
 
+  it('stops like Ctrl-C when its output is closed (| head): requests in flight finish and are journaled, the summary goes to stderr, exit 1', async () => {
+    const journal = join(tmp, 'head.journal');
+    const errFile = join(tmp, 'head.err');
+    const tags = Array.from({ length: 400 }, (_, i) => `head-${i}`);
+    const p = file('head.ndjson', ndjson(tags.map(item)));
+    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 5 } });
+    const q = (x: string): string => `'${x.replace(/'/g, "'\\''")}'`;
+    const command = `timeout 60 ${q(process.execPath)} ${q(cli)} submit --ndjson --concurrency 4 --journal ${q(journal)} --base-url ${mock.url} ${q(p)} 2>${q(errFile)} | head -1; echo "exit=\${PIPESTATUS[0]}"`;
+    const r = await new Promise<string>((resolve) => {
+      const child = spawn('bash', ['-c', command], { env: { ...process.env, ABHA_LINK_API_KEY: API_KEY } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', () => resolve(out));
+    });
+    mock.faults.clear();
+    const [first, status] = r.trim().split('\n');
+    expect(first).toMatch(/:1 acknowledged k\d:/);
+    expect(status).toBe('exit=1');
+    const stderr = readFileSync(errFile, 'utf8');
+    expect(stderr).toMatch(/^submit: \d+ items: \d+ acknowledged/m);
+    expect(stderr).toContain('stopped before the end of the input: rerun with the same --journal to continue');
+    expect(stderr).toContain('standard output was closed before the end');
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    // Every item sent has its outcome journaled, and the journal matches what the service linked.
+    const states = (await readJournal(journal)).states;
+    expect(states.size).toBeGreaterThan(0);
+    expect(states.size).toBeLessThan(tags.length);
+    expect(new Set(states.values())).toEqual(new Set(['acknowledged']));
+    for (const t of tags) expect(mock.linkCount(keyOf(t)).linked, t).toBe(states.has(keyOf(t)) ? 1 : 0);
+  });
+
   it.skipIf(process.platform !== 'linux' || !existsSync('/usr/bin/script'))('draws a progress bar when stderr is a terminal (needs util-linux script to fake one)', async () => {
     const p = file('tty.ndjson', ndjson(Array.from({ length: 5 }, (_, i) => item(`tty${i}`))));
     const out = join(tmp, 'tty.out');

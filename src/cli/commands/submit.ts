@@ -6,7 +6,7 @@ import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/subm
 import { runBatch } from '../../client/submit.js';
 import type { Issue } from '../../errors.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, parseJson, pointerLocator, readText, streamLines, type NdjsonLine } from '../io.js';
+import { EXIT, UsageError, inputName, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type NdjsonLine } from '../io.js';
 
 export interface SubmitArgs {
   readonly baseUrl: string | undefined;
@@ -20,12 +20,6 @@ export interface SubmitArgs {
   readonly file: string | undefined;
   /** Interval of the one-line progress when stderr is not a terminal, in ms. */
   readonly progressMs: number;
-}
-
-/** Writes to stdout, waiting when the pipe is full. */
-function out(text: string): Promise<void> | void {
-  if (process.stdout.write(text)) return;
-  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
 }
 
 class Cancelled extends UsageError {}
@@ -104,7 +98,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
   const write = async (text: string): Promise<void> => {
     if (bar !== undefined && process.stdout.isTTY === true) bar.log(text);
-    else await out(text);
+    else await writeOut(text);
   };
 
   if (!args.ndjson) {
@@ -240,6 +234,11 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  // The reader of stdout went away (| head): stop as for Ctrl-C, so that the requests in flight
+  // finish and are journaled and the summary reaches stderr; the CLI then exits 1.
+  const onOutputClosed = (): void => stop.abort();
+  if (outputClosed.aborted) stop.abort();
+  else outputClosed.addEventListener('abort', onOutputClosed, { once: true });
 
   const started = Date.now();
   let ticker: NodeJS.Timeout | undefined;
@@ -295,6 +294,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    outputClosed.removeEventListener('abort', onOutputClosed);
     if (ticker !== undefined) clearInterval(ticker);
     bar?.stop();
   }
