@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildLinkRequest, type ClinicalInput, type Issue } from '../src/index.js';
 import { fromFhir, toFhirBundles, validateFhirBundle, type Bundle, type FhirResource } from '../src/fhir/index.js';
+import { DATATYPES, PRIMITIVES, RESOURCES, type ElementDef } from '../src/fhir/structure.js';
 import { ATTACHMENTS, EXAMPLES, bundlesOf, deepFreeze, example, fixture } from './fhir-helpers.js';
 
 const emr = (): Bundle => fixture('emr-export.bundle.json') as Bundle;
@@ -55,21 +56,146 @@ describe('fromFhir on a typical EMR export', () => {
       ['/entry/8/resource/dosageInstruction/0/timing/repeat/timeOfDay', 'not-mapped'],
       ['/entry/9/resource/status', 'inactive-request'],
       ['/entry/11/resource/specimen', 'not-mapped'],
+      ['/entry/12/resource/content/0/attachment/contentType', 'not-mapped'],
+      ['/entry/12/resource/content/0/attachment/title', 'not-mapped'],
       ['/entry/13/resource', 'resource-not-mapped'],
       ['/entry/14/resource', 'resource-not-mapped'],
     ]);
     expect(value.diagnosis?.[1]?.icdCode).toBeUndefined();
   });
 
-  it('accounts for every element of every resource: each one is mapped, bookkeeping, or reported', () => {
-    // Remove an element and the output or the warnings change: nothing is read silently and then ignored.
-    const full = valueOf(fromFhir(emr()));
-    const b = emr();
-    const med = b.entry?.[7]?.resource as unknown as Record<string, unknown>;
-    delete med.dispenseRequest;
-    const less = valueOf(fromFhir(b));
-    expect(less.value).toEqual(full.value);
-    expect(less.warnings.length).toBe(full.warnings.length - 1);
+  describe('accounts for every element of every resource: each one is mapped, bookkeeping, or reported', () => {
+    // Bookkeeping: elements that say nothing the clinical input could lose (ids, links between the resources, the
+    // narrative, an active record). Removing or adding one of them may change nothing; any other element must
+    // change the output or the warnings when it is removed or added.
+    const BOOKKEEPING: Readonly<Record<string, readonly string[]>> = {
+      '*': ['id', 'meta', 'implicitRules', 'language', 'text'],
+      Patient: ['active'],
+      Practitioner: ['active'],
+      Organization: ['active'],
+      Encounter: ['status', 'subject', 'serviceProvider'],
+      Condition: ['identifier', 'subject', 'encounter', 'recordedDate', 'recorder', 'asserter'],
+      MedicationRequest: ['identifier', 'subject', 'encounter', 'requester', 'recorder', 'groupIdentifier'],
+      ServiceRequest: ['identifier', 'subject', 'encounter', 'requester'],
+      DocumentReference: ['identifier', 'masterIdentifier', 'subject', 'author', 'custodian'],
+      Dosage: ['sequence'],
+      Attachment: ['size', 'hash', 'data'], // data beside a url: the same document's bytes
+    };
+    // Bookkeeping only with the value the fixture has (an ambulatory class, an order, a request on the visit day, a
+    // lab category, the chosen doctor as participant…): removing it changes nothing, adding another value must.
+    const ONLY_AS_GIVEN: Readonly<Record<string, readonly string[]>> = {
+      Encounter: ['class', 'participant'],
+      Condition: ['category'],
+      MedicationRequest: ['status', 'intent', 'authoredOn', 'contained', 'reasonReference'],
+      ServiceRequest: ['status', 'intent', 'authoredOn', 'category'],
+      DocumentReference: ['status'],
+      Participant: ['individual'],
+      Repeat: ['period'],
+    };
+    const bookkeeping = (type: string, key: string): boolean => [...(BOOKKEEPING['*'] ?? []), ...(BOOKKEEPING[type] ?? [])].includes(key);
+
+    /** A plausible value of an element's type, which says something (a code "x", a date far from the visit). */
+    function sample(type: ElementDef['type']): unknown {
+      if (typeof type !== 'string') {
+        const [k, def] = Object.entries(type)[0] ?? [];
+        return k === undefined || def === undefined ? {} : { [k]: one(def) };
+      }
+      switch (type) {
+        case 'boolean': return true;
+        case 'integer': case 'positiveInt': case 'unsignedInt': case 'decimal': return 2;
+        case 'date': return '2001-01-01';
+        case 'dateTime': case 'instant': return '2001-01-01T00:00:00+05:30';
+        case 'time': return '07:00:00';
+        case 'base64Binary': return 'AAAA';
+        case 'uri': case 'url': case 'canonical': return 'https://other.example/x';
+        case 'Resource': return { resourceType: 'Basic', id: 'extra' };
+        case 'Extension': return { url: 'https://other.example/ext', valueString: 'extra' };
+        case 'Reference': return { reference: 'Basic/elsewhere', display: 'extra' };
+        case 'Coding': return { system: 'https://other.example/cs', code: 'x', display: 'extra' };
+        case 'Narrative': return { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">extra</div>' };
+        case 'Quantity': case 'Duration': case 'Age': return { value: 2, unit: 'mg' };
+        case 'Range': return { low: { value: 1, unit: 'mg' }, high: { value: 2, unit: 'mg' } };
+        case 'Ratio': return { numerator: { value: 1, unit: 'mg' }, denominator: { value: 1, unit: 'd' } };
+        case 'Timing': return { code: { text: 'extra' } };
+        case 'Annotation': return { text: 'extra' };
+        default: break;
+      }
+      if (PRIMITIVES.has(type)) return 'x';
+      const def = DATATYPES[type];
+      if (def === undefined) return 'x';
+      if ('text' in def) return { text: 'extra' };
+      if ('value' in def) return { value: 'extra' };
+      return sample(def);
+    }
+    const one = (def: ElementDef): unknown => (def.max > 1 ? [sample(def.type)] : sample(def.type));
+
+    /** Where to add and remove: each resource, and the nested structures where data hides (dosage, attachment, participant). */
+    function places(b: Bundle): Array<{ label: string; type: string; target: Record<string, unknown>; defs: Readonly<Record<string, ElementDef>> }> {
+      const out: Array<{ label: string; type: string; target: Record<string, unknown>; defs: Readonly<Record<string, ElementDef>> }> = [];
+      (b.entry ?? []).forEach((en, i) => {
+        const r = en.resource as unknown as Record<string, unknown>;
+        const type = r.resourceType as string;
+        const defs = RESOURCES[type];
+        if (defs === undefined) return;
+        out.push({ label: `/entry/${i}/resource`, type, target: r, defs });
+        const dosage = (r.dosageInstruction as Array<Record<string, unknown>> | undefined)?.[0];
+        if (dosage !== undefined) {
+          out.push({ label: `/entry/${i}/resource/dosageInstruction/0`, type: 'Dosage', target: dosage, defs: DATATYPES.Dosage as Readonly<Record<string, ElementDef>> });
+          const repeat = (dosage.timing as { repeat?: Record<string, unknown> } | undefined)?.repeat;
+          const repeatDef = (DATATYPES.Timing?.repeat?.type ?? {}) as Readonly<Record<string, ElementDef>>;
+          if (repeat !== undefined) out.push({ label: `/entry/${i}/resource/dosageInstruction/0/timing/repeat`, type: 'Repeat', target: repeat, defs: repeatDef });
+        }
+        const content = (r.content as Array<Record<string, unknown>> | undefined)?.[0];
+        if (type === 'DocumentReference' && content !== undefined) {
+          out.push({ label: `/entry/${i}/resource/content/0`, type: 'Content', target: content, defs: defs.content?.type as Readonly<Record<string, ElementDef>> });
+          out.push({ label: `/entry/${i}/resource/content/0/attachment`, type: 'Attachment', target: content.attachment as Record<string, unknown>, defs: DATATYPES.Attachment as Readonly<Record<string, ElementDef>> });
+        }
+        const participant = (r.participant as Array<Record<string, unknown>> | undefined)?.[0];
+        if (type === 'Encounter' && participant !== undefined)
+          out.push({ label: `/entry/${i}/resource/participant/0`, type: 'Participant', target: participant, defs: defs.participant?.type as Readonly<Record<string, ElementDef>> });
+      });
+      return out;
+    }
+    const outcome = (b: Bundle): string => JSON.stringify(fromFhir(b));
+    const full = outcome(emr());
+    // Resources left out whole (entered in error, cancelled, not mapped) are reported as such; their elements are not read.
+    const leftOut = valueOf(fromFhir(emr()))
+      .warnings.filter((w) => ['entered-in-error', 'inactive-request', 'resource-not-mapped'].includes(w.code))
+      .map((w) => /^\/entry\/\d+\/resource/.exec(w.path)?.[0]);
+    const read = (label: string): boolean => !leftOut.some((l) => l !== undefined && (label === l || label.startsWith(`${l}/`)));
+
+    it('removing any element that is not bookkeeping changes the output or the warnings', () => {
+      const silent: string[] = [];
+      places(emr()).forEach(({ label, type, target }, n) => {
+        if (!read(label)) return;
+        for (const key of Object.keys(target)) {
+          if (key === 'resourceType' || bookkeeping(type, key) || (ONLY_AS_GIVEN[type] ?? []).includes(key)) continue;
+          const b = emr();
+          delete places(b)[n]?.target[key];
+          if (outcome(b) === full) silent.push(`${label}/${key}`);
+        }
+      });
+      expect(silent).toEqual([]);
+    });
+
+    it('adding any element FHIR R4 defines that is not bookkeeping changes the output or the warnings', () => {
+      const silent: string[] = [];
+      let tried = 0;
+      places(emr()).forEach(({ label, type, target, defs }, n) => {
+        if (!read(label)) return;
+        for (const [key, def] of Object.entries(defs)) {
+          if (key in target || bookkeeping(type, key)) continue;
+          const b = emr();
+          const place = places(b)[n];
+          if (place === undefined) continue;
+          place.target[key] = one(def);
+          tried++;
+          if (outcome(b) === full) silent.push(`${label}/${key}`);
+        }
+      });
+      expect(tried).toBeGreaterThan(250);
+      expect(silent).toEqual([]);
+    });
   });
 
   it('takes a plain array of resources as well as a Bundle, with paths into the array', () => {
@@ -120,6 +246,41 @@ describe('fromFhir on a typical EMR export', () => {
     expect(warnings.map((w) => w.path)).toContain('/4/medicationCodeableConcept/coding/0');
   });
 
+  it('leaves out drafts, proposals and plans, and replaced or mistaken documents, each with a warning', () => {
+    const people = (emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource);
+    const mr = (extra: Record<string, unknown>): FhirResource => ({ resourceType: 'MedicationRequest', status: 'active', intent: 'order', medicationCodeableConcept: { text: 'Aspirin' }, subject: { reference: 'Patient/p' }, ...extra }) as unknown as FhirResource;
+    const sr = (extra: Record<string, unknown>): FhirResource => ({ resourceType: 'ServiceRequest', status: 'active', intent: 'order', code: { text: 'HbA1c' }, subject: { reference: 'Patient/p' }, ...extra }) as unknown as FhirResource;
+    const dr = (status: string): FhirResource => ({ resourceType: 'DocumentReference', status, content: [{ attachment: { url: 'https://emr.example/d.pdf' } }] }) as unknown as FhirResource;
+    const cases: Array<[FhirResource, string, string]> = [
+      [mr({ status: 'draft' }), '/4/status', 'draft-request'],
+      [mr({ intent: 'plan' }), '/4/intent', 'not-an-order'],
+      [mr({ intent: 'proposal' }), '/4/intent', 'not-an-order'],
+      [sr({ status: 'draft' }), '/4/status', 'draft-request'],
+      [dr('entered-in-error'), '/4/status', 'entered-in-error'],
+      [dr('superseded'), '/4/status', 'superseded'],
+    ];
+    for (const [resource, path, code] of cases) {
+      const r = valueOf(fromFhir([...people, resource]));
+      expect(r.value.medications, code).toBeUndefined();
+      expect(r.value.labInvestigations, code).toBeUndefined();
+      expect(r.value.documentUrl, code).toBeUndefined();
+      expect(r.warnings.map((w) => [w.path, w.code])).toContainEqual([path, code]);
+    }
+    for (const intent of ['order', 'original-order', 'instance-order']) expect(valueOf(fromFhir([...people, mr({ intent })])).value.medications).toEqual([{ drugName: 'Aspirin' }]);
+    const current = valueOf(fromFhir([...people, dr('current')]));
+    expect(current.value.documentUrl).toBe('https://emr.example/d.pdf');
+  });
+
+  it('reports a request written on another day than the visit, and another doctor taking part in the visit', () => {
+    const b = emr();
+    (b.entry?.[7]?.resource as unknown as Record<string, unknown>).authoredOn = '2026-10-01';
+    const enc = b.entry?.[3]?.resource as unknown as { participant: unknown[] };
+    enc.participant = [...enc.participant, { individual: { reference: 'Practitioner/dr-99' }, type: [{ text: 'referrer' }] }];
+    const r = valueOf(fromFhir(b));
+    expect(r.warnings.map((w) => [w.path, w.code])).toEqual(expect.arrayContaining([['/entry/7/resource/authoredOn', 'not-mapped'], ['/entry/3/resource/participant/1', 'not-mapped']]));
+    expect(r.value).toEqual(valueOf(fromFhir(emr())).value);
+  });
+
   it('leaves out what must not be given: doNotPerform requests', () => {
     const mr = { resourceType: 'MedicationRequest', status: 'active', intent: 'order', doNotPerform: true, medicationCodeableConcept: { text: 'Aspirin' }, subject: { reference: 'Patient/p' } };
     const r = valueOf(fromFhir([...(emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource), mr as FhirResource]));
@@ -135,7 +296,9 @@ describe('round trips', () => {
     const bundle = doc?.bundle as Bundle;
     expect(validateFhirBundle(bundle).success).toBe(true);
     const second = valueOf(fromFhir(bundle));
-    expect(second.warnings).toEqual([]);
+    // Only the document's content type is lost: the clinical input holds its URL (the bytes are supplied again on the way out).
+    const dr = (bundle.entry ?? []).findIndex((e) => e.resource?.resourceType === 'DocumentReference');
+    expect(second.warnings.map((w) => [w.path, w.code])).toEqual([[`/entry/${dr}/resource/content/0/attachment/contentType`, 'not-mapped']]);
     expect(second.value.diagnosis).toEqual(first.diagnosis);
     expect(second.value.medications).toEqual(first.medications);
     expect(second.value.labInvestigations).toEqual(first.labInvestigations);

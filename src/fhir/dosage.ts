@@ -163,6 +163,7 @@ export function frequencyFromRepeat(repeat: TimingRepeat, asNeeded: boolean): { 
       }
     }
   } else if (f !== undefined || repeat.period !== undefined) unused.push(f !== undefined ? 'frequency' : 'period');
+  else if (repeat.periodUnit !== undefined) unused.push('periodUnit');
   if (repeat.count === 1 && text === undefined) text = 'Once';
   else if (repeat.count !== undefined) unused.push('count');
   if (repeat.when !== undefined) {

@@ -7,7 +7,7 @@
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
 import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
-import { IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
+import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
 import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
@@ -53,6 +53,8 @@ class Reader {
   /** Clinical-input JSON Pointer → the FHIR path it came from. */
   readonly origin = new Map<string, string>();
   readonly items: Item[] = [];
+  /** Request dates (authoredOn) to compare with the visit date once it is known. */
+  readonly requestDates: Array<{ readonly path: Path; readonly value: unknown; readonly what: string }> = [];
   private readonly byUrl = new Map<string, Item>();
 
   warn(path: Path, code: string, message: string): void {
@@ -178,6 +180,12 @@ function otherNames(rd: Reader, r: Json, path: Path, what: string): void {
 
 const GENDER_OUT: Readonly<Record<string, string>> = { male: 'M', female: 'F', other: 'O', unknown: 'U' };
 
+/** Request intents that make an order (a prescription, a lab order): the rest are proposals, plans or options. */
+const ORDER_INTENTS: readonly string[] = ['order', 'original-order', 'instance-order'];
+/** SNOMED CT 108252007 "Laboratory procedure": the ServiceRequest category of a lab investigation. */
+const LABORATORY_PROCEDURE = '108252007';
+const ATTACHMENT_ELEMENTS: readonly string[] = ['contentType', 'language', 'data', 'url', 'size', 'hash', 'title', 'creation'];
+
 function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void {
   const r = item.resource;
   const p = item.path;
@@ -295,7 +303,7 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
   reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active'], 'Organization');
 }
 
-function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>): void {
+function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined): void {
   const r = item.resource;
   const p = item.path;
   item.used = true;
@@ -316,7 +324,21 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>): void 
     rd.from('/visit/at', [...p, 'period', 'start']);
   }
   if (isObject(r.period) && r.period.end !== undefined) rd.warn([...p, 'period', 'end'], 'not-mapped', 'the clinical input records when a visit happened, not when it ended; period.end is left out');
-  reportRest(rd, r, p, ['identifier', 'status', 'statusHistory', 'class', 'classHistory', 'subject', 'participant', 'period', 'serviceProvider', 'diagnosis'], 'Encounter');
+  if (isObject(r.period)) for (const k of Object.keys(r.period)) if (k !== 'start' && k !== 'end') rd.warn([...p, 'period', k], 'not-mapped', `period.${safeElementName(k)} has no place in the clinical input; it is left out`);
+  // The class: an outpatient visit (AMB) is what a clinical input records; any other class is reported.
+  if (r.class !== undefined && !(isObject(r.class) && r.class.system === ENCOUNTER_CLASS_AMBULATORY.system && r.class.code === ENCOUNTER_CLASS_AMBULATORY.code))
+    rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records an outpatient visit; this Encounter class (not ambulatory, AMB) is left out');
+  // Participants: the doctor of the clinical input, with no role or period, is bookkeeping; anything else is reported.
+  checkList(rd, r, 'participant', p);
+  if (Array.isArray(r.participant))
+    r.participant.forEach((x, i) => {
+      const pp = [...p, 'participant', i];
+      if (!isObject(x)) return;
+      const who = rd.resolve(x.individual, item);
+      if (doctor === undefined || who !== doctor) return rd.warn(pp, 'not-mapped', 'the clinical input has one doctor; this participant of the visit is left out');
+      for (const k of Object.keys(x)) if (k !== 'individual') rd.warn([...pp, k], 'not-mapped', `participant.${elementName('Encounter', k)} (the doctor's role or time in the visit) has no place in the clinical input; it is left out`);
+    });
+  reportRest(rd, r, p, ['identifier', 'status', 'class', 'subject', 'participant', 'period', 'serviceProvider'], 'Encounter');
 }
 
 function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
@@ -463,6 +485,15 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     rd.warn([...p, 'status'], 'inactive-request', 'this MedicationRequest was cancelled, stopped or entered in error; it is left out');
     return undefined;
   }
+  if (r.status === 'draft') {
+    rd.warn([...p, 'status'], 'draft-request', 'this MedicationRequest is a draft, not yet a prescription; it is left out');
+    return undefined;
+  }
+  if (r.intent !== undefined && !(typeof r.intent === 'string' && ORDER_INTENTS.includes(r.intent))) {
+    rd.warn([...p, 'intent'], 'not-an-order', 'this MedicationRequest is not an order (its intent is a proposal, plan, option or another kind of request); it is not a prescription and is left out');
+    return undefined;
+  }
+  if (r.authoredOn !== undefined) rd.requestDates.push({ path: [...p, 'authoredOn'], value: r.authoredOn, what: 'MedicationRequest' });
   let name: string | undefined;
   let fromContained = false;
   if (r.medicationCodeableConcept !== undefined) {
@@ -471,6 +502,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     codings(r.medicationCodeableConcept).forEach((_, i) =>
       rd.warn([...p, 'medicationCodeableConcept', 'coding', i], 'not-mapped', 'the clinical input names medicines in words; this coding is left out, the medicine keeps its name'),
     );
+    if (r.medicationReference !== undefined) rd.warn([...p, 'medicationReference'], 'not-mapped', 'a MedicationRequest names its medicine once (medication[x]); medicationCodeableConcept is read, this reference is left out');
   } else if (r.medicationReference !== undefined) {
     const med = rd.resolve(r.medicationReference, item);
     if (med !== undefined && med.resourceType === 'Medication') {
@@ -515,6 +547,19 @@ function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigatio
     rd.warn([...p, 'status'], 'inactive-request', 'this ServiceRequest was revoked or entered in error; it is left out');
     return undefined;
   }
+  if (r.status === 'draft') {
+    rd.warn([...p, 'status'], 'draft-request', 'this ServiceRequest is a draft, not yet an order; it is left out');
+    return undefined;
+  }
+  if (r.intent !== undefined && !(typeof r.intent === 'string' && ORDER_INTENTS.includes(r.intent)))
+    rd.warn([...p, 'intent'], 'not-mapped', 'this ServiceRequest is not an order (its intent is a proposal, plan or another kind of request); the clinical input lists it as a lab investigation, its intent is left out');
+  if (r.authoredOn !== undefined) rd.requestDates.push({ path: [...p, 'authoredOn'], value: r.authoredOn, what: 'ServiceRequest' });
+  checkList(rd, r, 'category', p);
+  if (Array.isArray(r.category))
+    r.category.forEach((cat, i) => {
+      const lab = codings(cat).length > 0 && codings(cat).every((c) => c.system === SYSTEMS.snomed && c.code === LABORATORY_PROCEDURE);
+      if (!lab) rd.warn([...p, 'category', i], 'not-mapped', 'the clinical input lists lab investigations; this category (not a laboratory procedure) is left out');
+    });
   const name = conceptText(rd, r.code, [...p, 'code']);
   if (name === undefined) {
     rd.warn(p, 'not-mapped', 'this ServiceRequest does not name its test (no code text or display); it is left out');
@@ -531,19 +576,27 @@ function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigatio
     out.instructions = words.join('; ');
     rd.from(`${at}/instructions`, [...p, pi !== undefined ? 'patientInstruction' : 'note']);
   }
-  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'category', 'priority', 'code', 'subject', 'encounter', 'authoredOn', 'requester', 'requisition', 'patientInstruction', 'note', 'doNotPerform'], 'ServiceRequest');
+  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'category', 'code', 'subject', 'encounter', 'authoredOn', 'requester', 'patientInstruction', 'note', 'doNotPerform'], 'ServiceRequest');
   return out;
 }
 
-function readDocumentReference(rd: Reader, item: Item): string | undefined {
+function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefined): string | undefined {
   const r = item.resource;
   const p = item.path;
   item.used = true;
+  if (r.status === 'entered-in-error' || r.status === 'superseded') {
+    rd.warn([...p, 'status'], r.status, `this DocumentReference ${r.status === 'superseded' ? 'was replaced by another document (superseded)' : 'was entered in error'}; it is left out`);
+    return undefined;
+  }
+  checkList(rd, r, 'content', p);
   const content = Array.isArray(r.content) ? r.content : [];
   let url: string | undefined;
   content.forEach((c, i) => {
-    const a = isObject(c) && isObject(c.attachment) ? c.attachment : undefined;
-    const ap = [...p, 'content', i, 'attachment'];
+    const cp = [...p, 'content', i];
+    if (!isObject(c)) return;
+    for (const k of Object.keys(c)) if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', `content.${k === 'format' ? 'format' : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+    const a = isObject(c.attachment) ? c.attachment : undefined;
+    const ap = [...cp, 'attachment'];
     if (a === undefined) return;
     const u = rd.text(a.url, [...ap, 'url']);
     if (u !== undefined && url === undefined) {
@@ -551,9 +604,21 @@ function readDocumentReference(rd: Reader, item: Item): string | undefined {
       rd.from('/documentUrl', [...ap, 'url']);
     } else if (u !== undefined) rd.warn([...ap, 'url'], 'not-mapped', 'the clinical input holds one documentUrl; this further document is left out');
     else if (a.data !== undefined) rd.warn([...ap, 'data'], 'not-mapped', 'the clinical input carries a document by URL (documentUrl); these embedded bytes have no URL and are left out');
+    // The URL names the document; its bytes, size and hash beside it are the same document. Anything else about it is reported.
+    for (const k of Object.keys(a))
+      if (!['url', 'data', 'size', 'hash'].includes(k))
+        rd.warn([...ap, k], 'not-mapped', `attachment.${ATTACHMENT_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input (it holds the document's URL only); it is left out`);
   });
   if (typeof r.description === 'string') rd.warn([...p, 'description'], 'not-mapped', 'DocumentReference.description has no place in the clinical input; it is left out');
-  reportRest(rd, r, p, ['identifier', 'masterIdentifier', 'status', 'docStatus', 'type', 'category', 'subject', 'date', 'author', 'authenticator', 'custodian', 'content', 'context', 'description', 'securityLabel'], 'DocumentReference');
+  // The context: the visit's own Encounter is bookkeeping; the rest of it is reported.
+  if (isObject(r.context))
+    for (const k of Object.keys(r.context)) {
+      const refs = r.context[k];
+      const ownVisit = k === 'encounter' && Array.isArray(refs) && refs.length > 0 && encounter !== undefined && refs.every((x) => rd.resolve(x, item) === encounter);
+      if (!ownVisit) rd.warn([...p, 'context', k], 'not-mapped', `DocumentReference.context.${k === 'encounter' ? 'encounter (another visit)' : '(this element)'} has no place in the clinical input; it is left out`);
+    }
+  else if (r.context !== undefined) rd.warn([...p, 'context'], 'type', 'context must be an object; it is left out');
+  reportRest(rd, r, p, ['identifier', 'masterIdentifier', 'status', 'subject', 'author', 'custodian', 'content', 'context', 'description'], 'DocumentReference');
   return url;
 }
 
@@ -667,7 +732,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   if (patientItem !== undefined) readPatient(rd, patientItem, patient);
   if (practitionerItem !== undefined) readPractitioner(rd, practitionerItem, doctor);
   if (organizationItem !== undefined) readOrganization(rd, organizationItem, hospital);
-  if (encounterItem !== undefined) readEncounter(rd, encounterItem, visit);
+  if (encounterItem !== undefined) readEncounter(rd, encounterItem, visit, practitionerItem);
 
   // 3. The clinical content.
   const conditionItems = rd.ofType('Condition');
@@ -688,7 +753,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   }
   let documentUrl: string | undefined;
   for (const it of rd.ofType('DocumentReference')) {
-    const u = readDocumentReference(rd, it);
+    const u = readDocumentReference(rd, it, encounterItem);
     if (u !== undefined && documentUrl === undefined) documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
@@ -728,6 +793,14 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
       } else rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
     });
     reportRest(rd, cr, comp.path, ['identifier', 'status', 'type', 'subject', 'encounter', 'date', 'author', 'title', 'custodian', 'section', 'confidentiality'], 'Composition');
+  }
+
+  // Requests are dated by the visit in the clinical input: a request written on another day is reported.
+  const visitDay = typeof (visit.at ?? defaults.visit?.at) === 'string' ? String(visit.at ?? defaults.visit?.at).slice(0, 10) : undefined;
+  for (const d of rd.requestDates) {
+    const day = typeof d.value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(d.value) ? d.value.slice(0, 10) : undefined;
+    if (day === undefined || day !== visitDay)
+      rd.warn(d.path, 'not-mapped', `the clinical input dates a ${d.what} by the visit; this authoredOn is not on the visit date and is left out`);
   }
 
   // 5. What was not read at all.
