@@ -638,8 +638,10 @@ describe('secrets', () => {
         errors.push(e);
       }
     };
-    // A service that echoes secrets in its messages.
-    const echo = `rejected ${abhaAddress} for mobile ${mobile} with key ${API_KEY}`;
+    // A service that echoes secrets and clinical text in its messages: redaction cannot catch a
+    // drug, a diagnosis or a name, so the service's message never enters a message or inspect output.
+    const clinical = ['Atorvastatin', 'Hypertensive heart disease', 'Sunita Plantedname'];
+    const echo = `rejected ${abhaAddress} for mobile ${mobile} with key ${API_KEY}: patient ${clinical[2]}, ${clinical[1]}, on ${clinical[0]}`;
     for (const fault of [
       { type: 'status', status: 400, message: echo },
       { type: 'status', status: 429, retryAfter: 999, message: echo },
@@ -664,12 +666,16 @@ describe('secrets', () => {
     for (const x of calls) if (x.bearer !== undefined) bearer.push(x.bearer);
     expect(errors.length).toBeGreaterThanOrEqual(11);
     expect(bearer.length).toBeGreaterThan(0);
-    const secrets = [API_KEY, 'sk-other-planted-key', mobile, abhaAddress, otp, ...new Set(bearer), 'Metformin', 'Type 2 diabetes', 'Dr. Meera Iyer'];
+    const secrets = [API_KEY, 'sk-other-planted-key', mobile, abhaAddress, otp, ...new Set(bearer), 'Metformin', 'Type 2 diabetes', 'Dr. Meera Iyer', ...clinical];
     for (const e of errors) {
       expect(e).toBeInstanceOf(Error);
       const texts = [String(e), (e as Error).message, (e as Error).stack ?? '', inspect(e, { depth: 10, showHidden: true }), JSON.stringify(e)];
       for (const t of texts) for (const s of secrets) expect(t, `${(e as Error).name} leaks a secret`).not.toContain(s);
     }
     expect(errors.some((e) => e instanceof TransportError && e.serviceMessage?.includes('[redacted]'))).toBe(true);
+    // The redacted message stays readable for a program that asks for it.
+    const said = errors.find((e) => e instanceof TransportError && e.status === 400) as TransportError | undefined;
+    expect(said?.serviceMessage).toContain(clinical[0]);
+    expect(said?.serviceMessage).not.toContain(mobile);
   });
 });

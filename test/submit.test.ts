@@ -407,7 +407,10 @@ describe('abha-link submit', () => {
     const journal = join(tmp, 'secrets.journal');
     const planted = { ...item('r1'), abhaAddress: 'planted.person99@sbx' };
     const items = [planted, item('r2'), item('r3'), { ...item('r4'), visitDate: '2026-13-45' }];
-    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 400, message: `refused planted.person99@sbx key ${API_KEY}` } });
+    // Redaction cannot catch clinical text: a drug, a diagnosis and a name the service echoes.
+    const clinical = ['Atorvastatin', 'Hypertensive heart disease', 'Sunita Plantedname'];
+    const said = `refused planted.person99@sbx key ${API_KEY}: ${clinical[2]}, ${clinical[1]}, ${clinical[0]}`;
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 400, message: said } });
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'drop', when: 'after' } });
     const p = file('secrets.ndjson', ndjson(items));
     const r = await run(['submit', '--ndjson', '--concurrency', '1', '--journal', journal, '--base-url', mock.url, p]);
@@ -416,12 +419,29 @@ describe('abha-link submit', () => {
     expect(r.stdout).toMatch(/:2 outcome unknown k1:[0-9a-f]+: POST .* the connection was lost/);
     expect(r.stderr).toMatch(/reasons: 1 × RejectedError HTTP 400, 1 × OutcomeUnknownError/);
     expect(r.stderr).toMatch(/check with the service, then rerun with --retry-unknown/);
-    const outputs = [r.stdout, r.stderr, readFileSync(journal, 'utf8')];
+    const journalText = readFileSync(journal, 'utf8');
+    const outputs = [r.stdout, r.stderr, journalText];
     for (const out of outputs) {
-      for (const secret of [API_KEY, 'planted.person99', base.abhaAddress, 'Metformin', 'Dr. Meera Iyer', 'Type 2 diabetes', base.hospitalName]) {
+      for (const secret of [API_KEY, 'planted.person99', base.abhaAddress, 'Metformin', 'Dr. Meera Iyer', 'Type 2 diabetes', base.hospitalName, ...clinical]) {
         expect(out).not.toContain(secret);
       }
       expect(out).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+    }
+    // The journal holds fixed reason codes, never a message.
+    const answers = journalText.trim().split('\n').map((l) => JSON.parse(l) as JournalEntry).filter((e) => e.state === 'failed' || e.state === 'unknown');
+    expect(answers.map((e) => [e.state, e.error, e.status, e.reason])).toEqual([
+      ['failed', 'RejectedError', 400, 'rejected'],
+      ['unknown', 'OutcomeUnknownError', undefined, 'connection-lost'],
+    ]);
+
+    // Only on request, the service's message (redacted) is shown, in text and JSON output.
+    for (const format of ['text', 'json']) {
+      mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 400, message: said } });
+      const shown = await run(['submit', '--show-service-messages', '--format', format, '--base-url', mock.url, file('shown.json', JSON.stringify(item(`r5${format}`)))]);
+      expect(shown.code).toBe(1);
+      expect(shown.stdout).toContain(clinical[0]);
+      expect(shown.stdout).not.toContain(API_KEY);
+      expect(shown.stdout).not.toContain('planted.person99');
     }
   });
 

@@ -1,10 +1,14 @@
 /**
  * Errors of the client. Every failure of a call to the service is a
  * {@link TransportError}: it carries the endpoint, the HTTP status when an
- * answer came, the service's message (redacted) and the client's request id.
- * None of them carries the API key, a token, an OTP, a mobile number or any
- * part of the request body. A request that is invalid before it is sent is a
- * core `ValidationError` instead: the caller's data was wrong, not the call.
+ * answer came and the client's request id, in its message and as
+ * properties. None of them carries the API key, a token, an OTP, a mobile
+ * number or any part of the request body. The service's own message may
+ * echo health data no redaction can recognise (a name, a diagnosis, a drug):
+ * it is never part of `message`, `stack`, `util.inspect` or JSON output,
+ * only of the `serviceMessage` getter (redacted), for a program that asks.
+ * A request that is invalid before it is sent is a core `ValidationError`
+ * instead: the caller's data was wrong, not the call.
  */
 import { AbhaLinkError } from '../errors.js';
 import type { Issue } from '../errors.js';
@@ -15,7 +19,10 @@ export interface TransportErrorDetails {
   readonly endpoint: string;
   /** The HTTP status of the last answer, when one came. */
   readonly status?: number | undefined;
-  /** The service's `message`, redacted (no digits runs, addresses or tokens) and shortened. */
+  /**
+   * The service's `message`, redacted (no digit runs, addresses or tokens) and
+   * shortened. Kept out of the error's message (see TransportError.serviceMessage).
+   */
   readonly serviceMessage?: string | undefined;
   /** The client's id of the last attempt (a UUID); quote it when asking about a call. */
   readonly requestId: string;
@@ -39,23 +46,32 @@ export class TransportError extends AbhaLinkError {
   readonly endpoint: string;
   /** The HTTP status of the last answer, or undefined when none came. */
   readonly status: number | undefined;
-  /** The service's message, redacted; undefined when it sent none. */
-  readonly serviceMessage: string | undefined;
   /** The client's id of the last attempt. */
   readonly requestId: string;
   /** HTTP attempts made. */
   readonly attempts: number;
+  readonly #serviceMessage: string | undefined;
 
   constructor(summary: string, details: TransportErrorDetails) {
     const status = details.status === undefined ? '' : ` HTTP ${details.status}`;
-    const said = details.serviceMessage === undefined || details.serviceMessage === '' ? '' : `; the service said: "${details.serviceMessage}"`;
     const tries = details.attempts > 1 ? `, ${details.attempts} attempts` : '';
-    super(`POST ${details.endpoint}${status}: ${summary}${said} (request ${details.requestId}${tries})`, details.cause === undefined ? undefined : { cause: details.cause });
+    super(`POST ${details.endpoint}${status}: ${summary} (request ${details.requestId}${tries})`, details.cause === undefined ? undefined : { cause: details.cause });
     this.endpoint = details.endpoint;
     this.status = details.status;
-    this.serviceMessage = details.serviceMessage;
+    this.#serviceMessage = details.serviceMessage === '' ? undefined : details.serviceMessage;
     this.requestId = details.requestId;
     this.attempts = details.attempts;
+  }
+
+  /**
+   * The service's message, redacted; undefined when it sent none. It may hold
+   * health data (a real service can echo names, diagnoses or drugs, which no
+   * redaction recognises), so it is not part of `message`, and as a getter it
+   * stays out of `util.inspect`, JSON and most loggers: show it only where
+   * health data may be shown.
+   */
+  get serviceMessage(): string | undefined {
+    return this.#serviceMessage;
   }
 }
 

@@ -46,5 +46,5 @@ export {
   type JournalState,
   type MemoryJournal,
 } from './journal.js';
-export type { ItemResult, SkipReason, SubmitOptions, SubmitSummary } from './submit.js';
+export { reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
 export type { CallOptions, FetchLike } from './transport.js';

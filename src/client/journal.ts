@@ -2,7 +2,8 @@
  * The journal of a batch: an append-only NDJSON file with one line per
  * state change of an item, flushed to disk (fsync) before the batch goes on.
  * It holds keys (hashes, see linkRequestKey), states, request ids, HTTP
- * statuses and error messages: never a payload, an ABHA address or a token.
+ * statuses, error class names and fixed reason codes: never a payload, an
+ * ABHA address, a token, or a message (the service's may echo health data).
  *
  * Lines, in order of a normal item: `sending` (written and synced before the
  * request leaves), then `acknowledged`, `failed` or `unknown`. A key whose last
@@ -31,7 +32,12 @@ export interface JournalEntry {
   readonly status?: number;
   /** The error class, for `failed` and `unknown`. */
   readonly error?: string;
-  /** The error message (it never contains payload values or secrets). */
+  /**
+   * A fixed reason code, never a message: for `failed` and `unknown` the
+   * failure (`rejected`, `rate-limited`, `connection-refused`, `timeout`, ...
+   * see reasonCode); for `acknowledged`, `answer-off-spec` when the answer
+   * said success but did not match the spec's schema.
+   */
   readonly reason?: string;
 }
 

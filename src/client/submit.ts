@@ -21,7 +21,18 @@ import pLimit from 'p-limit';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
-import { AuthenticationError, NetworkError, OutcomeUnknownError, RateLimitedError, ServerError, TransportError } from './errors.js';
+import {
+  AbortedError,
+  AuthenticationError,
+  EnvelopeError,
+  InvalidResponseError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitedError,
+  RejectedError,
+  ServerError,
+  TransportError,
+} from './errors.js';
 import { openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { linkRequestKey } from './key.js';
 import type { CallResult } from './transport.js';
@@ -123,6 +134,26 @@ export interface SubmitSummary {
 export type SendLink = (request: LinkCareContextRequest, signal: AbortSignal | undefined) => Promise<CallResult>;
 
 const STOP = Symbol('stop');
+
+/**
+ * The fixed reason code the journal records for a failure: never the
+ * error's message or the service's, which may echo health data.
+ *
+ * @example
+ * reasonCode(new RateLimitedError('...', details)) //=> 'rate-limited'
+ */
+export function reasonCode(e: TransportError): string {
+  if (e instanceof OutcomeUnknownError) return e.reason;
+  if (e instanceof NetworkError) return e.failure;
+  if (e instanceof AuthenticationError) return 'authentication';
+  if (e instanceof RateLimitedError) return 'rate-limited';
+  if (e instanceof ServerError) return 'server-error';
+  if (e instanceof EnvelopeError) return 'envelope-failure';
+  if (e instanceof InvalidResponseError) return 'invalid-response';
+  if (e instanceof AbortedError) return 'aborted';
+  if (e instanceof RejectedError) return e.status !== undefined && e.status >= 300 && e.status < 400 ? 'redirect' : 'rejected';
+  return 'error';
+}
 
 function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
   if (items !== null && typeof items === 'object' && Symbol.asyncIterator in items) return (items as AsyncIterable<unknown>)[Symbol.asyncIterator]();
@@ -235,7 +266,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         if (e instanceof OutcomeUnknownError) {
           failuresInARow++;
           if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-          await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
+          await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
           summary.unknown++;
           await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
           return;
@@ -246,7 +277,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
             failuresInARow++;
             if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
           }
-          await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.message });
+          await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
           summary.failed++;
           await emit({ index, outcome: 'failed', key, error: e });
           return;

@@ -3,7 +3,8 @@ import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { JournalError } from '../../client/journal.js';
 import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
-import { runBatch } from '../../client/submit.js';
+import { reasonCode, runBatch } from '../../client/submit.js';
+import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError, inputName, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type NdjsonLine } from '../io.js';
@@ -17,6 +18,8 @@ export interface SubmitArgs {
   readonly ndjson: boolean;
   readonly retryUnknown: boolean;
   readonly format: 'text' | 'json';
+  /** Show the service's (redacted) message of failures: it may contain health data. */
+  readonly showServiceMessages: boolean;
   readonly file: string | undefined;
   /** Interval of the one-line progress when stderr is not a terminal, in ms. */
   readonly progressMs: number;
@@ -143,6 +146,10 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   const failureKinds = new Map<string, number>();
   const counts = { done: 0, acknowledged: 0, failed: 0, unknown: 0, invalid: 0, skipped: 0 };
 
+  /** The service's message, only with --show-service-messages: it may echo health data. */
+  const said = (e: TransportError): string =>
+    args.showServiceMessages && e.serviceMessage !== undefined ? `; the service said: ${JSON.stringify(e.serviceMessage)}` : '';
+
   const onResult = async (r: ItemResult): Promise<void> => {
     const at = where(r.index);
     const line = lineOf.get(r.index);
@@ -166,11 +173,13 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
           o.reason = r.reason;
           break;
         case 'failed':
-          Object.assign(o, { error: r.error.name, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          Object.assign(o, { error: r.error.name, reason: reasonCode(r.error), status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          if (args.showServiceMessages && r.error.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
           break;
         case 'unknown':
           Object.assign(o, { earlier: r.earlier });
           if (r.error !== undefined) Object.assign(o, { error: r.error.name, reason: r.error.reason, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          if (args.showServiceMessages && r.error?.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
           break;
         case 'invalid':
           o.issues = r.issues.map((i) => ({ path: i.path, code: i.code, message: i.message }));
@@ -192,13 +201,13 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
           text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'the same item is in flight'}\n`;
           break;
         case 'failed':
-          text = `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}\n`;
+          text = `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}${said(r.error)}\n`;
           break;
         case 'unknown':
           text =
             r.error === undefined
               ? `${at} outcome unknown ${r.key}: unknown since an earlier run (in flight when it stopped, or no clear answer); not sent again\n`
-              : `${at} outcome unknown ${r.key}: ${r.error.message}\n`;
+              : `${at} outcome unknown ${r.key}: ${r.error.message}${said(r.error)}\n`;
           break;
         case 'invalid': {
           const lineNo = (path: string): string => (line !== undefined ? at : locate === undefined ? at : `${at}:${locate(path)}`);
@@ -380,6 +389,11 @@ Options:
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
   --format text|json    per-item lines: text (default) or one JSON object per item
+  --show-service-messages
+                        add the service's own message to failed and unknown
+                        items (redacted of digits, addresses and tokens). It
+                        may contain health data (names, diagnoses, drugs the
+                        service echoes): off by default; never in the journal
   -h, --help            show this help
 
 Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
@@ -394,6 +408,7 @@ failed, was invalid or has an unknown outcome, or the run was stopped.`,
     'dry-run': { type: 'boolean' },
     ndjson: { type: 'boolean' },
     format: { type: 'string' },
+    'show-service-messages': { type: 'boolean' },
   },
   async run({ values, positionals }) {
     if (values['api-key'] !== undefined) {
@@ -437,6 +452,7 @@ failed, was invalid or has an unknown outcome, or the run was stopped.`,
       ndjson: values.ndjson === true,
       retryUnknown: values['retry-unknown'] === true,
       format,
+      showServiceMessages: values['show-service-messages'] === true,
       file: positionals[0],
       progressMs: Number.isFinite(progressEnv) && progressEnv >= 50 ? progressEnv : 5000,
     });
