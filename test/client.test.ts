@@ -425,7 +425,7 @@ describe('linkCareContexts', () => {
     const flaky: FetchLike = (url, init) => {
       if (new URL(url).pathname.includes('link-carecontext') && refusals < 2) {
         refusals++;
-        return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1'), { code: 'ECONNREFUSED' }) }));
+        return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1'), { code: 'ECONNREFUSED', syscall: 'connect' }) }));
       }
       return fetch(url, init);
     };
@@ -434,6 +434,75 @@ describe('linkCareContexts', () => {
     expect(r.success).toBe(true);
     expect(linkCalls(calls)).toBe(3);
     expect(mock.linkCount(linkRequestKey(request(460)))).toEqual({ received: 1, linked: 1 });
+  });
+
+  describe('trusts "never reached the service" only for errors of the connection phase', () => {
+    const cases: [string, string | undefined, 'not-sent' | 'unknown' | 'tls'][] = [
+      ['ECONNREFUSED', 'connect', 'not-sent'],
+      ['ECONNREFUSED', 'read', 'unknown'],
+      ['EHOSTUNREACH', 'connect', 'not-sent'],
+      ['EHOSTUNREACH', undefined, 'unknown'],
+      ['EHOSTUNREACH', 'write', 'unknown'],
+      ['ENETUNREACH', 'connect', 'not-sent'],
+      ['ENETUNREACH', 'read', 'unknown'],
+      ['ENETDOWN', undefined, 'unknown'],
+      ['EHOSTDOWN', 'read', 'unknown'],
+      ['ENOTFOUND', 'getaddrinfo', 'not-sent'],
+      ['EAI_AGAIN', undefined, 'unknown'],
+      ['UND_ERR_CONNECT_TIMEOUT', undefined, 'not-sent'],
+      ['CERT_HAS_EXPIRED', undefined, 'tls'],
+      ['ERR_TLS_CERT_ALTNAME_INVALID', undefined, 'tls'],
+      ['ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC', undefined, 'unknown'],
+      ['ERR_SSL_WRONG_VERSION_NUMBER', undefined, 'unknown'],
+    ];
+    it.each(cases)('%s with syscall %s: %s', async (code, syscall, expected) => {
+      let links = 0;
+      const failing: FetchLike = (url, init) => {
+        if (!new URL(url).pathname.includes('link-carecontext')) return fetch(url, init);
+        links++;
+        const cause = Object.assign(new Error(`${syscall ?? 'socket'} ${code}`), { code, ...(syscall === undefined ? {} : { syscall }) });
+        return Promise.reject(new TypeError('fetch failed', { cause }));
+      };
+      const { c } = client({ fetch: failing });
+      const e = await failure(c.linkCareContexts(request(465)));
+      if (expected === 'unknown') {
+        expect(e).toMatchObject({ name: 'OutcomeUnknownError', reason: 'connection-lost' });
+        expect(links).toBe(1);
+      } else if (expected === 'tls') {
+        expect(e).toMatchObject({ name: 'NetworkError', failure: 'tls', code });
+        expect(links).toBe(1);
+      } else {
+        expect(e).toMatchObject({ name: 'NetworkError', code });
+        expect(e.message).toMatch(/never reached the service/);
+        expect(links).toBe(3);
+      }
+    });
+
+    it('reads the syscall of the attempts inside an AggregateError (several addresses tried)', async () => {
+      let links = 0;
+      const failing: FetchLike = (url, init) => {
+        if (!new URL(url).pathname.includes('link-carecontext')) return fetch(url, init);
+        links++;
+        const attempts = ['::1', '127.0.0.1'].map((a) => Object.assign(new Error(`connect ECONNREFUSED ${a}`), { code: 'ECONNREFUSED', syscall: 'connect' }));
+        return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new AggregateError(attempts), { code: 'ECONNREFUSED' }) }));
+      };
+      const { c } = client({ fetch: failing });
+      expect(await failure(c.linkCareContexts(request(466)))).toMatchObject({ name: 'NetworkError', failure: 'connection-refused' });
+      expect(links).toBe(3);
+    });
+
+    it('still retries a read after an ambiguous network error', async () => {
+      let searches = 0;
+      const flaky: FetchLike = (url, init) => {
+        if (new URL(url).pathname.endsWith('/search/abha') && searches++ === 0) {
+          return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('read EHOSTUNREACH'), { code: 'EHOSTUNREACH', syscall: 'read' }) }));
+        }
+        return fetch(url, init);
+      };
+      const { c } = client({ fetch: flaky });
+      expect((await c.searchAbha({ mobile: '9000000007' })).success).toBe(true);
+      expect(searches).toBe(2);
+    });
   });
 
   it('reports a closed port as NetworkError connection-refused after its retries', async () => {
@@ -455,7 +524,7 @@ describe('linkCareContexts', () => {
     let attempts = 0;
     const down: FetchLike = () => {
       attempts++;
-      return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) }));
+      return Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED', syscall: 'connect' }) }));
     };
     const c = createClient({ baseUrl: mock.url, apiKey: API_KEY, fetch: down, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 1, budget: { capacity: 10, retryCost: 5, refund: 1 } } });
     const errors = [];

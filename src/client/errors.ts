@@ -131,9 +131,13 @@ export type NetworkFailure = 'connection-refused' | 'dns' | 'connect-timeout' | 
 
 /**
  * No answer came. For the link call and the OTP calls this is thrown only
- * when the request provably never reached the service (connection refused,
- * DNS failure, connect timeout, TLS failure): sending it again is safe. For
- * reads it is also thrown after a timeout or a lost connection.
+ * when the request provably never reached the service: connection refused,
+ * DNS failure or unreachable network in the connection phase (the system
+ * error's syscall is `connect` or `getaddrinfo`), undici's connect timeout,
+ * or a certificate the TLS handshake refused. Sending it again is safe. The
+ * same codes from a connection already in use, and other TLS errors, are an
+ * {@link OutcomeUnknownError} for those calls. For reads it is also thrown
+ * after a timeout or a lost connection.
  *
  * @example
  * if (e instanceof NetworkError) console.log(e.failure) //=> 'connection-refused'

@@ -5,8 +5,10 @@
  * call, the OTP calls):
  *
  * - retried only when the request provably never reached the service
- *   (connection refused, DNS failure, connect timeout, unreachable network)
- *   or on 429/503 with Retry-After (the service said it did not process it);
+ *   (connection refused, DNS failure, connect timeout, unreachable network,
+ *   each only when the error comes from the connection phase: its syscall
+ *   is `connect` or `getaddrinfo`) or on 429/503 with Retry-After (the
+ *   service said it did not process it);
  * - a 401 on a bearer call refreshes the token once and repeats once;
  * - anything else after the request may have been sent (connection lost,
  *   timeout, caller abort in flight, other 5xx, a 2xx body without a readable
@@ -103,31 +105,57 @@ type Attempt =
       readonly cause: unknown;
     };
 
-const NOT_SENT: Readonly<Record<string, NetworkFailure>> = {
-  ECONNREFUSED: 'connection-refused',
-  ENOTFOUND: 'dns',
-  EAI_AGAIN: 'dns',
-  EAI_NONAME: 'dns',
-  EAI_FAIL: 'dns',
-  UND_ERR_CONNECT_TIMEOUT: 'connect-timeout',
-  ENETUNREACH: 'unreachable',
-  EHOSTUNREACH: 'unreachable',
-  ENETDOWN: 'unreachable',
-  EHOSTDOWN: 'unreachable',
+/**
+ * System error codes that mean "the request never left", but only when they
+ * come from the connection phase: the error's syscall is `connect` (or
+ * `getaddrinfo` for DNS). The same codes on a socket already in use (syscall
+ * `read` or `write`, or none) can arrive after the body was written: a
+ * connection that dies while retransmitting reports the last ICMP error it
+ * saw (EHOSTUNREACH, ECONNREFUSED...).
+ */
+const NOT_SENT: Readonly<Record<string, { readonly failure: NetworkFailure; readonly syscall: 'connect' | 'getaddrinfo' }>> = {
+  ECONNREFUSED: { failure: 'connection-refused', syscall: 'connect' },
+  ENETUNREACH: { failure: 'unreachable', syscall: 'connect' },
+  EHOSTUNREACH: { failure: 'unreachable', syscall: 'connect' },
+  ENETDOWN: { failure: 'unreachable', syscall: 'connect' },
+  EHOSTDOWN: { failure: 'unreachable', syscall: 'connect' },
+  ENOTFOUND: { failure: 'dns', syscall: 'getaddrinfo' },
+  EAI_AGAIN: { failure: 'dns', syscall: 'getaddrinfo' },
+  EAI_NONAME: { failure: 'dns', syscall: 'getaddrinfo' },
+  EAI_FAIL: { failure: 'dns', syscall: 'getaddrinfo' },
 };
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+/** undici's connect timeout: its code names the connection phase. */
+const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
 
-/** The first system error code in an error, its causes and aggregated errors. */
-function systemCode(e: unknown, depth = 0): string | undefined {
+/**
+ * Certificate verification failures: the certificate is checked during the
+ * TLS handshake, before a byte of the request is written. Other TLS and
+ * OpenSSL errors (ERR_SSL_*, most ERR_TLS_*) can also break a connection in
+ * use, so they do not prove anything.
+ */
+const CERT_CODE = /^(CERT_|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|DECRYPT_CERT_SIGNATURE|DECODE_ISSUER_PUBLIC_KEY)|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|ERR_TLS_CERT_ALTNAME_INVALID$)/;
+
+/** The first system error code in an error, its causes and aggregated errors, with the syscall that failed. */
+function systemError(e: unknown, depth = 0): { code: string; syscall: string | undefined } | undefined {
   if (depth > 6 || e === null || typeof e !== 'object') return undefined;
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code)) return code;
-  const fromCause = systemCode((e as { cause?: unknown }).cause, depth + 1);
+  const o = e as { code?: unknown; syscall?: unknown; cause?: unknown; errors?: unknown };
+  const errors = Array.isArray(o.errors) ? (o.errors as unknown[]) : [];
+  if (typeof o.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(o.code)) {
+    if (typeof o.syscall === 'string') return { code: o.code, syscall: o.syscall };
+    // An AggregateError of several connection attempts (one per address) carries the code of the
+    // first but no syscall: every attempt must have failed in the same call.
+    const calls = new Set<string | undefined>();
+    for (const x of errors) {
+      const sub = systemError(x, depth + 1);
+      calls.add(sub !== undefined && sub.code === o.code ? sub.syscall : undefined);
+    }
+    return { code: o.code, syscall: calls.size === 1 ? [...calls][0] : undefined };
+  }
+  const fromCause = systemError(o.cause, depth + 1);
   if (fromCause !== undefined) return fromCause;
-  const errors = (e as { errors?: unknown }).errors;
-  if (Array.isArray(errors)) for (const x of errors) {
-    const c = systemCode(x, depth + 1);
+  for (const x of errors) {
+    const c = systemError(x, depth + 1);
     if (c !== undefined) return c;
   }
   return undefined;
@@ -189,15 +217,21 @@ export class TimeoutSignals {
 /** The abort reason of an attempt timeout. */
 export const ATTEMPT_TIMEOUT = new Error('attempt timed out');
 
-/** Classifies a failed fetch or body read. */
+/**
+ * Classifies a failed fetch or body read. "Never sent" is decided only from
+ * errors of the connection phase (see NOT_SENT, CONNECT_TIMEOUT, CERT_CODE);
+ * anything else may have come after the request was written.
+ */
 function noAnswer(e: unknown, afterHeaders: boolean, attemptSignal: AbortSignal, signal: AbortSignal | undefined): Attempt {
-  const code = systemCode(e);
+  const sys = systemError(e);
+  const code = sys?.code;
   if (attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
   if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
-  if (!afterHeaders && code !== undefined) {
-    const notSent = NOT_SENT[code];
-    if (notSent !== undefined) return { kind: 'no-answer', sent: 'no', failure: notSent, code, cause: e };
-    if (TLS_CODE.test(code)) return { kind: 'no-answer', sent: 'no', failure: 'tls', code, cause: e };
+  if (!afterHeaders && sys !== undefined) {
+    const notSent = NOT_SENT[sys.code];
+    if (notSent !== undefined && sys.syscall === notSent.syscall) return { kind: 'no-answer', sent: 'no', failure: notSent.failure, code, cause: e };
+    if (sys.code === CONNECT_TIMEOUT) return { kind: 'no-answer', sent: 'no', failure: 'connect-timeout', code, cause: e };
+    if (CERT_CODE.test(sys.code)) return { kind: 'no-answer', sent: 'no', failure: 'tls', code, cause: e };
   }
   return { kind: 'no-answer', sent: 'maybe', failure: code === undefined ? 'other' : 'connection-lost', code, cause: e };
 }
