@@ -17,7 +17,6 @@
  * key index grows (one entry per distinct item).
  */
 import { untilAborted } from './abort.js';
-import pLimit from 'p-limit';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
@@ -208,7 +207,6 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   } else {
     journal = options.journal;
   }
-  const limit = pLimit(concurrency);
   const inFlight = new Set<Promise<void>>();
   const inFlightKeys = new Set<string>();
   let fatal: { error: unknown } | undefined;
@@ -329,7 +327,8 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       if (next.done === true) break;
       const i = index++;
       summary.total++;
-      const p: Promise<void> = limit(() => processItem(next.value, i))
+      // At most `concurrency` items are in flight: the loop waits above before taking another.
+      const p: Promise<void> = processItem(next.value, i)
         .catch((e: unknown) => {
           fatal ??= { error: e };
         })
