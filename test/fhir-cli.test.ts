@@ -115,6 +115,25 @@ describe('abha-link fhir', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('lints the input as build and render do: a visit in the future or an http documentUrl exits 1 with the issues', () => {
+    const future = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { visit: { at: string }; documentUrl?: string };
+    future.visit.at = '2099-01-01T10:00:00+05:30';
+    const a = run([file('future.json', JSON.stringify(future, null, 2))]);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toMatch(/future\.json:\d+ \/visit\/at .*\(visit-date-in-future\)/);
+    expect(a.stdout).toBe('');
+    const http = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { documentUrl?: string };
+    http.documentUrl = 'http://records.example/rx.pdf';
+    const b = run([file('http.json', JSON.stringify(http, null, 2))]);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain('(document-url-not-https)');
+    const req = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as { visitDate: string };
+    req.visitDate = '2099-01-01';
+    const c = run([file('future-request.json', JSON.stringify(req, null, 2))]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toMatch(/future-request\.json:\d+ \/visitDate .*\(visit-date-in-future\)/);
+  });
+
   it('exit codes: 1 for invalid data, 2 for bad JSON, usage and unreadable files; never a stack trace or a value', () => {
     const secret = 'kavya.SECRET@sbx';
     const bad = JSON.parse(readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8')) as Record<string, Record<string, unknown>>;

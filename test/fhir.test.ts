@@ -238,8 +238,11 @@ describe('clinical content', () => {
   });
 
   it('gives a medication without any dosage a dosageInstruction that says so, warns, and reads back as the bare medicine', () => {
-    const r = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] });
+    const r = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }, { lint: false });
     expect(r.success ? r.warnings.map((w) => [w.path, w.code]) : []).toEqual([['/medications/0', 'medication-without-dosage']]);
+    // With lint on (the default), the lint rules say it first, as buildLinkRequest does.
+    const linted = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] });
+    expect(linted.success ? linted.warnings.map((w) => w.code) : []).toEqual(['medication-without-dosage', 'medication-without-frequency', 'medication-without-dosage']);
     const [mr] = resources<MedicationRequest>(bundlesOf(r)[0]?.bundle as Bundle, 'MedicationRequest');
     expect(mr?.dosageInstruction).toEqual([{ text: 'No dosage instructions recorded' }]);
     const back = fromFhir(bundlesOf(r)[0]?.bundle as Bundle);
@@ -285,7 +288,7 @@ describe('content that does not fit the profile', () => {
   };
 
   it('warns, naming OPConsultation, when a Prescription carries lab orders or advice, and leaves them out', () => {
-    const r = toFhirBundles(prescriptionWithExtras);
+    const r = toFhirBundles(prescriptionWithExtras, { lint: false });
     expect(r.success).toBe(true);
     const warnings = r.success ? r.warnings : [];
     expect(warnings.map((w) => [w.path, w.code])).toEqual([
@@ -323,8 +326,10 @@ describe('content that does not fit the profile', () => {
   it('refuses hiTypes it has no mapping for, and an empty Prescription', () => {
     const a = toFhirBundles({ ...base, hiType: 'DischargeSummary', documentUrl: 'https://emr.example/d.pdf' });
     expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unsupported-hi-type']]);
-    const b = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] });
+    const b = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] }, { lint: false });
     expect(b.success ? [] : b.issues.map((i) => i.code)).toEqual(['content-not-in-profile', 'empty-document']);
+    const linted = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] });
+    expect(linted.success ? [] : linted.issues.map((i) => i.code)).toEqual(['prescription-without-medication']);
   });
 
   it('returns the input issues, with paths into the input, for an invalid input', () => {
@@ -367,6 +372,31 @@ describe('narratives', () => {
   });
 });
 
+describe('lint', () => {
+  it('runs as buildLinkRequest runs it, on clinical inputs and link requests alike; lint: false skips it', () => {
+    const now = new Date('2026-11-21T00:00:00+05:30');
+    const future = { ...base, visit: { ...base.visit, at: '2026-12-01T10:00:00+05:30' }, medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
+    const a = toFhirBundles(future, { lint: { now } });
+    expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/visit/at', 'visit-date-in-future']]);
+    expect(toFhirBundles(future).success).toBe(true); // no clock, no "future" rule
+    expect(toFhirBundles(future, { lint: false }).success).toBe(true);
+    const http = { ...base, documentUrl: 'http://emr.example/rx.pdf', medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
+    const b = toFhirBundles(http);
+    expect(b.success ? [] : b.issues.map((i) => [i.path, i.code])).toEqual([['/documentUrl', 'document-url-not-https']]);
+    const req = example('opd-prescription', 'request');
+    const c = toFhirBundles({ ...req, visitDate: '2026-12-01' }, { lint: { now } });
+    expect(c.success ? [] : c.issues.map((i) => [i.path, i.code])).toEqual([['/visitDate', 'visit-date-in-future']]);
+    const d = toFhirBundles({ ...req, abhaAddress: 'not an address' });
+    expect(d.success ? [] : d.issues.map((i) => [i.path, i.code])).toEqual([['/abhaAddress', 'abha-address-shape']]);
+    expect(toFhirBundles({ ...req, visitDate: '2026-12-01' }, { lint: { now, disable: ['visit-date-in-future'] } }).success).toBe(true);
+  });
+
+  it('refuses lint options that are not an object', () => {
+    const r = toFhirBundles(base, { lint: 'on' as unknown as false });
+    expect(r.success ? [] : r.issues.map((i) => i.code)).toEqual(['invalid-option']);
+  });
+});
+
 describe('icdCode as a FHIR code', () => {
   it.each([
     ['a tab', 'E11.9\tX'],
@@ -375,7 +405,10 @@ describe('icdCode as a FHIR code', () => {
     ['two spaces', 'E11  9'],
     ['a no-break space', 'E11\u00a09'],
   ])('with %s is an error at the input path, not an invalid bundle', (_name, icdCode) => {
-    const r = toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes' }, { diagnosisName: 'Diabetes', icdCode }] });
+    // Lint (on by default) refuses it as icd10-shape; without lint the FHIR layer still does.
+    const linted = toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes' }, { diagnosisName: 'Diabetes', icdCode }] });
+    expect(linted.success ? [] : linted.issues.map((i) => [i.path, i.code])).toEqual([['/diagnosis/1/icdCode', 'icd10-shape']]);
+    const r = toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes' }, { diagnosisName: 'Diabetes', icdCode }] }, { lint: false });
     expect(r.success).toBe(false);
     expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([['/diagnosis/1/icdCode', 'invalid-code']]);
     expect(JSON.stringify(r)).not.toContain(JSON.stringify(icdCode).slice(1, -1));
@@ -386,13 +419,13 @@ describe('icdCode as a FHIR code', () => {
     const cc = req.careContexts[0];
     if (cc === undefined) throw new Error('no care context');
     for (const icdCode of [' E11.9', 'E11.9 ', 'E11.9\tX']) {
-      const r = toFhirBundles({ ...req, careContexts: [{ ...cc, hiType: 'OPConsultation', bundleData: { ...cc.bundleData, diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] } }] });
+      const r = toFhirBundles({ ...req, careContexts: [{ ...cc, hiType: 'OPConsultation', bundleData: { ...cc.bundleData, diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] } }] }, { lint: false });
       expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]), JSON.stringify(icdCode)).toEqual([['/careContexts/0/bundleData/diagnosis/0/icdCode', 'invalid-code']]);
     }
   });
 
   it('accepts the codes ICD-10 has, with one space inside at most as FHIR allows', () => {
-    for (const icdCode of ['E11.9', 'I10', 'E11.9 X']) bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] }));
+    for (const icdCode of ['E11.9', 'I10', 'E11.9 X']) bundlesOf(toFhirBundles({ ...base, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] }, { lint: false }));
   });
 });
 

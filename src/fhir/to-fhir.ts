@@ -6,6 +6,7 @@ import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
 import type { CareContext, ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, LinkCareContextRequest, Medication } from '../generated/types.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
+import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import { validate } from '../validation/validate.js';
 import {
   CONFIDENTIALITY_VERY_RESTRICTED,
@@ -89,6 +90,14 @@ export interface ToFhirOptions {
   readonly opConsultDiagnosisSection?: 'ChiefComplaints' | 'MedicalHistory';
   /** Facility time zone for link requests, whose visit has a date only. Default Asia/Kolkata. */
   readonly timeZone?: string;
+  /**
+   * Lint the input as `buildLinkRequest` does (lint errors stop the
+   * conversion, lint warnings are returned as warnings). Default: on, with
+   * default lint options; `false` skips lint (the schema checks always run).
+   * The "visit date in the future" rule runs only when `lint.now` is given:
+   * the library never reads the clock, the CLI passes it.
+   */
+  readonly lint?: LintOptions | false;
 }
 
 /** One document: the bundle of one care context. */
@@ -177,9 +186,10 @@ function jobsFromLinkRequest(req: LinkCareContextRequest, timeZone: string): Job
   });
 }
 
-function jobsFromClinicalInput(input: ClinicalInput): Job[] | Issue[] {
-  const built = safeBuildLinkRequest(input, { lint: false });
+function jobsFromClinicalInput(input: ClinicalInput, lint: LintOptions | false, warnings: Issue[]): Job[] | Issue[] {
+  const built = safeBuildLinkRequest(input, { lint });
   if (!built.success) return [...built.issues];
+  warnings.push(...built.warnings);
   const req = built.value;
   const timeZone = trimmed(input.visit.timeZone) ?? DEFAULT_TIME_ZONE;
   const when = visitDateTime(input.visit.at, timeZone);
@@ -606,6 +616,8 @@ function optionIssues(options: ToFhirOptions): Issue[] {
     const ok = t instanceof Date ? !Number.isNaN(t.getTime()) : typeof t === 'string' && /(Z|[+-]\d{2}:\d{2})$/i.test(t) && /T\d{2}:\d{2}:\d{2}/.test(t) && instantOf(t, 'UTC') !== undefined;
     if (!ok) out.push(issue('', 'invalid-option', 'options.timestamp must be a valid Date or an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30'));
   }
+  if (options.lint !== undefined && options.lint !== false && (options.lint === null || typeof options.lint !== 'object' || Array.isArray(options.lint)))
+    out.push(issue('', 'invalid-option', 'options.lint must be lint options (an object) or false'));
   if (options.timeZone !== undefined && !knownTimeZone(options.timeZone)) out.push(issue('', 'invalid-option', 'options.timeZone must be an IANA time-zone name such as Asia/Kolkata'));
   if (options.bundleIdentifierSystem !== undefined && !/^[a-z][a-z0-9+.-]*:\S+$/i.test(options.bundleIdentifierSystem))
     out.push(issue('', 'invalid-option', 'options.bundleIdentifierSystem must be an absolute URI'));
@@ -648,15 +660,20 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
     const bad = optionIssues(options);
     if (bad.length > 0) return { success: false, issues: bad };
     const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+    const lint: LintOptions | false = options.lint === false ? false : (options.lint ?? {});
+    const lintWarnings: Issue[] = [];
     let jobs: Job[] | Issue[];
     if (looksLikeLinkRequest(input)) {
       const r = validate('link-carecontext-request', input);
+      const findings = r.success && lint !== false ? lintLinkRequest(r.value, lint) : [];
+      if (findings.some((f) => f.severity === 'error')) return { success: false, issues: findings };
+      lintWarnings.push(...findings);
       jobs = r.success ? jobsFromLinkRequest(r.value, timeZone) : [...r.issues];
-    } else jobs = jobsFromClinicalInput(input as ClinicalInput);
+    } else jobs = jobsFromClinicalInput(input as ClinicalInput, lint, lintWarnings);
     if (jobs.length > 0 && 'path' in (jobs[0] as object)) return { success: false, issues: jobs as Issue[] };
     if (jobs.length === 0) return { success: false, issues: [issue('/careContexts', 'empty-care-contexts', 'careContexts is empty: there is no care context to make a document of')] };
     const systems: IdentifierSystems = { ...DEFAULT_IDENTIFIER_SYSTEMS, ...definedOnly(options.identifierSystems ?? {}) };
-    const out: Issue[] = [];
+    const out: Issue[] = [...lintWarnings];
     const bundles: FhirDocument[] = [];
     for (const job of jobs as Job[]) {
       const d = buildDocument(job, options, systems, out);

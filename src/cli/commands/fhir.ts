@@ -17,6 +17,8 @@ export interface FhirArgs {
   out: string | undefined;
   attach: string[];
   timestamp: Date;
+  /** The clock, for the lint rule "visit date in the future" (as build and render run it). */
+  now: Date;
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -102,7 +104,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     return EXIT.invalid;
   }
   const input = value as ClinicalInput | LinkCareContextRequest;
-  const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments });
+  const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
     process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${errors} error${errors === 1 ? '' : 's'}\n`);
@@ -154,8 +156,9 @@ export const command: Command = {
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
 (PrescriptionRecord, OPConsultRecord, DiagnosticReportRecord,
-HealthDocumentRecord). Reads stdin when FILE is - or absent. Every bundle is
-validated before it is written. With --from-fhir, does the reverse: a FHIR
+HealthDocumentRecord). Reads stdin when FILE is - or absent. The input is
+validated and linted first, as build does (a visit in the future, an http
+documentUrl... exit 1), and every bundle is validated before it is written. With --from-fhir, does the reverse: a FHIR
 Bundle or array of resources becomes a clinical input JSON on stdout.
 
 One bundle is printed as JSON on stdout; several need --out DIR, where each
@@ -186,7 +189,8 @@ Options:
   run({ values, positionals }) {
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
     const ts = values.timestamp as string | undefined;
-    let timestamp = new Date();
+    const now = new Date();
+    let timestamp = now;
     if (ts !== undefined) {
       timestamp = new Date(ts);
       if (Number.isNaN(timestamp.getTime()) || !/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(ts))
@@ -201,6 +205,7 @@ Options:
       out: values.out as string | undefined,
       attach: (values.attach as string[] | undefined) ?? [],
       timestamp,
+      now,
     });
   },
 };
