@@ -200,9 +200,38 @@ describe('client.submitMany', () => {
 
   it('skips a duplicate of an item in flight', async () => {
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'latency', ms: 100 } });
-    const summary = await client().submitMany([item('g1'), item('g1')], { concurrency: 2 });
+    const results: ItemResult[] = [];
+    const summary = await client().submitMany([item('g1'), item('g1')], { concurrency: 2, onResult: (r) => void results.push(r) });
     expect(summary).toMatchObject({ acknowledged: 1, duplicates: 1 });
+    expect(results[0]).toMatchObject({ index: 1, outcome: 'skipped', reason: 'duplicate-in-input' });
     expect(mock.linkCount(keyOf('g1')).received).toBe(1);
+  });
+
+  it('sends a second copy of an item in the same run never: it is skipped as duplicate-in-input, whatever the concurrency', async () => {
+    for (const concurrency of [1, 2, 8]) {
+      const tag = (t: string): string => `dup${concurrency}-${t}`;
+      mock.faults.add({ endpoint: 'link-carecontext', times: 3, fault: { type: 'latency', ms: 30 } });
+      const results: ItemResult[] = [];
+      const items = [item(tag('a')), item(tag('b')), item(tag('a')), item(tag('c')), item(tag('a')), item(tag('b'))];
+      const summary = await client().submitMany(items, { concurrency, onResult: (r) => void results.push(r) });
+      expect(summary, `concurrency ${concurrency}`).toMatchObject({ total: 6, acknowledged: 3, duplicates: 3, alreadyAcknowledged: 0 });
+      const byIndex = [...results].sort((x, y) => x.index - y.index).map((r) => (r.outcome === 'skipped' ? `skipped ${r.reason}` : r.outcome));
+      expect(byIndex).toEqual(['acknowledged', 'acknowledged', 'skipped duplicate-in-input', 'acknowledged', 'skipped duplicate-in-input', 'skipped duplicate-in-input']);
+      for (const t of ['a', 'b', 'c']) expect(mock.linkCount(keyOf(tag(t)))).toEqual({ received: 1, linked: 1 });
+    }
+  });
+
+  it('with a journal, reports a second copy as a duplicate, not as acknowledged in an earlier run, and does not resend a copy of a failed item', async () => {
+    const journal = memoryJournal();
+    mock.faults.add({ endpoint: 'link-carecontext', skip: 1, fault: { type: 'status', status: 429 } });
+    const results: ItemResult[] = [];
+    const summary = await client().submitMany([item('dj1'), item('dj2'), item('dj1'), item('dj2')], { concurrency: 1, journal, onResult: (r) => void results.push(r) });
+    expect(summary).toMatchObject({ acknowledged: 1, failed: 1, duplicates: 2, alreadyAcknowledged: 0 });
+    expect(results.slice(2)).toMatchObject([
+      { index: 2, outcome: 'skipped', reason: 'duplicate-in-input' },
+      { index: 3, outcome: 'skipped', reason: 'duplicate-in-input' },
+    ]);
+    expect(mock.linkCount(keyOf('dj2'))).toEqual({ received: 1, linked: 0 });
   });
 
   it('stops taking items when stopSignal aborts, finishing those in flight', async () => {

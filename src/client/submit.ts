@@ -4,17 +4,20 @@
  *
  * For each item, in order of arrival:
  * 1. invalid → reported (`invalid`, with issues), never sent;
- * 2. its key already acknowledged in the journal → `skipped`;
- * 3. its key's last state `unknown`, or `sending` (in flight when an earlier
+ * 2. a copy of an item already taken in this run → `skipped`
+ *    (`duplicate-in-input`), whatever became of the first copy;
+ * 3. its key already acknowledged in the journal → `skipped`;
+ * 4. its key's last state `unknown`, or `sending` (in flight when an earlier
  *    run died) → reported `unknown` and NOT sent again, unless
  *    `retryUnknown` is set: the service may have processed it, and the link
  *    call has no documented idempotency;
- * 4. otherwise a `sending` line is made durable, the request is sent, and
+ * 5. otherwise a `sending` line is made durable, the request is sent, and
  *    the outcome (`acknowledged`, `failed`, `unknown`) is recorded.
  *
- * Memory stays flat: items are pulled from the iterable only when a slot is
- * free, and results are handed to `onResult`, not kept. Only the journal's
- * key index grows (one entry per distinct item).
+ * Memory stays flat in the input's size: items are pulled from the iterable
+ * only when a slot is free, and results are handed to `onResult`, not kept.
+ * Only the set of keys seen in this run and the journal's key index grow
+ * (one entry per distinct item, about 100 bytes each).
  */
 import { untilAborted } from './abort.js';
 import type { Issue } from '../errors.js';
@@ -69,8 +72,12 @@ export interface SubmitOptions {
   readonly stopAfterConsecutiveFailures?: number;
 }
 
-/** Why an item was skipped. */
-export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-flight';
+/**
+ * Why an item was skipped: acknowledged in an earlier run (the journal says
+ * so), or a second copy of an item already taken in this run (the first
+ * copy in input order is the one sent; its own result says how it went).
+ */
+export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-input';
 
 /** The result of one item. `index` is its 0-based position in the input. */
 export type ItemResult =
@@ -111,7 +118,7 @@ export interface SubmitSummary {
   warnings: number;
   /** Skipped: acknowledged in an earlier run (journal). */
   alreadyAcknowledged: number;
-  /** Skipped: the same key was in flight. */
+  /** Skipped: a second copy of an item already taken in this run. */
   duplicates: number;
   /** Failed: not processed (safe to send again; a rerun does). */
   failed: number;
@@ -208,7 +215,9 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     journal = options.journal;
   }
   const inFlight = new Set<Promise<void>>();
-  const inFlightKeys = new Set<string>();
+  // Keys taken in this run, in input order: a second copy of an item is never sent (with or
+  // without a journal, whatever the concurrency). One entry per distinct item.
+  const seen = new Set<string>();
   let fatal: { error: unknown } | undefined;
   let inputFailure: { error: unknown } | undefined;
   const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
@@ -219,8 +228,8 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const emit = async (r: ItemResult): Promise<void> => {
     if (options.onResult !== undefined) await options.onResult(r);
   };
+  // `states` stays as loaded: the journal's word on earlier runs. This run's items are in `seen`.
   const record = async (entry: Omit<JournalEntry, 'at'>): Promise<void> => {
-    states?.set(entry.key, entry.state);
     if (journal !== undefined) await journal.append({ ...entry, at: new Date(now()).toISOString() });
   };
 
@@ -233,11 +242,13 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     }
     const request = checked.value;
     const key = linkRequestKey(request);
-    if (inFlightKeys.has(key)) {
+    // Checked before the first await: items start in input order, so the first copy is the one sent.
+    if (seen.has(key)) {
       summary.duplicates++;
-      await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-flight' });
+      await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-input' });
       return;
     }
+    seen.add(key);
     const prior = states?.get(key);
     if (prior === 'acknowledged') {
       summary.alreadyAcknowledged++;
@@ -254,43 +265,38 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       await emit({ index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) });
       return;
     }
-    inFlightKeys.add(key);
+    await record({ key, state: 'sending' });
+    let result: CallResult;
     try {
-      await record({ key, state: 'sending' });
-      let result: CallResult;
-      try {
-        result = await send(request, options.signal);
-      } catch (e) {
-        if (e instanceof OutcomeUnknownError) {
+      result = await send(request, options.signal);
+    } catch (e) {
+      if (e instanceof OutcomeUnknownError) {
+        failuresInARow++;
+        if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
+        await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+        summary.unknown++;
+        await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
+        return;
+      }
+      if (e instanceof TransportError) {
+        if (e instanceof AuthenticationError) halt ??= 'authentication';
+        else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) {
           failuresInARow++;
           if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-          await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
-          summary.unknown++;
-          await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
-          return;
         }
-        if (e instanceof TransportError) {
-          if (e instanceof AuthenticationError) halt ??= 'authentication';
-          else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) {
-            failuresInARow++;
-            if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-          }
-          await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
-          summary.failed++;
-          await emit({ index, outcome: 'failed', key, error: e });
-          return;
-        }
-        throw e;
+        await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+        summary.failed++;
+        await emit({ index, outcome: 'failed', key, error: e });
+        return;
       }
-      failuresInARow = 0;
-      const warnings = result.offSpec;
-      await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(warnings === undefined ? {} : { reason: 'answer-off-spec' }) });
-      summary.acknowledged++;
-      if (warnings !== undefined) summary.warnings++;
-      await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts, ...(warnings === undefined ? {} : { warnings }) });
-    } finally {
-      inFlightKeys.delete(key);
+      throw e;
     }
+    failuresInARow = 0;
+    const warnings = result.offSpec;
+    await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(warnings === undefined ? {} : { reason: 'answer-off-spec' }) });
+    summary.acknowledged++;
+    if (warnings !== undefined) summary.warnings++;
+    await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts, ...(warnings === undefined ? {} : { warnings }) });
   };
 
   const iterator = iteratorOf(items);

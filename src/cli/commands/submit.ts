@@ -198,7 +198,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
           }\n`;
           break;
         case 'skipped':
-          text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'the same item is in flight'}\n`;
+          text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'a copy of an item earlier in this input; not sent twice'}\n`;
           break;
         case 'failed':
           text = `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}${said(r.error)}\n`;
