@@ -2,11 +2,11 @@
  * Printing through a real Chromium: the page as a person sees it (a
  * screenshot that is neither blank nor the wrong size), PDF page sizes and
  * page breaks, Devanagari, blocked network, and the hostile corpus in a live
- * page with JavaScript on. These tests need Debian's /usr/bin/chromium and
- * are skipped, saying so, without it. The PDF-unavailable paths run always.
+ * page with JavaScript on. These tests need a Chromium where findChromium()
+ * looks (Debian's /usr/bin/chromium…) and are skipped, saying so, without it. The PDF-unavailable paths run always.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,9 +17,9 @@ import { CHROMIUM_ARGS, createPdfPrinter, createRenderer, findChromium, htmlToPd
 import { decodePng, pdfPages } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const SKIP = hasChromium ? '' : ' [skipped: no Chromium at /usr/bin/chromium; apt-get install chromium to run it]';
+const CHROMIUM = findChromium();
+const hasChromium = CHROMIUM !== undefined;
+const SKIP = hasChromium ? '' : ' [skipped: no Chromium in the usual places (findChromium); apt-get install chromium to run it]';
 const hasDevanagariFont = hasChromium && /Devanagari/i.test(spawnSync('fc-list', [':lang=hi', 'family'], { encoding: 'utf8' }).stdout ?? '');
 const example = (name: string): ClinicalInput => JSON.parse(readFileSync(join(root, `examples/${name}.input.json`), 'utf8')) as ClinicalInput;
 const html = (input: unknown, options: Parameters<typeof renderDocuments>[1] = {}): string => renderDocuments(input, options)[0]?.html ?? '';
@@ -51,7 +51,7 @@ describe('when PDF output is not possible', () => {
 describe(`in Chromium${SKIP}`, () => {
   let printer: PdfPrinter | undefined;
   beforeAll(async () => {
-    if (hasChromium) printer = await createPdfPrinter({ executablePath: CHROMIUM });
+    if (CHROMIUM !== undefined) printer = await createPdfPrinter({ executablePath: CHROMIUM });
   }, 60_000);
   afterAll(async () => {
     await printer?.close();
@@ -137,10 +137,48 @@ describe(`in Chromium${SKIP}`, () => {
     }, 60_000);
   });
 
+  it.skipIf(!hasChromium)(`wraps a 128-character registration number and HPR id inside the page, keeping each label on one line${SKIP}`, async () => {
+    const input = example('opd-prescription');
+    const long = { ...input, doctor: { ...input.doctor, licNumber: `KMC-${'1234567890'.repeat(12)}1234`, hpId: `71-2665-5777-2713-${'ABCDEFGHIJ'.repeat(11)}` } };
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+    try {
+      for (const pageSize of ['A4', 'A5'] as const) {
+        const page = await browser.newPage({ viewport: pageSize === 'A4' ? { width: 794, height: 1123 } : { width: 559, height: 794 } });
+        await page.route('**/*', (route) => route.abort());
+        await page.emulateMedia({ media: 'print' });
+        await page.setContent(html(long, { pageSize }), { waitUntil: 'load' });
+        // Measured in the page (a string: the test's tsconfig has no DOM types).
+        const m = (await page.evaluate(`(() => {
+          const sheet = document.querySelector('.sheet').getBoundingClientRect();
+          const ids = [...document.querySelectorAll('.letterhead .doctor .id')].map((el) => {
+            const label = document.createRange();
+            label.setStart(el.firstChild, 0);
+            label.setEnd(el.firstChild, el.firstChild.textContent.length);
+            const value = el.querySelector('bdi');
+            return { right: el.getBoundingClientRect().right, overflow: el.scrollWidth - el.clientWidth, labelLines: new Set([...label.getClientRects()].map((r) => Math.round(r.top))).size, valueLines: new Set([...value.getClientRects()].map((r) => Math.round(r.top))).size };
+          });
+          return { sheetRight: sheet.right, pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth, ids };
+        })()`)) as { sheetRight: number; pageWidth: number; viewport: number; ids: Array<{ right: number; overflow: number; labelLines: number; valueLines: number }> };
+        expect(m.ids, pageSize).toHaveLength(2);
+        expect(m.pageWidth, `${pageSize}: the page scrolls sideways`).toBeLessThanOrEqual(m.viewport);
+        for (const id of m.ids) {
+          expect(id.right, pageSize).toBeLessThanOrEqual(m.sheetRight + 0.5);
+          expect(id.overflow, pageSize).toBeLessThanOrEqual(0);
+          expect(id.labelLines, `${pageSize}: the label is broken`).toBe(1);
+          expect(id.valueLines, `${pageSize}: the long value does not wrap`).toBeGreaterThan(1);
+        }
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
   it.skipIf(!hasChromium)(`runs nothing from the hostile corpus in a live page with JavaScript on${SKIP}`, async () => {
     const corpus = JSON.parse(readFileSync(join(root, 'test/fixtures/render/hostile-strings.json'), 'utf8')) as Array<{ value: string }>;
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
     try {
       const page = await browser.newPage();
       await page.route('**/*', (route) => route.abort());
