@@ -121,8 +121,9 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     }
   }
   if (invalid > 0) {
+    // abha-link built these bundles from valid input: a failure here is ours, not the caller's data.
     process.stderr.write(`${name}: ${invalid} bundle${invalid === 1 ? '' : 's'} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
-    return EXIT.invalid;
+    return EXIT.internal;
   }
   if (args.out === undefined) {
     if (r.bundles.length > 1)
