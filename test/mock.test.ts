@@ -193,6 +193,43 @@ describe('startMockServer: accounts and OTP flows', () => {
     }
   });
 
+  it('keeps the people of one mobile apart: each seeded account has its own ABHA number, and a session serves only its own account', async () => {
+    const seed = parseSeed({
+      accounts: [
+        { mobile: '9100000001', abhaAddress: 'first.person@sbx', firstName: 'First' },
+        { mobile: '9100000001', abhaAddress: 'second.person@sbx', firstName: 'Second' },
+      ],
+    });
+    if (!seed.success) throw new Error('seed is invalid');
+    const [first, second] = seed.seed.accounts;
+    expect(first?.ABHANumber).toMatch(/^\d{2}-\d{4}-\d{4}-\d{4}$/);
+    expect(first?.ABHANumber).not.toBe(second?.ABHANumber);
+    const m = await startMockServer({ apiKey: KEY, otp: '424242', seed: seed.seed });
+    try {
+      const tok = await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) });
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${((await tok.json()) as { data: string }).data}` };
+      const call = async (path: string, body: unknown): Promise<Record<string, unknown>> =>
+        (await (await fetch(`${m.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as Record<string, unknown>;
+      const login = async (index: number): Promise<string> => {
+        const txnId = ((await call(ENDPOINT_PATHS.searchAbha, { mobile: '9100000001' })).data as { txnId: string }[])[0]?.txnId ?? '';
+        await call(ENDPOINT_PATHS.requestOtp, { scope: ['abha-login'], loginHint: 'index', otpSystem: 'abdm', loginId: String(index), txnId });
+        return ((await call(ENDPOINT_PATHS.verifyOtp, { scope: ['abha-login'], txnId, otp: '424242' })).data as { token: string }).token;
+      };
+      const profile = async (token: string): Promise<unknown> => ((await call(ENDPOINT_PATHS.getProfile, { token })).data as { preferredAbhaAddress: string }).preferredAbhaAddress;
+      const t0 = await login(0);
+      expect(await profile(t0)).toBe('first.person@sbx');
+      const t1 = await login(1);
+      expect(await profile(t1)).toBe('second.person@sbx');
+      expect(await profile(t0)).toBe('first.person@sbx');
+      // A second login of the same person does not end the first session.
+      const again = await login(0);
+      expect(await profile(again)).toBe('first.person@sbx');
+      expect(await profile(t0)).toBe('first.person@sbx');
+    } finally {
+      await m.close();
+    }
+  });
+
   it('gives session tokens the spec lifetimes: 300 s for mobile login, 1800 s for enrolment', async () => {
     const token = await bearer();
     const auth = { authorization: `Bearer ${token}` };
@@ -231,6 +268,28 @@ describe('parseSeed', () => {
     ]);
     expect(JSON.stringify(r.issues)).not.toContain('secret.person');
     expect(JSON.stringify(r.issues)).not.toContain('98765');
+  });
+
+  it('refuses two accounts with the same ABHA number, given or derived', () => {
+    const given = parseSeed({
+      accounts: [
+        { mobile: '9100000001', abhaAddress: 'a.person@sbx', firstName: 'A', ABHANumber: '91-1111-2222-3333' },
+        { mobile: '9100000002', abhaAddress: 'b.person@sbx', firstName: 'B', ABHANumber: '91-1111-2222-3333' },
+      ],
+    });
+    expect(given.success).toBe(false);
+    if (given.success) return;
+    expect(given.issues.map((i) => `${i.path} ${i.code}`)).toEqual(['/accounts/1/ABHANumber duplicate']);
+    expect(JSON.stringify(given.issues)).not.toContain('1111');
+    const derived = parseSeed({ accounts: [{ mobile: '9100000001', abhaAddress: 'a.person@sbx', firstName: 'A' }] });
+    if (!derived.success) throw new Error('seed is invalid');
+    const clash = parseSeed({
+      accounts: [
+        { mobile: '9100000001', abhaAddress: 'a.person@sbx', firstName: 'A' },
+        { mobile: '9100000003', abhaAddress: 'c.person@sbx', firstName: 'C', ABHANumber: derived.seed.accounts[0]?.ABHANumber },
+      ],
+    });
+    expect(clash.success === false && clash.issues.map((i) => `${i.path} ${i.code}`)).toEqual(['/accounts/1/ABHANumber duplicate']);
   });
 });
 

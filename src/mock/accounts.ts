@@ -42,6 +42,12 @@ const PLACES: readonly (readonly [string, string])[] = [
 
 const MOBILE = /^[0-9]{10}$/;
 
+/** A synthetic 14-digit ABHA number (`91-1234-5678-9012`), the same for the same material. */
+function abhaNumberFor(material: string): string {
+  const digits = createHash('sha256').update(`abha-number:${material}`).digest('hex').replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10)).slice(0, 12);
+  return `91-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8, 12)}`;
+}
+
 /**
  * The synthetic accounts of a mobile number: one to three, always the same
  * for the same number.
@@ -57,14 +63,13 @@ export function syntheticAccounts(mobile: string): MockAccount[] {
     const b = (n: number): number => h[(i * 8 + n) % h.length] ?? 0;
     const [first, gender] = FIRST[b(1) % FIRST.length] ?? ['Asha', 'F'];
     const last = LAST[b(2) % LAST.length] ?? 'Verma';
-    const digits = createHash('sha256').update(`abha-number:${mobile}:${i}`).digest('hex').replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10)).slice(0, 12);
     const [stateName, districtName] = PLACES[b(3) % PLACES.length] ?? ['Karnataka', 'Bengaluru Urban'];
     const year = 1950 + (b(4) % 56);
     const month = 1 + (b(5) % 12);
     const day = 1 + (b(6) % 28);
     out.push({
       mobile,
-      ABHANumber: `91-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8, 12)}`,
+      ABHANumber: abhaNumberFor(`${mobile}:${i}`),
       abhaAddress: `${first.toLowerCase()}.${last.toLowerCase()}${String(b(7) % 100).padStart(2, '0')}@sbx`,
       firstName: first,
       lastName: last,
@@ -119,9 +124,11 @@ const SEED_FIELDS: Readonly<Record<string, { required: boolean; check?: (v: stri
 };
 
 /**
- * Checks a parsed seed file and fills in defaults (ABHA number derived from
- * the mobile, gender `O`, status `ACTIVE`, KYC verified). Issues point into
- * the file and never quote its values.
+ * Checks a parsed seed file and fills in defaults (an ABHA number derived
+ * from the account's mobile and ABHA address, so that accounts sharing a
+ * mobile get their own; gender `O`, status `ACTIVE`, KYC verified). Two
+ * accounts with the same ABHA address or ABHA number (given or derived) are
+ * refused. Issues point into the file and never quote its values.
  *
  * @example
  * parseSeed({ accounts: [{ mobile: '9000000001', abhaAddress: 'test.one@sbx', firstName: 'Test' }] })
@@ -145,6 +152,7 @@ export function parseSeed(value: unknown): { success: true; seed: MockSeed } | {
   if (list.length > 10_000) bad('/accounts', 'too-many-items', 'accounts must have at most 10000 items');
   const accounts: MockAccount[] = [];
   const seen = new Set<string>();
+  const numbers = new Set<string>();
   list.slice(0, 10_000).forEach((a: unknown, i) => {
     const at = pointer('accounts', i);
     if (a === null || typeof a !== 'object' || Array.isArray(a)) {
@@ -172,12 +180,16 @@ export function parseSeed(value: unknown): { success: true; seed: MockSeed } | {
     const address = typeof r.abhaAddress === 'string' ? r.abhaAddress : '';
     if (address !== '' && seen.has(address)) bad(`${at}/abhaAddress`, 'duplicate', 'abhaAddress is used by an earlier account');
     seen.add(address);
+    const mobile = typeof r.mobile === 'string' ? r.mobile : '';
+    const abhaNumber = typeof r.ABHANumber === 'string' ? r.ABHANumber : abhaNumberFor(`seed:${mobile}:${address}`);
+    if (numbers.has(abhaNumber)) {
+      bad(`${at}/ABHANumber`, 'duplicate', r.ABHANumber === undefined ? 'the ABHA number derived for this account is used by an earlier account; give ABHANumber' : 'ABHANumber is used by an earlier account');
+    }
+    numbers.add(abhaNumber);
     if (issues.length > 0) return;
-    const mobile = r.mobile as string;
-    const derived = syntheticAccounts(mobile)[0];
     accounts.push({
       mobile,
-      ABHANumber: typeof r.ABHANumber === 'string' ? r.ABHANumber : (derived?.ABHANumber ?? '91-0000-0000-0000'),
+      ABHANumber: abhaNumber,
       abhaAddress: address,
       firstName: r.firstName as string,
       ...(typeof r.middleName === 'string' ? { middleName: r.middleName } : {}),

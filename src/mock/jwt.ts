@@ -11,6 +11,7 @@ export interface MockClaims {
   /** Seconds since the epoch. */
   readonly iat: number;
   readonly exp: number;
+  /** The token's own id; the mock keeps a session's account under it. */
   readonly jti: string;
   /** Bearer tokens: the revocation generation they were issued in. */
   readonly gen?: number;

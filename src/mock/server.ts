@@ -183,6 +183,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   if (options.otp !== undefined && !/^[0-9]{6}$/.test(options.otp)) throw new TypeError('otp must be exactly 6 digits');
   const apiKey = options.apiKey ?? `dev-${randomUUID()}`;
   if (apiKey === '') throw new TypeError('apiKey must not be empty');
+  if (options.seed !== undefined && new Set(options.seed.accounts.map((a) => a.ABHANumber)).size !== options.seed.accounts.length) {
+    throw new TypeError('seed: two accounts have the same ABHA number (parseSeed reports which)');
+  }
   const apiKeyHash = sha(apiKey);
   const now = options.now ?? Date.now;
   const tokenTtl = options.tokenTtlSeconds ?? 1200;
@@ -220,16 +223,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     return id;
   };
 
-  // Session tokens name the account by its ABHA number only; the account is looked up here.
+  // Each session token has its own id (jti), and the account is looked up by it: two people
+  // never share a session, whatever their accounts have in common. The oldest sessions are
+  // forgotten past MAX_TXNS.
   const sessionAccounts = new Map<string, MockAccount>();
   const sessionToken = (account: MockAccount, ttl: number): string => {
-    sessionAccounts.delete(account.ABHANumber);
-    sessionAccounts.set(account.ABHANumber, account);
+    const jti = randomUUID();
+    sessionAccounts.set(jti, account);
     if (sessionAccounts.size > MAX_TXNS) {
       const oldest = sessionAccounts.keys().next();
       if (oldest.done !== true) sessionAccounts.delete(oldest.value);
     }
-    return jwt.sign({ typ: 'session', iat: seconds(), exp: seconds() + ttl, jti: randomUUID(), sub: account.ABHANumber });
+    return jwt.sign({ typ: 'session', iat: seconds(), exp: seconds() + ttl, jti, sub: account.ABHANumber });
   };
 
   const bearerCheck = (req: IncomingMessage): string | undefined => {
@@ -265,8 +270,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   const sessionAccount = (token: string): MockAccount | undefined => {
     const v = jwt.verify(token);
-    if (!v.ok || v.claims.typ !== 'session' || v.claims.exp <= seconds() || v.claims.sub === undefined) return undefined;
-    return sessionAccounts.get(v.claims.sub);
+    if (!v.ok || v.claims.typ !== 'session' || v.claims.exp <= seconds()) return undefined;
+    return sessionAccounts.get(v.claims.jti);
   };
 
   const handlers: Record<string, (body: never) => Reply> = {
