@@ -64,6 +64,17 @@ describe('abha-link fhir', () => {
     expect(profiles).toEqual(['OPConsultRecord', 'PrescriptionRecord', 'DiagnosticReportRecord']);
   });
 
+  it('warns about an --attach whose URL is no documentUrl of the input, naming the file but not the URL', () => {
+    const pdf = file('stray.pdf', PDF_BYTES);
+    const stray = 'https://nowhere.example/SECRET-URL-77.pdf';
+    const out = join(tmp, 'stray-out');
+    const r = run(['--out', out, '--attach', `${stray}=${pdf}`, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`abha-link: warning: --attach ${pdf}: its URL is not the documentUrl of any care context of examples/multi-care-context.request.json; the file is not embedded\n`);
+    expect(r.stderr.match(/--attach/g)).toHaveLength(1);
+    expect(r.stderr).not.toContain('SECRET-URL-77');
+  });
+
   it('needs --out for several bundles (exit 2), and refuses a URL-only report document (exit 1, saying how to attach it)', () => {
     const r = run(['--hi-type', 'OPConsultation', 'examples/multi-care-context.request.json']);
     expect(r.code).toBe(2);

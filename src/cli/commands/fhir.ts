@@ -31,9 +31,10 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.json': 'application/json',
 };
 
-/** `URL=FILE` → the document's bytes, keyed by its URL. */
-async function readAttachments(specs: readonly string[]): Promise<Record<string, FhirAttachmentInput>> {
+/** `URL=FILE` → the document's bytes, keyed by its URL, and which file each URL came from. */
+async function readAttachments(specs: readonly string[]): Promise<{ attachments: Record<string, FhirAttachmentInput>; files: Array<{ url: string; file: string }> }> {
   const out: Record<string, FhirAttachmentInput> = {};
+  const files: Array<{ url: string; file: string }> = [];
   for (const spec of specs) {
     const eq = spec.lastIndexOf('=');
     if (eq <= 0 || eq === spec.length - 1) throw new UsageError('--attach takes URL=FILE (the documentUrl, then the file holding that document)');
@@ -49,8 +50,23 @@ async function readAttachments(specs: readonly string[]): Promise<Record<string,
     }
     if (data.length === 0) throw new UsageError(`--attach: ${file} is empty`);
     out[url] = { contentType, data };
+    files.push({ url, file });
   }
-  return out;
+  return { attachments: out, files };
+}
+
+/** Every documentUrl of a clinical input or link request (top level, per care context, in bundleData). */
+function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 4 || value === null || typeof value !== 'object') return found;
+  if (Array.isArray(value)) {
+    for (const v of value) documentUrls(v, found, depth + 1);
+    return found;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k === 'documentUrl' && typeof v === 'string') found.add(v);
+    else if (k === 'careContexts' || k === 'bundleData') documentUrls(v, found, depth + 1);
+  }
+  return found;
 }
 
 
@@ -87,7 +103,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     return runFromFhir(args);
   }
   if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw new UsageError(`--hi-type must be one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`);
-  const attachments = await readAttachments(args.attach);
+  const { attachments, files } = await readAttachments(args.attach);
   const read = await readJsonInput(args.file);
   if (read === undefined) return EXIT.usage;
   const { name, lineOf } = read;
@@ -104,6 +120,9 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     return EXIT.invalid;
   }
   const input = value as ClinicalInput | LinkCareContextRequest;
+  // An --attach whose URL is no documentUrl of the input would be silently ignored: say so (the file, never the URL).
+  const urls = documentUrls(input);
+  for (const f of files) if (!urls.has(f.url)) process.stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
   const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
