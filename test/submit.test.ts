@@ -4,7 +4,7 @@
  * including a run killed with SIGKILL and resumed from its journal.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -346,6 +346,32 @@ describe('openFileJournal', () => {
   });
 });
 
+describe('openFileJournal: damaged files', () => {
+  it('refuses a complete line that is not an entry, also as the last line, before writing anything', async () => {
+    const good = JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' });
+    for (const [name, text, line] of [
+      ['bad-last.journal', `${good}\nGARBAGE\n`, 2],
+      ['bad-last-json.journal', `${good}\n{"v":1,"key":"k1:bb","state":"nonsense"}\n`, 2],
+      ['bad-first.journal', `{"v":1}\n${good}\n`, 1],
+    ] as const) {
+      const path = file(name, text);
+      await expect(openFileJournal(path), name).rejects.toThrow(new RegExp(`line ${line} is not a journal entry`));
+      await expect(readJournal(path)).rejects.toThrow(JournalError);
+      expect(readFileSync(path, 'utf8')).toBe(text);
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    }
+  });
+
+  it('treats only an unterminated last line as torn', async () => {
+    const good = JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' });
+    const complete = file('unterminated-ok.journal', `${good}\n${JSON.stringify({ v: 1, key: 'k1:bb', state: 'failed' })}`);
+    const j = await openFileJournal(complete);
+    expect(await j.load()).toEqual(new Map([['k1:aa', 'acknowledged'], ['k1:bb', 'failed']]));
+    await j.close();
+    expect(readFileSync(complete, 'utf8').endsWith('\n')).toBe(true);
+  });
+});
+
 describe('abha-link submit', () => {
   it('sends one link request from a file and exits 0', async () => {
     const p = file('one.json', JSON.stringify(item('k1'), null, 2));
@@ -384,6 +410,34 @@ describe('abha-link submit', () => {
     expect(r.stdout).toBe(`${p}:1 would send ${keyOf('n1')}: 1 care context (Prescription)\n${p}:2 would send ${keyOf('n2')}: 1 care context (Prescription)\n`);
     expect(r.stderr).toContain('nothing was sent');
     expect(mock.stats().linkReceived).toBe(before);
+  });
+
+  it('refuses a journal that is the input file (same file, by any name or through stdin)', async () => {
+    const p = file('self.ndjson', ndjson([item('self1')]));
+    const before = readFileSync(p, 'utf8');
+    const link = join(tmp, 'self-link.journal');
+    symlinkSync(p, link);
+    for (const [args, input] of [
+      [['submit', '--ndjson', '--journal', p, '--base-url', mock.url, p], ''],
+      [['submit', '--ndjson', '--journal', link, '--base-url', mock.url, p], ''],
+      [['submit', '--ndjson', '--dry-run', '--journal', p, p], ''],
+    ] as const) {
+      const r = await run([...args], {}, input);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/the journal .* is the input file/);
+    }
+    const viaStdin = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const fd = openSync(p, 'r');
+      const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', p, '--base-url', mock.url, '-'], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY }, stdio: [fd, 'pipe', 'pipe'] });
+      closeSync(fd);
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(viaStdin.code).toBe(2);
+    expect(viaStdin.stderr).toMatch(/the journal .* is the input file/);
+    expect(readFileSync(p, 'utf8')).toBe(before);
+    expect(mock.linkCount(keyOf('self1')).received).toBe(0);
   });
 
   it('refuses --api-key with the reason, and other usage errors with exit 2', async () => {
@@ -527,7 +581,7 @@ describe('abha-link submit', () => {
     });
     mock.faults.clear();
     const [first, status] = r.trim().split('\n');
-    expect(first).toMatch(/:1 acknowledged k\d:/);
+    expect(first).toMatch(/:\d+ acknowledged k\d:/);
     expect(status).toBe('exit=1');
     const stderr = readFileSync(errFile, 'utf8');
     expect(stderr).toMatch(/^submit: \d+ items: \d+ acknowledged/m);

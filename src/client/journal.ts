@@ -96,8 +96,9 @@ function parseLine(text: string): JournalEntry | undefined {
 /**
  * Reads the last state of every key of a journal file, streaming (memory
  * grows with the number of keys, not the file). A missing file is an empty
- * journal. A damaged last line (a write cut short by a crash) is ignored;
- * a damaged line elsewhere is a {@link JournalError}.
+ * journal. A last line without its newline that is not an entry (a write
+ * cut short by a crash) is ignored; any complete line that is not an entry,
+ * the last one included, is a {@link JournalError}.
  *
  * @returns the states; whether the file ends with a newline; its size; the bytes of a torn last line (0 when none)
  * @example
@@ -115,16 +116,14 @@ export async function readJournal(path: string): Promise<{ states: Map<string, J
   }
   let carry = '';
   let lineNo = 0;
-  let pendingBad: number | undefined;
+  const damaged = (line: number): JournalError => new JournalError(`journal ${path}: line ${line} is not a journal entry; the file is damaged (fix or remove that line)`);
+  // Only a last line without its newline can be a write cut short; a complete line that is not
+  // an entry is damage (or not a journal at all), wherever it is.
   const take = (line: string): void => {
     lineNo++;
     if (line.trim() === '') return;
-    if (pendingBad !== undefined) throw new JournalError(`journal ${path}: line ${pendingBad} is not a journal entry; the file is damaged (fix or remove that line)`);
     const e = parseLine(line);
-    if (e === undefined) {
-      pendingBad = lineNo;
-      return;
-    }
+    if (e === undefined) throw damaged(lineNo);
     states.set(e.key, e.state);
   };
   try {
@@ -143,7 +142,7 @@ export async function readJournal(path: string): Promise<{ states: Map<string, J
   if (!endsCleanly) {
     // The last line has no newline: a write cut short, unless it parses.
     const e = parseLine(carry);
-    if (e !== undefined && pendingBad === undefined) states.set(e.key, e.state);
+    if (e !== undefined) states.set(e.key, e.state);
     else tornBytes = Buffer.byteLength(carry, 'utf8');
   }
   return { states, endsCleanly, size, tornBytes };

@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
@@ -87,9 +88,25 @@ function issueText(i: Issue): string {
   return `${i.path || '/'} ${i.message} (${i.code})`;
 }
 
+/** True when the journal exists and is the input (the same file by any name, or stdin redirected from it). */
+async function journalIsInput(journal: string, file: string | undefined): Promise<boolean> {
+  const j = await stat(journal).catch(() => undefined);
+  if (j === undefined) return false;
+  let input: { dev: number; ino: number } | undefined;
+  try {
+    input = file === undefined || file === '-' ? fstatSync(0) : await stat(file);
+  } catch {
+    return false;
+  }
+  return j.dev === input.dev && j.ino === input.ino;
+}
+
 /** `abha-link submit`: returns the exit code. */
 export async function runSubmit(args: SubmitArgs): Promise<number> {
   const name = inputName(args.file);
+  if (args.journal !== undefined && (await journalIsInput(args.journal, args.file))) {
+    throw new UsageError(`the journal ${args.journal} is the input file ${name}: appending to it would damage the input; give the journal a file of its own`);
+  }
   const lineOf = new Map<number, number>();
   let notJson = 0;
   let items: AsyncIterable<unknown> | Iterable<unknown>;
