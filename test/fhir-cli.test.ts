@@ -93,6 +93,15 @@ describe('abha-link fhir', () => {
     expect(r.code).toBe(0);
     expect(readdirSync(out)).toEqual(['etc-passwd.json']);
     expect(existsSync(join(tmp, 'etc'))).toBe(false);
+    // The same names as abha-link render gives: Windows device names are prefixed, repeats numbered case-insensitively.
+    const two = JSON.parse(readFileSync(join(root, 'examples/multi-care-context.request.json'), 'utf8')) as { careContexts: Array<{ referenceNumber: string; hiType: string }> };
+    two.careContexts = two.careContexts.slice(0, 2);
+    two.careContexts[0]!.referenceNumber = 'CON';
+    two.careContexts[1]!.referenceNumber = 'lpt1.txt';
+    const dev = join(tmp, 'devices');
+    const d = run(['--out', dev, '--hi-type', 'OPConsultation', file('devices.json', JSON.stringify(two))]);
+    expect(d.code).toBe(0);
+    expect(readdirSync(dev).sort()).toEqual(['document-CON.json', 'document-lpt1.txt.json']);
   });
 
   it('--hi-type sets the profile of every care context; an unknown one is a usage error', () => {

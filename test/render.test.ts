@@ -201,6 +201,8 @@ describe('renderDocuments', () => {
     } as LinkCareContextRequest;
     const names = renderDocuments(odd, { lint: false }).map((d) => d.fileName);
     expect(names).toEqual(['etc-passwd', 'etc-PASSWD-2', 'document-con']);
+    const withExtension = { ...odd, careContexts: [{ ...odd.careContexts[0], referenceNumber: 'NUL.txt' }] } as LinkCareContextRequest;
+    expect(renderDocuments(withExtension, { lint: false }).map((d) => d.fileName)).toEqual(['document-NUL.txt']); // Windows reserves NUL.txt too
     for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/);
   });
 

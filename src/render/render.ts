@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ValidationError, type Issue } from '../errors.js';
 import type { LintOptions } from '../validation/lint.js';
 import { TemplateError } from './errors.js';
+import { uniqueFileName } from './file-name.js';
 import { BUNDLED_PARTIAL_NAMES, BUNDLED_TEMPLATE_NAMES, PARTIAL_SPECS, TEMPLATE_SPECS } from './generated/templates.js';
 import { createCompilerEnv, createRuntimeEnv, type HandlebarsCompilerEnv, type HandlebarsEnv, type TemplateFn } from './handlebars.js';
 import { resolveInput, type RenderContext, type RenderInputKind } from './input.js';
@@ -146,15 +147,6 @@ function runtimeError(template: string, e: unknown): TemplateError {
   const partial = /^The partial ([A-Za-z0-9_@-]{1,64}) could not be found/.exec(err.message);
   if (partial !== null) return new TemplateError(template, 'unknown-partial', `uses the partial ${partial[1] ?? ''}, which does not exist`, line);
   return new TemplateError(template, 'runtime', `failed while rendering (${err.name})`, line);
-}
-
-function uniqueFileName(referenceNumber: string, used: Set<string>): string {
-  let base = referenceNumber.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 120);
-  if (base === '' || /^(con|prn|aux|nul|com\d|lpt\d)$/i.test(base)) base = `document${base === '' ? '' : `-${base}`}`;
-  let name = base;
-  for (let n = 2; used.has(name.toLowerCase()); n++) name = `${base}-${n}`;
-  used.add(name.toLowerCase());
-  return name;
 }
 
 function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: readonly string[]): Renderer {

@@ -7,6 +7,7 @@ import { fromFhir } from '../../fhir/from-fhir.js';
 import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
+import { uniqueFileName } from '../../render/file-name.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 
@@ -69,16 +70,6 @@ function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set
   return found;
 }
 
-
-/** A file name for a care-context reference: safe characters only, never a path. */
-export function fileNameFor(referenceNumber: string, taken: Set<string>): string {
-  let base = referenceNumber.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 200);
-  if (base === '') base = 'care-context';
-  let name = `${base}.json`;
-  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.json`;
-  taken.add(name.toLowerCase());
-  return name;
-}
 
 async function runFromFhir(args: FhirArgs): Promise<number> {
   const input = await readJsonInput(args.fromFhir);
@@ -158,7 +149,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const taken = new Set<string>();
   let list = '';
   for (const d of r.bundles) {
-    const path = join(args.out, fileNameFor(d.referenceNumber, taken));
+    const path = join(args.out, `${uniqueFileName(d.referenceNumber, taken)}.json`);
     try {
       await writeFile(path, `${JSON.stringify(d.bundle, null, 2)}\n`);
     } catch {
