@@ -431,7 +431,7 @@ describe('abha-link submit', () => {
       const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', p, '--base-url', mock.url, '-'], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY }, stdio: [fd, 'pipe', 'pipe'] });
       closeSync(fd);
       let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stderr }));
     });
     expect(viaStdin.code).toBe(2);
@@ -594,6 +594,30 @@ describe('abha-link submit', () => {
     expect(states.size).toBeLessThan(tags.length);
     expect(new Set(states.values())).toEqual(new Set(['acknowledged']));
     for (const t of tags) expect(mock.linkCount(keyOf(t)).linked, t).toBe(states.has(keyOf(t)) ? 1 : 0);
+  });
+
+  it('Ctrl-C ends a run waiting on an idle stdin', async () => {
+    const journal = join(tmp, 'idle.journal');
+    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', journal, '--base-url', mock.url, '-'], {
+      cwd: root,
+      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // One item, then nothing: stdin stays open.
+    child.stdin.write(ndjson([item('idle1')]));
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes(' acknowledged ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 8000))]);
+    if (code === 'hung') child.kill('SIGKILL');
+    expect(code).toBe(1);
+    expect(stderr).toContain('submit: 1 item: 1 acknowledged');
+    expect(stderr).toContain('stopped before the end of the input');
+    expect(existsSync(`${journal}.lock`)).toBe(false);
   });
 
   it.skipIf(process.platform !== 'linux' || !existsSync('/usr/bin/script'))('draws a progress bar when stderr is a terminal (needs util-linux script to fake one)', async () => {

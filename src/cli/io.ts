@@ -168,18 +168,17 @@ export interface NdjsonLine {
 }
 
 /**
- * Streams the lines of a file or stdin in batches, with memory bounded by the
- * chunk size and `maxLineLength` (a longer line is reported, not kept).
- * Blank lines are skipped. `onBatch` may return a promise to apply
- * back-pressure. When `signal` aborts, reading stops after the current batch.
+ * The lines of a file or stdin, one batch per chunk read, with memory bounded
+ * by the chunk size and `maxLineLength` (a longer line is reported, not
+ * kept). Blank lines are skipped. The input is read only as fast as batches
+ * are taken (back-pressure). When `signal` aborts, the input is closed at
+ * once, also while waiting for data that does not come (an idle stdin), and
+ * the batches end without an error; closing the generator closes it too.
+ *
+ * @throws UsageError when the input cannot be read
  */
-export async function streamLines(
-  file: string | undefined,
-  onBatch: (lines: NdjsonLine[]) => void | Promise<void>,
-  maxLineLength = 64 * 1024 * 1024,
-  signal?: AbortSignal,
-): Promise<void> {
-  let stream: NodeJS.ReadableStream;
+export async function* lineBatches(file: string | undefined, maxLineLength = 64 * 1024 * 1024, signal?: AbortSignal): AsyncGenerator<NdjsonLine[]> {
+  let stream: NodeJS.ReadableStream & { destroy(): void };
   if (file === undefined || file === '-') {
     ensurePipedStdin();
     stream = process.stdin;
@@ -191,6 +190,9 @@ export async function streamLines(
     });
     stream = s;
   }
+  const close = (): void => stream.destroy();
+  if (signal?.aborted === true) close();
+  signal?.addEventListener('abort', close, { once: true });
   // Lines are cut from the raw bytes and decoded one by one: a line of ASCII
   // then stays a one-byte string even when its neighbours hold Devanagari,
   // which keeps JSON.parse fast.
@@ -239,20 +241,36 @@ export async function streamLines(
           carryTooLong = true;
         }
       }
-      if (out.length > 0) await onBatch(out);
-      if (signal?.aborted === true) {
-        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-        return;
-      }
+      if (out.length > 0) yield out;
+      if (signal?.aborted === true) return;
     }
   } catch (e) {
+    // Closed on purpose: the end, not an error.
+    if (signal?.aborted === true) return;
     if (e instanceof UsageError) throw e;
     throw new UsageError(describeFsError(e, inputName(file)));
+  } finally {
+    signal?.removeEventListener('abort', close);
   }
+  if (signal?.aborted === true) return;
   const out: NdjsonLine[] = [];
   if (carryTooLong) take(undefined, out);
   else if (carryLength > 0) take(Buffer.concat(carry), out);
-  if (out.length > 0) await onBatch(out);
+  if (out.length > 0) yield out;
+}
+
+/**
+ * Streams the lines of a file or stdin in batches (see {@link lineBatches}).
+ * `onBatch` may return a promise to apply back-pressure. When `signal`
+ * aborts, the input is closed and reading stops after the current batch.
+ */
+export async function streamLines(
+  file: string | undefined,
+  onBatch: (lines: NdjsonLine[]) => void | Promise<void>,
+  maxLineLength = 64 * 1024 * 1024,
+  signal?: AbortSignal,
+): Promise<void> {
+  for await (const batch of lineBatches(file, maxLineLength, signal)) await onBatch(batch);
 }
 
 /** One JSON document read from a file or stdin, and how to find the line of a path in it. */

@@ -8,7 +8,7 @@ import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type NdjsonLine } from '../io.js';
+import { EXIT, UsageError, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readText, writeOut, type NdjsonLine } from '../io.js';
 
 export interface SubmitArgs {
   readonly baseUrl: string | undefined;
@@ -26,60 +26,13 @@ export interface SubmitArgs {
   readonly progressMs: number;
 }
 
-class Cancelled extends UsageError {}
-
 /**
- * The lines of an NDJSON input as an async iterable, with back-pressure: the
- * file is read only as fast as lines are taken.
+ * The lines of an NDJSON input, one by one, read only as fast as they are
+ * taken. When `signal` aborts the input is closed (stdin too, even while it
+ * is idle) and the lines end.
  */
-function ndjsonLines(file: string | undefined): AsyncIterableIterator<NdjsonLine> {
-  let batch: NdjsonLine[] | undefined;
-  let resume: (() => void) | undefined;
-  let wake: (() => void) | undefined;
-  let done = false;
-  let failure: { error: unknown } | undefined;
-  let cancelled = false;
-  streamLines(file, (lines) => {
-    if (cancelled) throw new Cancelled('cancelled');
-    return new Promise<void>((resolve) => {
-      batch = lines;
-      resume = resolve;
-      wake?.();
-    });
-  }).then(
-    () => {
-      done = true;
-      wake?.();
-    },
-    (e: unknown) => {
-      if (!(e instanceof Cancelled)) failure = { error: e };
-      done = true;
-      wake?.();
-    },
-  );
-  async function* gen(): AsyncGenerator<NdjsonLine> {
-    try {
-      for (;;) {
-        if (batch === undefined && !done) await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-        if (batch !== undefined) {
-          const b = batch;
-          batch = undefined;
-          for (const l of b) yield l;
-          const r = resume;
-          resume = undefined;
-          r?.();
-          continue;
-        }
-        if (failure !== undefined) throw failure.error;
-        if (done) return;
-      }
-    } finally {
-      cancelled = true;
-      resume?.();
-    }
-  }
-  return gen();
+async function* ndjsonLines(file: string | undefined, signal: AbortSignal): AsyncGenerator<NdjsonLine> {
+  for await (const batch of lineBatches(file, undefined, signal)) yield* batch;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -114,6 +67,11 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   /** Bytes of input read so far (characters + newline: exact for ASCII), for the progress bar. */
   let bytesRead = 0;
 
+  /** Stops taking items (first Ctrl-C, stdout closed); the NDJSON input is closed with it. */
+  const stop = new AbortController();
+  /** Abandons the requests in flight (second Ctrl-C). */
+  const abort = new AbortController();
+
   const tty = process.stderr.isTTY === true && args.ndjson;
   let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
   const write = async (text: string): Promise<void> => {
@@ -129,7 +87,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     items = [parsed.value];
     locate = pointerLocator(text);
   } else {
-    const source = ndjsonLines(args.file);
+    const source = ndjsonLines(args.file, stop.signal);
     let index = 0;
     items = (async function* () {
       for await (const l of source) {
@@ -245,8 +203,6 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     bar?.update(counts.done);
   };
 
-  const stop = new AbortController();
-  const abort = new AbortController();
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
@@ -321,6 +277,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
     outputClosed.removeEventListener('abort', onOutputClosed);
+    // Whatever ended the batch, the input is not read any further (an open stdin would keep the process alive).
+    stop.abort();
     if (ticker !== undefined) clearInterval(ticker);
     bar?.stop();
   }
