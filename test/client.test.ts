@@ -86,6 +86,25 @@ describe('createClient', () => {
     expect(() => createClient({ baseUrl: 'https://abha.example.org', apiKey: '' })).toThrow(/apiKey is required/);
   });
 
+  it('refuses numeric options that are not finite numbers in range, naming the option', () => {
+    const bad: [Partial<ClientOptions>, RegExp][] = [
+      [{ tokenRefreshMarginMs: Number.NaN }, /tokenRefreshMarginMs/],
+      [{ tokenRefreshMarginMs: -1 }, /tokenRefreshMarginMs/],
+      [{ tokenLifetimeMs: Number.POSITIVE_INFINITY }, /tokenLifetimeMs/],
+      [{ timeoutMs: 0 }, /timeoutMs/],
+      [{ timeoutMs: '5000' as unknown as number }, /timeoutMs/],
+      [{ retry: { maxAttempts: Number.NaN } }, /retry\.maxAttempts/],
+      [{ retry: { maxAttempts: Number.POSITIVE_INFINITY } }, /retry\.maxAttempts/],
+      [{ retry: { deadlineMs: 0 } }, /retry\.deadlineMs/],
+      [{ retry: { budget: { capacity: Number.NaN, retryCost: 5, refund: 1 } } }, /retry\.budget\.capacity/],
+      [{ requestIdHeader: 'x request id' }, /requestIdHeader/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => createClient({ baseUrl: 'https://abha.example.org', apiKey: 'k', ...options }), JSON.stringify(options)).toThrow(message);
+    }
+    expect(() => createClient({ baseUrl: 'https://abha.example.org', apiKey: 'k', tokenRefreshMarginMs: 0, retry: { baseDelayMs: 0 }, requestIdHeader: 'x-request-id' })).not.toThrow();
+  });
+
   it('never shows the API key or a token in util.inspect, JSON or toString', async () => {
     const { c, calls } = client();
     await c.linkCareContexts(request(1));

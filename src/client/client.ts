@@ -12,7 +12,7 @@ import { BOUNDS, ENDPOINTS } from '../spec/definition.js';
 import { validate } from '../validation/validate.js';
 import { parseBaseUrl } from './base-url.js';
 import { InvalidResponseError } from './errors.js';
-import { RetryBudget, resolveRetryPolicy, type RetryOptions } from './retry.js';
+import { RetryBudget, numberOption, resolveRetryPolicy, type RetryOptions } from './retry.js';
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache } from './token.js';
@@ -95,11 +95,8 @@ function issueSummary(issues: readonly Issue[]): string {
   return `${issues.length} issue${issues.length === 1 ? '' : 's'}, first: ${issues[0]?.path ?? ''} ${issues[0]?.message ?? ''}`;
 }
 
-function positiveOption(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new TypeError(`${name} must be a positive number of milliseconds`);
-  return v;
-}
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
 /**
  * A client of the service. Create it with {@link createClient}.
@@ -125,7 +122,10 @@ export class AbhaClient {
     const policy = resolveRetryPolicy(options.retry);
     const now = options.now ?? Date.now;
     const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, 10_000);
+    const timeoutMs = numberOption('timeoutMs', options.timeoutMs, 10_000, 1);
+    if (options.requestIdHeader !== undefined && (typeof options.requestIdHeader !== 'string' || !HEADER_NAME.test(options.requestIdHeader))) {
+      throw new TypeError('requestIdHeader must be an HTTP header name, e.g. x-request-id');
+    }
     const base: Omit<TransportConfig, 'tokens'> = {
       baseUrl: this.baseUrl,
       fetch: fetchFn,
@@ -158,8 +158,8 @@ export class AbhaClient {
         return token;
       },
       now,
-      lifetimeMs: positiveOption('tokenLifetimeMs', options.tokenLifetimeMs, 300_000),
-      marginMs: options.tokenRefreshMarginMs === undefined ? 60_000 : Math.max(0, options.tokenRefreshMarginMs),
+      lifetimeMs: numberOption('tokenLifetimeMs', options.tokenLifetimeMs, 300_000, 1),
+      marginMs: numberOption('tokenRefreshMarginMs', options.tokenRefreshMarginMs, 60_000, 0),
     });
     this.#config = { ...base, tokens: this.#tokens };
   }

@@ -64,16 +64,26 @@ export const DEFAULT_RETRY: RetryPolicy = {
   budget: { capacity: 100, retryCost: 5, refund: 1 },
 };
 
-function positive(name: string, value: number | undefined, fallback: number, min = 0): number {
+/**
+ * A numeric option: `fallback` when it is undefined, else a finite number of
+ * at least `min`. NaN, Infinity and strings are refused, so that a bad value
+ * cannot turn into a retry or a token request on every call.
+ *
+ * @throws TypeError naming the option
+ * @example
+ * numberOption('timeoutMs', undefined, 10_000, 1) //=> 10000
+ * numberOption('timeoutMs', Number.NaN, 10_000, 1) // throws TypeError: timeoutMs must be a finite number >= 1
+ */
+export function numberOption(name: string, value: unknown, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value < min) throw new TypeError(`retry.${name} must be a number >= ${min}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) throw new TypeError(`${name} must be a finite number >= ${min}`);
   return value;
 }
 
 /**
  * Fills in the defaults of retry options and checks them.
  *
- * @throws TypeError when an option is not a number in range
+ * @throws TypeError when an option is not a finite number in range
  * @example
  * resolveRetryPolicy({ maxAttempts: 5 }).maxAttempts //=> 5
  * resolveRetryPolicy(false).maxAttempts //=> 1
@@ -83,16 +93,15 @@ export function resolveRetryPolicy(options: RetryOptions | false | undefined): R
   const o = options ?? {};
   const budget = o.budget === undefined ? DEFAULT_RETRY.budget : o.budget;
   if (budget !== false) {
-    positive('budget.capacity', budget.capacity, 0);
-    positive('budget.retryCost', budget.retryCost, 0);
-    positive('budget.refund', budget.refund, 0);
+    if (budget === null || typeof budget !== 'object') throw new TypeError('retry.budget must be false or { capacity, retryCost, refund }');
+    for (const k of ['capacity', 'retryCost', 'refund'] as const) numberOption(`retry.budget.${k}`, budget[k] ?? Number.NaN, 0);
   }
   return {
-    maxAttempts: Math.floor(positive('maxAttempts', o.maxAttempts, DEFAULT_RETRY.maxAttempts, 1)),
-    baseDelayMs: positive('baseDelayMs', o.baseDelayMs, DEFAULT_RETRY.baseDelayMs),
-    maxDelayMs: positive('maxDelayMs', o.maxDelayMs, DEFAULT_RETRY.maxDelayMs),
-    maxRetryAfterMs: positive('maxRetryAfterMs', o.maxRetryAfterMs, DEFAULT_RETRY.maxRetryAfterMs),
-    deadlineMs: positive('deadlineMs', o.deadlineMs, DEFAULT_RETRY.deadlineMs, 1),
+    maxAttempts: Math.floor(numberOption('retry.maxAttempts', o.maxAttempts, DEFAULT_RETRY.maxAttempts, 1)),
+    baseDelayMs: numberOption('retry.baseDelayMs', o.baseDelayMs, DEFAULT_RETRY.baseDelayMs),
+    maxDelayMs: numberOption('retry.maxDelayMs', o.maxDelayMs, DEFAULT_RETRY.maxDelayMs),
+    maxRetryAfterMs: numberOption('retry.maxRetryAfterMs', o.maxRetryAfterMs, DEFAULT_RETRY.maxRetryAfterMs),
+    deadlineMs: numberOption('retry.deadlineMs', o.deadlineMs, DEFAULT_RETRY.deadlineMs, 1),
     budget,
   };
 }
