@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_PATHS } from '../src/index.js';
-import { buildOpenApiDocument, parseSeed, startMockServer, syntheticAccounts, type MockEvent, type MockServer } from '../src/mock/index.js';
+import { buildOpenApiDocument, checkFaultRule, parseSeed, startMockServer, syntheticAccounts, type MockEvent, type MockServer } from '../src/mock/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli/main.js');
@@ -306,6 +306,28 @@ describe('fault injection', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('3');
     expect((await post(ENDPOINT_PATHS.searchAbha, { mobile: '9000000001' }, auth)).status).toBe(200);
+  });
+
+  it('checks fault rules: types of retryAfter and message, known endpoints, no header injection', async () => {
+    const bad: [unknown, RegExp][] = [
+      [{ fault: { type: 'status', status: 429, retryAfter: {} } }, /\/fault\/retryAfter/],
+      [{ fault: { type: 'status', status: 429, retryAfter: -1 } }, /\/fault\/retryAfter/],
+      [{ fault: { type: 'status', status: 503, retryAfter: '1\r\nx-injected: 1' } }, /\/fault\/retryAfter/],
+      [{ fault: { type: 'status', status: 400, message: 42 } }, /\/fault\/message/],
+      [{ fault: { type: 'envelope-failure', message: 'x'.repeat(5000) } }, /\/fault\/message/],
+      [{ fault: { type: 'drop', when: 'sometimes' } }, /\/fault\/when/],
+      [{ endpoint: 'link-care-context', fault: { type: 'hang' } }, /\/endpoint must be any or an endpoint id/],
+      [{ skip: 1.5, fault: { type: 'hang' } }, /\/skip/],
+    ];
+    for (const [rule, message] of bad) {
+      const r = await fetch(`${mock.url}/__mock/faults`, { method: 'POST', body: JSON.stringify(rule) });
+      expect(r.status, JSON.stringify(rule)).toBe(400);
+      expect(((await r.json()) as { message: string }).message).toMatch(message);
+      expect(checkFaultRule(rule).ok).toBe(false);
+    }
+    expect(() => mock.faults.add({ fault: { type: 'status', status: 429, retryAfter: {} as unknown as number } })).toThrow(TypeError);
+    for (const retryAfter of [2, '2', 'Wed, 21 Oct 2026 07:28:00 GMT']) expect(checkFaultRule({ fault: { type: 'status', status: 503, retryAfter } }).ok).toBe(true);
+    expect(mock.faults.size).toBe(0);
   });
 
   it('drops connections before or after processing, and counts what was received and linked', async () => {

@@ -3,6 +3,7 @@
  * slow, refused, dropped or hung, so that clients can be tested against the
  * failures a real network and a real service produce.
  */
+import { ENDPOINTS } from '../spec/definition.js';
 
 /** What a fault does to one request. */
 export type Fault =
@@ -48,6 +49,13 @@ interface LiveRule {
 }
 
 const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'hang', 'garbage', 'expire-token']);
+const ENDPOINT_IDS: ReadonlySet<string> = new Set(ENDPOINTS.map((e) => e.id));
+/** The longest injected message: the spec's bound of `message`. */
+const MAX_MESSAGE = 4096;
+/** Retry-After: delay-seconds, or an HTTP date (printable ASCII, no line breaks). */
+const RETRY_AFTER_TEXT = /^[\x20-\x7e]{1,64}$/;
+
+const count = (v: unknown): boolean => typeof v === 'number' && v >= 0 && (Number.isInteger(v) || v === Infinity);
 
 /**
  * Checks a fault rule that came as JSON (the control endpoint). Returns a
@@ -60,19 +68,28 @@ const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'h
 export function checkFaultRule(value: unknown): { ok: true; rule: FaultRule } | { ok: false; message: string } {
   if (value === null || typeof value !== 'object') return { ok: false, message: 'a fault rule must be an object { endpoint?, skip?, times?, fault }' };
   const r = value as Record<string, unknown>;
-  if (r.endpoint !== undefined && typeof r.endpoint !== 'string') return { ok: false, message: '/endpoint must be a string' };
-  for (const k of ['skip', 'times'] as const) {
-    const v = r[k];
-    if (v !== undefined && v !== null && (typeof v !== 'number' || v < 0)) return { ok: false, message: `/${k} must be a number >= 0` };
+  if (r.endpoint !== undefined && (typeof r.endpoint !== 'string' || (r.endpoint !== 'any' && !ENDPOINT_IDS.has(r.endpoint)))) {
+    return { ok: false, message: `/endpoint must be any or an endpoint id (${[...ENDPOINT_IDS].join(', ')})` };
   }
+  if (r.skip !== undefined && !(count(r.skip) && r.skip !== Infinity)) return { ok: false, message: '/skip must be a whole number >= 0' };
+  if (r.times !== undefined && r.times !== null && !count(r.times)) return { ok: false, message: '/times must be a whole number >= 0, or null for always' };
   const f = r.fault as Record<string, unknown> | undefined;
   if (f === null || typeof f !== 'object' || typeof f.type !== 'string' || !FAULT_TYPES.has(f.type)) {
     return { ok: false, message: `/fault/type must be one of ${[...FAULT_TYPES].join(', ')}` };
   }
-  if (f.type === 'latency' && (typeof f.ms !== 'number' || f.ms < 0 || f.ms > 600_000)) return { ok: false, message: '/fault/ms must be a number of milliseconds from 0 to 600000' };
+  if (f.type === 'latency' && (typeof f.ms !== 'number' || !(f.ms >= 0 && f.ms <= 600_000))) return { ok: false, message: '/fault/ms must be a number of milliseconds from 0 to 600000' };
   if (f.type === 'status' && (typeof f.status !== 'number' || !Number.isInteger(f.status) || f.status < 400 || f.status > 599)) {
     return { ok: false, message: '/fault/status must be an HTTP status from 400 to 599' };
   }
+  if (f.type === 'status' && f.retryAfter !== undefined) {
+    const ra = f.retryAfter;
+    const fine = (typeof ra === 'number' && Number.isInteger(ra) && ra >= 0 && ra <= 1e9) || (typeof ra === 'string' && RETRY_AFTER_TEXT.test(ra));
+    if (!fine) return { ok: false, message: '/fault/retryAfter must be whole seconds >= 0 or an HTTP date (one line of printable text)' };
+  }
+  if ((f.type === 'status' || f.type === 'envelope-failure') && f.message !== undefined && (typeof f.message !== 'string' || f.message.length > MAX_MESSAGE)) {
+    return { ok: false, message: `/fault/message must be a string of at most ${MAX_MESSAGE} characters` };
+  }
+  if (f.type === 'drop' && f.when !== undefined && f.when !== 'before' && f.when !== 'after') return { ok: false, message: '/fault/when must be before or after' };
   const times = r.times === null ? Infinity : r.times;
   return { ok: true, rule: { ...(r as unknown as FaultRule), ...(times === undefined ? {} : { times: times as number }) } };
 }
@@ -88,8 +105,14 @@ export function checkFaultRule(value: unknown): { ok: true; rule: FaultRule } | 
 export class FaultController {
   #rules: LiveRule[] = [];
 
-  /** Adds a rule; rules are tried in the order they were added, the first that applies wins. */
+  /**
+   * Adds a rule; rules are tried in the order they were added, the first that applies wins.
+   *
+   * @throws TypeError when the rule is not valid (see checkFaultRule)
+   */
   add(rule: FaultRule): void {
+    const checked = checkFaultRule(rule);
+    if (!checked.ok) throw new TypeError(`fault rule: ${checked.message}`);
     this.#rules.push({ endpoint: rule.endpoint ?? 'any', skip: rule.skip ?? 0, times: rule.times ?? 1, fault: rule.fault });
   }
 
