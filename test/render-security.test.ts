@@ -295,6 +295,6 @@ describe('right-to-left overrides and other bidi controls in the data', () => {
     const { input } = plant('\u202Eevil');
     const html = renderDocuments(input, { lint: false })[0]?.html ?? '';
     const title = /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '';
-    expect(title).toMatch(/^Prescription · \u2068[^\u2068\u2069]*\u2069$/);
+    expect(title).toMatch(/^OP Consultation · \u2068[^\u2068\u2069]*\u2069$/);
   });
 });

@@ -75,7 +75,7 @@ describe('renderDocuments', () => {
       const text = textOf(d.html);
       expectCareContextPrinted(text, req, i, 'prescription');
       expect(text).toContain(ci.patient.name ?? 'no name in the example');
-      expect(text).toContain('Prescription');
+      expect(/<h1>([^<]*)<\/h1>/.exec(d.html)?.[1]).toBe(({ Prescription: 'Prescription', OPConsultation: 'OP Consultation', DiagnosticReport: 'Diagnostic Report' } as Record<string, string>)[d.hiType]);
       expect(text).toContain('Signature and stamp');
       if (ci.visit.followUp !== undefined) expect(text).toContain(ci.visit.followUp);
     });
@@ -226,6 +226,23 @@ describe('renderDocuments', () => {
     expect(text).toContain('91-1111-2222-3333');
     expect(text).toContain('asha.verma@sbx');
     expect(text).toContain('Review after 2 weeks');
+  });
+
+  it('heads a care context that is not a Prescription, printed with the prescription template, by its record type', () => {
+    const heading = (html: string): string | undefined => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
+    const docs = renderDocuments(input('multi-care-context'));
+    expect(docs.map((d) => [d.hiType, heading(d.html)])).toEqual([
+      ['OPConsultation', 'OP Consultation'],
+      ['Prescription', 'Prescription'],
+      ['DiagnosticReport', 'Diagnostic Report'],
+    ]);
+    expect(/<title>([^<]*)<\/title>/.exec(docs[0]?.html ?? '')?.[1]).toBe('OP Consultation · \u2068GVH-ENC-55012-OPConsultation\u2069');
+    expect(renderDocuments(input('multi-care-context'), { lang: 'hi' }).map((d) => heading(d.html))).toEqual(['ओपीडी परामर्श', 'दवा का पर्चा', 'जाँच रिपोर्ट']);
+    // The other templates keep their own heading; an hiType abha-link does not know is not printed as a heading.
+    expect(renderDocuments(input('multi-care-context'), { template: 'lab-order' }).map((d) => heading(d.html))).toEqual(['Lab investigation order', 'Lab investigation order', 'Lab investigation order']);
+    const req = request('opd-prescription');
+    const odd = { ...req, careContexts: [{ ...req.careContexts[0], hiType: 'constructor' }] } as LinkCareContextRequest;
+    expect(heading(renderDocuments(odd, { lint: false })[0]?.html ?? '')).toBe('Visit summary');
   });
 
   it('keeps patient data out of the <title>, which browsers show in tabs and PDF metadata', () => {

@@ -62,7 +62,10 @@ export interface DocumentModel {
   readonly pageSize: PageSize;
   /** `a4` or `a5`, for class names. */
   readonly pageClass: 'a4' | 'a5';
-  /** The template's heading in the chosen language, e.g. `Prescription`. */
+  /**
+   * The template's heading in the chosen language, e.g. `Prescription`; with the prescription template (and custom
+   * ones), a care context that is not a Prescription is headed by its record type (`OP Consultation`), or `Visit summary`.
+   */
   readonly heading: string;
   /** The HTML `<title>`: heading and care-context reference (no patient data), the reference isolated between U+2068 and U+2069. */
   readonly title: string;
@@ -205,12 +208,17 @@ export function buildDocumentModel(
   const cc = source.careContext;
   const b = cc.bundleData;
   const p = source.patient;
-  const heading = labels[ownValue(HEADINGS, options.template) ?? 'prescription'];
+  const headingKey = ownValue(HEADINGS, options.template) ?? 'prescription';
+  const hiTypeNames = options.lang === 'hi' ? HI_TYPE_LABELS_HI : (HI_TYPE_DISPLAY as Readonly<Record<string, string>>);
+  // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
+  // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
+  const heading =
+    headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (ownValue(hiTypeNames, cc.hiType) ?? labels.visitSummary) : labels[headingKey];
   const age = ageText(p, source.visitDate, labels);
   const sex = str(p.gender);
   const url = str(b.documentUrl);
   const link = url !== null && isHttpsUrl(url) ? url : null;
-  const hiTypeText = ownValue(options.lang === 'hi' ? HI_TYPE_LABELS_HI : (HI_TYPE_DISPLAY as Readonly<Record<string, string>>), cc.hiType) ?? cc.hiType;
+  const hiTypeText = ownValue(hiTypeNames, cc.hiType) ?? cc.hiType;
   return {
     lang: options.lang,
     labels,
