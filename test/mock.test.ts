@@ -477,6 +477,7 @@ describe('abha-link mock', () => {
       [['--otp', '12ab'], /--otp must be exactly 6 digits/],
       [['--port', '70000'], /--port must be a number from 0 to 65535/],
       [['--seed', join(tmp, 'missing.json')], /missing\.json: no such file/],
+      [['--seed', tmp], /: is a directory, not a file/],
       [['--seed', badSeed], /\/accounts\/0\/mobile mobile must be exactly 10 digits \(invalid\)/],
     ];
     for (const [args, message] of cases) {

@@ -455,6 +455,7 @@ describe('abha-link submit', () => {
       [['submit', '--base-url', mock.url, file('array.json', JSON.stringify([item('o2')]))], {}, /holds a JSON array; .* --ndjson/],
       [['submit', '--base-url', mock.url, file('broken.json', '{"a":')], {}, /broken\.json:1:6 invalid JSON/],
       [['submit', '--base-url', mock.url, '--api-key-file', join(tmp, 'no-key-file')], {}, /no-key-file: no such file/],
+      [['submit', '--base-url', mock.url, '--api-key-file', tmp, p], {}, /: is a directory, not a file/],
     ];
     for (const [args, env, message] of cases) {
       const r = await run(args, env);

@@ -21,7 +21,14 @@ export function inputName(file: string | undefined): string {
   return file === undefined || file === '-' ? '<stdin>' : file;
 }
 
-function describeFsError(e: unknown, file: string): string {
+/**
+ * Why a file could not be read, for a message: its name and the reason
+ * (no such file, permission denied, a directory, or the system code).
+ *
+ * @example
+ * describeFsError(Object.assign(new Error(), { code: 'ENOENT' }), 'seed.json') //=> 'seed.json: no such file'
+ */
+export function describeFsError(e: unknown, file: string): string {
   const code = (e as { code?: string }).code;
   switch (code) {
     case 'ENOENT':

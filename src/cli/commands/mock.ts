@@ -2,15 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { parseSeed, type MockSeed } from '../../mock/accounts.js';
 import { startMockServer, type MockEvent } from '../../mock/server.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, parseJson } from '../io.js';
+import { EXIT, UsageError, describeFsError, parseJson } from '../io.js';
 
 async function loadSeed(file: string): Promise<MockSeed> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new UsageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'unknown error'})`);
+    throw new UsageError(describeFsError(e, file));
   }
   const parsed = parseJson(text);
   if (!parsed.ok) throw new UsageError(`${file}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);

@@ -8,7 +8,7 @@ import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readText, writeOut, type NdjsonLine } from '../io.js';
+import { EXIT, UsageError, describeFsError, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readText, writeOut, type NdjsonLine } from '../io.js';
 
 export interface SubmitArgs {
   readonly baseUrl: string | undefined;
@@ -317,6 +317,7 @@ async function readApiKeyFile(file: string): Promise<string> {
   let text: string;
   try {
     const st = await stat(file);
+    if (st.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
     if (st.size > 4096) throw new UsageError(`${file}: too large for an API key file (expected one line)`);
     if ((st.mode & 0o077) !== 0 && process.platform !== 'win32') {
       process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
@@ -324,8 +325,7 @@ async function readApiKeyFile(file: string): Promise<string> {
     text = await readFile(file, 'utf8');
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    const code = (e as { code?: string }).code;
-    throw new UsageError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'unknown error'})`);
+    throw new UsageError(describeFsError(e, file));
   }
   const key = text.trim();
   if (key === '') throw new UsageError(`${file} is empty; it must hold the API key`);
