@@ -597,6 +597,34 @@ describe('abha-link submit', () => {
     for (const t of tags) expect(mock.linkCount(keyOf(t)).linked, t).toBe(states.has(keyOf(t)) ? 1 : 0);
   });
 
+  it('when the journal cannot be written midway, finishes the requests in flight and still prints the summary (exit 2)', async () => {
+    const journal = join(tmp, 'full.journal');
+    const tags = Array.from({ length: 40 }, (_, i) => `full-${i}`);
+    const p = file('full.ndjson', ndjson(tags.map(item)));
+    const q = (x: string): string => `'${x.replace(/'/g, "'\\''")}'`;
+    // A file-size limit of 2 KiB makes the journal's writes fail with EFBIG after about ten lines.
+    const command = `trap '' XFSZ; ulimit -f 2; exec ${q(process.execPath)} ${q(cli)} submit --ndjson --concurrency 2 --journal ${q(journal)} --base-url ${mock.url} ${q(p)}`;
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-c', command], { env: { ...process.env, ABHA_LINK_API_KEY: API_KEY } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^submit: \d+ items?: \d+ acknowledged/m);
+    expect(r.stderr).toContain('stopped before the end of the input');
+    expect(r.stderr).toMatch(/journal .*full\.journal: cannot be written \(EFBIG\)/);
+    expect(existsSync(`${journal}.lock`)).toBe(false);
+    // What the journal holds is true: nothing it calls acknowledged was left unlinked, and a rerun sends no item twice.
+    const states = (await readJournal(journal)).states;
+    for (const t of tags) if (states.get(keyOf(t)) === 'acknowledged') expect(mock.linkCount(keyOf(t)).linked).toBe(1);
+    const rerun = await run(['submit', '--ndjson', '--journal', journal, '--base-url', mock.url, p]);
+    expect(rerun.stderr).toMatch(/^submit: 40 items/m);
+    expect(Math.max(...tags.map((t) => mock.linkCount(keyOf(t)).linked))).toBe(1);
+  });
+
   it('Ctrl-C ends a run waiting on an idle stdin', async () => {
     const journal = join(tmp, 'idle.journal');
     const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', journal, '--base-url', mock.url, '-'], {

@@ -120,6 +120,34 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   };
   const failureKinds = new Map<string, number>();
   const counts = { done: 0, acknowledged: 0, failed: 0, unknown: 0, invalid: 0, skipped: 0 };
+  /** The batch's counts as the results came, for the summary also when the batch ends with an error. */
+  const tally: SubmitSummary = { total: 0, acknowledged: 0, warnings: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
+  const count = (r: ItemResult): void => {
+    tally.total++;
+    switch (r.outcome) {
+      case 'acknowledged':
+        tally.acknowledged++;
+        if (r.warnings !== undefined) tally.warnings++;
+        break;
+      case 'skipped':
+        if (r.reason === 'acknowledged-earlier') tally.alreadyAcknowledged++;
+        else tally.duplicates++;
+        break;
+      case 'failed':
+        tally.failed++;
+        break;
+      case 'unknown':
+        if (r.earlier) tally.unknownEarlier++;
+        else tally.unknown++;
+        break;
+      case 'invalid':
+        tally.invalid++;
+        break;
+      case 'would-send':
+        tally.wouldSend++;
+        break;
+    }
+  };
 
   /** The service's message, only with --show-service-messages: it may echo health data. */
   const said = (e: TransportError): string =>
@@ -129,6 +157,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     const at = where(r.index);
     const line = lineOf.get(r.index);
     lineOf.delete(r.index);
+    count(r);
     counts.done++;
     if (r.outcome === 'acknowledged') counts.acknowledged++;
     else if (r.outcome === 'skipped') counts.skipped++;
@@ -262,6 +291,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     onResult,
   };
   let summary: SubmitSummary;
+  /** Why the batch ended early with an error (the journal could not be written, the input could not be read). */
+  let failure: { error: unknown } | undefined;
   try {
     if (args.dryRun) {
       summary = await runBatch(items, options, () => Promise.reject(new Error('dry run: nothing is sent')));
@@ -271,8 +302,9 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       summary = await client.submitMany(items, options);
     }
   } catch (e) {
-    if (e instanceof JournalError) throw new UsageError(e.message);
-    throw e;
+    // The requests in flight have finished and the journal is closed: report what was done, then the error.
+    failure = { error: e instanceof JournalError ? new UsageError(e.message) : e };
+    summary = { ...tally, stopped: true };
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
@@ -308,7 +340,9 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     if (summary.stopped) lines.push('  stopped before the end of the input: rerun with the same --journal to continue');
     if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
   }
-  process.stderr.write(`${lines.join('\n')}\n`);
+  // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
+  if (failure === undefined || total > 0) process.stderr.write(`${lines.join('\n')}\n`);
+  if (failure !== undefined) throw failure.error;
   const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
   return bad ? EXIT.invalid : EXIT.ok;
 }
