@@ -215,16 +215,29 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
   let writing: Promise<void> | undefined;
   let closed = false;
 
+  /** Set by the first failed write: nothing more is written after a line that may be cut short. */
+  let broken: JournalError | undefined;
   const flush = async (): Promise<void> => {
     while (queue.length > 0) {
       const batch = queue.splice(0, queue.length);
+      if (broken !== undefined) {
+        for (const b of batch) b.reject(broken);
+        continue;
+      }
       try {
-        await fh.write(batch.map((b) => b.line).join(''));
+        // A write can be short (a file-size limit, a full disk): write the rest, so that a line
+        // reported durable is whole; the next write then fails with the real error.
+        const bytes = Buffer.from(batch.map((b) => b.line).join(''), 'utf8');
+        for (let at = 0; at < bytes.length; ) {
+          const { bytesWritten } = await fh.write(bytes, at, bytes.length - at);
+          if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
+          at += bytesWritten;
+        }
         if (fsync) await fh.sync();
         for (const b of batch) b.resolve();
       } catch (e) {
-        const err = new JournalError(`journal ${path}: cannot be written (${(e as { code?: string }).code ?? 'unknown error'})`);
-        for (const b of batch) b.reject(err);
+        broken = new JournalError(`journal ${path}: cannot be written (${(e as { code?: string }).code ?? 'unknown error'})`);
+        for (const b of batch) b.reject(broken);
       }
     }
   };
