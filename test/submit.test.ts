@@ -333,6 +333,44 @@ describe('openFileJournal', () => {
     await again.close();
   });
 
+  it('lets exactly one of several processes take over a stale lock', async () => {
+    const path = join(tmp, 'stale-race.journal');
+    const dead = await new Promise<number>((resolve) => {
+      const c = spawn(process.execPath, ['-e', '0']);
+      c.on('exit', () => resolve(c.pid ?? 0));
+    });
+    // Each contender waits for the same moment, so that they all find the stale lock together;
+    // the winner keeps the lock long after, so that a contender that started late cannot win after it.
+    const code = `import { openFileJournal } from ${JSON.stringify(join(root, 'dist/client/index.js'))};
+await new Promise((r) => setTimeout(r, Number(process.argv[2]) - Date.now()));
+try { const j = await openFileJournal(process.argv[1]); await new Promise((r) => setTimeout(r, Number(process.argv[2]) + 2500 - Date.now())); await j.close(); console.log('won'); }
+catch (e) { console.log(/is in use by process/.test(e.message) ? 'busy' : e.message); }`;
+    let startAt = 0;
+    const contender = (): Promise<string> =>
+      new Promise((resolve) => {
+        const c = spawn(process.execPath, ['--input-type=module', '-e', code, path, String(startAt)]);
+        let out = '';
+        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        c.on('close', () => resolve(out.trim()));
+      });
+    for (let round = 0; round < 2; round++) {
+      writeFileSync(`${path}.lock`, `${dead}\n`);
+      startAt = Date.now() + 1500;
+      const outcomes = await Promise.all(Array.from({ length: 6 }, contender));
+      expect(outcomes.sort(), `round ${round}`).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'won']);
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    }
+  });
+
+  it('leaves a lock alone at close when it is no longer its own', async () => {
+    const path = join(tmp, 'not-mine.journal');
+    const j = await openFileJournal(path);
+    writeFileSync(`${path}.lock`, '1\n');
+    await j.close();
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('1\n');
+    rmSync(`${path}.lock`);
+  });
+
   it('ignores a line cut short by a crash, but refuses a damaged line in the middle', async () => {
     const torn = file('torn.journal', `${JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' })}\n{"v":1,"key":"k1:bb","sta`);
     const j = await openFileJournal(torn);

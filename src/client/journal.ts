@@ -10,6 +10,7 @@
  * line is `sending` was in flight when the process died: its outcome is
  * unknown.
  */
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { AbhaLinkError } from '../errors.js';
@@ -157,22 +158,67 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function acquireLock(lockPath: string, journalPath: string): Promise<void> {
-  for (let i = 0; i < 2; i++) {
-    try {
-      await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
-      return;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'EEXIST') throw new JournalError(`journal ${journalPath}: cannot create its lock file (${(e as { code?: string }).code ?? 'unknown error'})`);
-    }
-    const pid = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || processAlive(pid))) {
+/** Creates `path` holding `content`, only if it does not exist (atomic); false when it exists. */
+async function createExclusive(path: string, content: string, journalPath: string): Promise<boolean> {
+  try {
+    await writeFile(path, content, { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'EEXIST') return false;
+    throw new JournalError(`journal ${journalPath}: cannot create its lock file (${(e as { code?: string }).code ?? 'unknown error'})`);
+  }
+}
+
+/** The pid a lock file names (its first word), or undefined. */
+function lockPid(content: string): number | undefined {
+  const pid = Number(content.trim().split(/\s+/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+const readLock = (path: string): Promise<string | undefined> => readFile(path, 'utf8').catch(() => undefined);
+
+/**
+ * Takes the lock `<journal>.lock`, holding this process's pid and a token of
+ * its own. A lock whose process is gone (a crash, a kill) is taken over, but
+ * only under a second lock `<journal>.lock.takeover`, and only if it is
+ * still the very lock found stale: two batches finding the same stale lock
+ * cannot both remove it and both go on. Resolves to the token, which close()
+ * checks before removing the lock.
+ */
+async function acquireLock(lockPath: string, journalPath: string): Promise<string> {
+  const token = `${process.pid} ${randomUUID()}\n`;
+  const takeoverPath = `${lockPath}.takeover`;
+  for (let i = 0; i < 100; i++) {
+    if (await createExclusive(lockPath, token, journalPath)) return token;
+    const holder = await readLock(lockPath);
+    if (holder === undefined) continue; // released meanwhile: try again
+    const pid = lockPid(holder);
+    if (pid !== undefined && (pid === process.pid || processAlive(pid))) {
       throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish, or remove the lock file if no batch is running`);
     }
-    // A stale lock: its process is gone (a crash or a kill). Take it over.
-    await rm(lockPath, { force: true });
+    if (await createExclusive(takeoverPath, token, journalPath)) {
+      try {
+        if ((await readLock(lockPath)) === holder) {
+          await rm(lockPath, { force: true });
+          if (await createExclusive(lockPath, token, journalPath)) return token;
+        }
+      } finally {
+        await rm(takeoverPath, { force: true });
+      }
+      continue;
+    }
+    // Another batch is taking the stale lock over; a takeover lock left by a process that died
+    // within those few milliseconds is removed.
+    const taker = lockPid((await readLock(takeoverPath)) ?? '');
+    if (taker !== undefined && taker !== process.pid && !processAlive(taker)) await rm(takeoverPath, { force: true });
+    await new Promise((r) => setTimeout(r, 10));
   }
   throw new JournalError(`journal ${journalPath}: cannot take its lock ${lockPath}`);
+}
+
+/** Removes the lock if it is still this batch's own (a lock taken over meanwhile is left alone). */
+async function releaseLock(lockPath: string, token: string): Promise<void> {
+  if ((await readLock(lockPath)) === token) await rm(lockPath, { force: true });
 }
 
 /** Options of {@link openFileJournal}. */
@@ -184,7 +230,8 @@ export interface FileJournalOptions {
 /**
  * Opens (or creates) a journal file for a batch. A lock file `<path>.lock`
  * keeps two batches from using the same journal at once; a lock left by a
- * process that is gone is taken over. Lines written concurrently are
+ * process that is gone is taken over (by one batch only, when several find
+ * it together). Lines written concurrently are
  * grouped into one write and one fsync; each `append` resolves once its line
  * is on disk.
  *
@@ -196,7 +243,7 @@ export interface FileJournalOptions {
  */
 export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<Journal> {
   const lockPath = `${path}.lock`;
-  await acquireLock(lockPath, path);
+  const lockToken = await acquireLock(lockPath, path);
   let loaded: Awaited<ReturnType<typeof readJournal>>;
   let fh: FileHandle;
   try {
@@ -206,7 +253,7 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     fh = await open(path, 'a', 0o600);
     if (!loaded.endsCleanly && loaded.tornBytes === 0) await fh.write('\n');
   } catch (e) {
-    await rm(lockPath, { force: true });
+    await releaseLock(lockPath, lockToken);
     if (e instanceof JournalError) throw e;
     throw new JournalError(`journal ${path}: cannot be opened for writing (${(e as { code?: string }).code ?? 'unknown error'})`);
   }
@@ -265,7 +312,7 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
       closed = true;
       while (writing !== undefined) await writing;
       await fh.close();
-      await rm(lockPath, { force: true });
+      await releaseLock(lockPath, lockToken);
     },
   };
 }
