@@ -30,7 +30,11 @@ const API_KEY = 'sk-submit-planted-Q7x2';
 const base = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as LinkCareContextRequest;
 /** A distinct valid link request. */
 const item = (tag: string): LinkCareContextRequest => ({ ...base, visitId: `OPD-S-${tag}` });
+/** The mock's key of an item (plain k1), for linkCount. */
 const keyOf = (tag: string): string => linkRequestKey(item(tag));
+/** The key a journal file records an item under: a keyed hash with the journal's salt. */
+const fileKey = async (path: string, tag: string): Promise<string> => linkRequestKey(item(tag), (await readJournal(path)).salt);
+const KEY2 = 'k2:[0-9a-f]{32}';
 
 let mock: MockServer;
 beforeAll(async () => {
@@ -80,7 +84,7 @@ describe('client.submitMany', () => {
     const invalid = results.filter((r) => r.outcome === 'invalid');
     expect(invalid.map((r) => r.index).sort()).toEqual([1, 3]);
     expect(invalid[0]?.outcome === 'invalid' && invalid[0].issues[0]?.path).toBe('/visitDate');
-    for (const t of tags) expect(journal.entries.filter((e) => e.key === keyOf(t)).map((e) => e.state)).toEqual(['sending', 'acknowledged']);
+    for (const t of tags) expect(journal.entries.filter((e) => e.key === journal.keyOf(item(t))).map((e) => e.state)).toEqual(['sending', 'acknowledged']);
   });
 
   it('resumes from its journal: acknowledged items are skipped, the rest sent', async () => {
@@ -96,7 +100,7 @@ describe('client.submitMany', () => {
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'drop', when: 'before' } });
     const first = await client().submitMany([item('c1')], { journal });
     expect(first).toMatchObject({ unknown: 1, acknowledged: 0 });
-    expect(journal.entries.at(-1)).toMatchObject({ key: keyOf('c1'), state: 'unknown', error: 'OutcomeUnknownError' });
+    expect(journal.entries.at(-1)).toMatchObject({ key: journal.keyOf(item('c1')), state: 'unknown', error: 'OutcomeUnknownError', reason: 'connection-lost' });
     const results: ItemResult[] = [];
     const second = await client().submitMany([item('c1')], { journal, onResult: (r) => void results.push(r) });
     expect(second).toMatchObject({ unknownEarlier: 1, acknowledged: 0 });
@@ -131,7 +135,8 @@ describe('client.submitMany', () => {
   });
 
   it('treats an item left "sending" by a crashed run as unknown', async () => {
-    const journal = memoryJournal([{ key: keyOf('d1'), state: 'sending' }]);
+    const journal = memoryJournal();
+    await journal.append({ key: journal.keyOf(item('d1')), state: 'sending' });
     const summary = await client().submitMany([item('d1'), item('d2')], { journal });
     expect(summary).toMatchObject({ unknownEarlier: 1, acknowledged: 1 });
     expect(mock.linkCount(keyOf('d1')).received).toBe(0);
@@ -193,7 +198,7 @@ describe('client.submitMany', () => {
     const states = (await readJournal(path)).states;
     for (const t of ['if1', 'if2', 'if3']) {
       expect(mock.linkCount(keyOf(t)).linked).toBe(1);
-      expect(states.get(keyOf(t))).toBe('acknowledged');
+      expect(states.get(await fileKey(path, t))).toBe('acknowledged');
     }
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
@@ -276,13 +281,28 @@ describe('client.submitMany', () => {
   });
 
   it('dry run: validates and checks the journal, sends and writes nothing', async () => {
-    const journal = memoryJournal([{ key: keyOf('i1'), state: 'acknowledged' }]);
+    const journal = memoryJournal();
+    await journal.append({ key: journal.keyOf(item('i1')), state: 'acknowledged' });
     const results: ItemResult[] = [];
     const summary = await client().submitMany([item('i1'), item('i2'), { nope: 1 }], { journal, dryRun: true, onResult: (r) => void results.push(r) });
     expect(summary).toMatchObject({ wouldSend: 1, alreadyAcknowledged: 1, invalid: 1 });
-    expect(results.find((r) => r.outcome === 'would-send')).toMatchObject({ key: keyOf('i2'), hiTypes: ['Prescription'] });
+    expect(results.find((r) => r.outcome === 'would-send')).toMatchObject({ key: journal.keyOf(item('i2')), hiTypes: ['Prescription'] });
     expect(journal.entries).toHaveLength(1);
     expect(mock.linkCount(keyOf('i2')).received).toBe(0);
+  });
+});
+
+describe('linkRequestKey', () => {
+  it('is a keyed hash under a salt: stable with the same salt, unrelated without it', () => {
+    const salt = Buffer.alloc(32, 7);
+    const k = linkRequestKey(item('key1'), salt);
+    expect(k).toMatch(new RegExp(`^${KEY2}$`));
+    expect(linkRequestKey(item('key1'), Buffer.alloc(32, 7))).toBe(k);
+    expect(linkRequestKey(item('key1'), Buffer.alloc(32, 8))).not.toBe(k);
+    expect(linkRequestKey(item('key2'), salt)).not.toBe(k);
+    expect(linkRequestKey(item('key1'))).toMatch(/^k1:[0-9a-f]{32}$/);
+    expect(linkRequestKey(item('key1')).slice(3)).not.toBe(k.slice(3));
+    expect(() => linkRequestKey(item('key1'), Buffer.alloc(8))).toThrow(/at least 16/);
   });
 });
 
@@ -291,14 +311,35 @@ describe('openFileJournal', () => {
     const path = join(tmp, 'lib.journal');
     const summary = await client().submitMany([item('j1'), item('j2')], { journal: path });
     expect(summary.acknowledged).toBe(2);
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    const [header, ...lines] = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    // The first line holds the journal's own salt; items are keyed with a keyed hash under it.
+    expect(header).toEqual({ v: 2, journal: 'abha-link', salt: expect.stringMatching(/^[\w-]{43}$/) as unknown });
     expect(lines).toHaveLength(4);
-    expect(lines.every((l) => l.v === 1 && /^k1:[0-9a-f]{32}$/.test(l.key))).toBe(true);
-    expect((await readJournal(path)).states.get(keyOf('j1'))).toBe('acknowledged');
+    expect(lines.every((l) => l.v === 2 && new RegExp(`^${KEY2}$`).test(l.key))).toBe(true);
+    expect(lines[0]?.key).not.toBe(keyOf('j1'));
+    expect((await readJournal(path)).states.get(await fileKey(path, 'j1'))).toBe('acknowledged');
     const text = readFileSync(path, 'utf8');
     for (const phi of [base.abhaAddress, base.visitId, 'OPD-S-j1', 'Metformin', 'Meera', base.hipId]) expect(text).not.toContain(phi);
     expect(statSync(path).mode & 0o077).toBe(0);
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it('keeps reading and continuing a journal of the first format (plain k1 keys, no salt line)', async () => {
+    const path = file('format1.journal', `${JSON.stringify({ v: 1, key: keyOf('v1a'), state: 'acknowledged' })}\n`);
+    const dry = await client().submitMany([item('v1a'), item('v1b')], { journal: path, dryRun: true });
+    expect(dry).toMatchObject({ alreadyAcknowledged: 1, wouldSend: 1 });
+    const summary = await client().submitMany([item('v1a'), item('v1b')], { journal: path });
+    expect(summary).toMatchObject({ alreadyAcknowledged: 1, acknowledged: 1 });
+    expect(mock.linkCount(keyOf('v1a')).received).toBe(0);
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    expect(lines.map((l) => [l.v, l.key, l.state])).toEqual([
+      [1, keyOf('v1a'), 'acknowledged'],
+      [1, keyOf('v1b'), 'sending'],
+      [1, keyOf('v1b'), 'acknowledged'],
+    ]);
+    // A line of the other format in a journal is damage, not a silent switch of keys.
+    const mixed = file('mixed.journal', `${JSON.stringify({ v: 1, key: keyOf('v1a'), state: 'acknowledged' })}\n${JSON.stringify({ v: 2, key: 'k2:00', state: 'sending' })}\n`);
+    await expect(readJournal(mixed)).rejects.toThrow(/line 2 is not a journal entry/);
   });
 
   it('groups concurrent appends into few writes, and resolves every one once it is on disk', async () => {
@@ -311,7 +352,7 @@ describe('openFileJournal', () => {
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
     }
     await Promise.all(appends);
-    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(200);
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1 + 200);
     await j.append({ key: 'k1:last', state: 'acknowledged' });
     await j.close();
     expect((await readJournal(path)).states.size).toBe(201);
@@ -357,7 +398,7 @@ catch (e) { console.log(/is in use by process/.test(e.message) ? 'busy' : e.mess
       writeFileSync(`${path}.lock`, `${dead}\n`);
       startAt = Date.now() + 1500;
       const outcomes = await Promise.all(Array.from({ length: 6 }, contender));
-      expect(outcomes.sort(), `round ${round}`).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'won']);
+      expect(outcomes.sort(), `round ${round}: ${JSON.stringify(outcomes)}`).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'won']);
       expect(existsSync(`${path}.lock`)).toBe(false);
     }
   });
@@ -415,7 +456,7 @@ describe('abha-link submit', () => {
     const p = file('one.json', JSON.stringify(item('k1'), null, 2));
     const r = await run(['submit', '--base-url', mock.url, p]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} acknowledged ${keyOf('k1')} \\(HTTP 200, request [0-9a-f-]{36}\\)\\n$`));
+    expect(r.stdout).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} acknowledged ${KEY2} \\(HTTP 200, request [0-9a-f-]{36}\\)\\n$`));
     expect(r.stderr).toContain('submit: 1 item: 1 acknowledged');
     expect(mock.linkCount(keyOf('k1')).linked).toBe(1);
   });
@@ -426,7 +467,7 @@ describe('abha-link submit', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`${p}:2 invalid, not sent: not JSON`);
     expect(r.stdout).toContain(`${p}:3 invalid, not sent: /hipId hipId must not be empty (empty)`);
-    expect(r.stdout).toContain(`${p}:5 acknowledged ${keyOf('l3')}`);
+    expect(r.stdout).toMatch(new RegExp(`:5 acknowledged ${KEY2}`));
     expect(r.stderr).toMatch(/submit: 4 items: 2 acknowledged, 0 already acknowledged \(skipped\), 0 failed, 0 outcome unknown, 2 invalid/);
     expect(mock.linkCount(keyOf('l1')).linked).toBe(1);
     expect(mock.linkCount(linkRequestKey({ ...item('l2'), hipId: '' })).received).toBe(0);
@@ -436,7 +477,7 @@ describe('abha-link submit', () => {
     const r = await run(['submit', '--ndjson', '--format', 'json', '--base-url', mock.url, '-'], {}, ndjson([item('m1'), { nope: true }]));
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toContainEqual(expect.objectContaining({ line: 1, outcome: 'acknowledged', key: keyOf('m1'), status: 200 }));
+    expect(lines).toContainEqual(expect.objectContaining({ line: 1, outcome: 'acknowledged', key: expect.stringMatching(new RegExp(`^${KEY2}$`)) as unknown, status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ line: 2, outcome: 'invalid' }));
   });
 
@@ -445,7 +486,10 @@ describe('abha-link submit', () => {
     const p = file('dry.ndjson', ndjson([item('n1'), item('n2')]));
     const r = await run(['submit', '--dry-run', '--ndjson', p], { ABHA_LINK_API_KEY: '' });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${p}:1 would send ${keyOf('n1')}: 1 care context (Prescription)\n${p}:2 would send ${keyOf('n2')}: 1 care context (Prescription)\n`);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^.*dry\\.ndjson:1 would send ${KEY2}: 1 care context \\(Prescription\\)$`));
+    expect(lines[1]).toMatch(new RegExp(`^.*dry\\.ndjson:2 would send ${KEY2}: 1 care context \\(Prescription\\)$`));
+    expect(lines.slice(2)).toEqual(['']);
     expect(r.stderr).toContain('nothing was sent');
     expect(mock.stats().linkReceived).toBe(before);
   });
@@ -537,8 +581,8 @@ describe('abha-link submit', () => {
     const p = file('secrets.ndjson', ndjson(items));
     const r = await run(['submit', '--ndjson', '--concurrency', '1', '--journal', journal, '--base-url', mock.url, p]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/:1 failed k1:[0-9a-f]+: RejectedError: POST \/api\/m2\/multiple\/link-carecontext HTTP 400/);
-    expect(r.stdout).toMatch(/:2 outcome unknown k1:[0-9a-f]+: POST .* the connection was lost/);
+    expect(r.stdout).toMatch(/:1 failed k2:[0-9a-f]+: RejectedError: POST \/api\/m2\/multiple\/link-carecontext HTTP 400/);
+    expect(r.stdout).toMatch(/:2 outcome unknown k2:[0-9a-f]+: POST .* the connection was lost/);
     expect(r.stderr).toMatch(/reasons: 1 × RejectedError HTTP 400, 1 × OutcomeUnknownError/);
     expect(r.stderr).toMatch(/check with the service, then rerun with --retry-unknown/);
     const journalText = readFileSync(journal, 'utf8');
@@ -592,7 +636,7 @@ describe('abha-link submit', () => {
     expect(stderr).toContain('stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)');
     child.kill('SIGINT');
     expect(await exited).toBe(1);
-    expect(stdout.match(/ outcome unknown k1:\w+: POST .*aborted by the caller while the request was in flight/g)).toHaveLength(2);
+    expect(stdout.match(/ outcome unknown k2:\w+: POST .*aborted by the caller while the request was in flight/g)).toHaveLength(2);
     expect(stderr).toMatch(/submit: 4 items: 2 acknowledged, 0 already acknowledged \(skipped\), 0 failed, 2 outcome unknown, 0 invalid/);
     expect(stderr).toContain('stopped before the end of the input: rerun with the same --journal to continue');
     const states = (await readJournal(journal)).states;
@@ -632,7 +676,7 @@ describe('abha-link submit', () => {
     expect(states.size).toBeGreaterThan(0);
     expect(states.size).toBeLessThan(tags.length);
     expect(new Set(states.values())).toEqual(new Set(['acknowledged']));
-    for (const t of tags) expect(mock.linkCount(keyOf(t)).linked, t).toBe(states.has(keyOf(t)) ? 1 : 0);
+    for (const t of tags) expect(mock.linkCount(keyOf(t)).linked, t).toBe(states.has(await fileKey(journal, t)) ? 1 : 0);
   });
 
   it('when the journal cannot be written midway, finishes the requests in flight and still prints the summary (exit 2)', async () => {
@@ -657,7 +701,7 @@ describe('abha-link submit', () => {
     expect(existsSync(`${journal}.lock`)).toBe(false);
     // What the journal holds is true: nothing it calls acknowledged was left unlinked, and a rerun sends no item twice.
     const states = (await readJournal(journal)).states;
-    for (const t of tags) if (states.get(keyOf(t)) === 'acknowledged') expect(mock.linkCount(keyOf(t)).linked).toBe(1);
+    for (const t of tags) if (states.get(await fileKey(journal, t)) === 'acknowledged') expect(mock.linkCount(keyOf(t)).linked).toBe(1);
     const rerun = await run(['submit', '--ndjson', '--journal', journal, '--base-url', mock.url, p]);
     expect(rerun.stderr).toMatch(/^submit: 40 items/m);
     expect(Math.max(...tags.map((t) => mock.linkCount(keyOf(t)).linked))).toBe(1);
@@ -730,9 +774,9 @@ describe('abha-link submit', () => {
     // Resume: the 4 acknowledged are skipped, the 2 in flight at the kill are reported, not sent; the other 4 are sent.
     const resumed = await run(['submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p]);
     expect(resumed.code).toBe(1);
-    expect(resumed.stdout.match(/ skipped k1:\w+: acknowledged in an earlier run/g)).toHaveLength(4);
-    expect(resumed.stdout.match(/ outcome unknown k1:\w+: unknown since an earlier run/g)).toHaveLength(2);
-    expect(resumed.stdout.match(/ acknowledged k1:/g)).toHaveLength(4);
+    expect(resumed.stdout.match(/ skipped k2:\w+: acknowledged in an earlier run/g)).toHaveLength(4);
+    expect(resumed.stdout.match(/ outcome unknown k2:\w+: unknown since an earlier run/g)).toHaveLength(2);
+    expect(resumed.stdout.match(/ acknowledged k2:/g)).toHaveLength(4);
     expect(resumed.stderr).toContain('submit: 10 items: 4 acknowledged, 4 already acknowledged (skipped), 0 failed, 2 outcome unknown, 0 invalid');
     expect(linked().filter((n) => n === 1)).toHaveLength(8);
     expect(Math.max(...linked())).toBe(1);

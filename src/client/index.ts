@@ -34,7 +34,7 @@ export { jwtExpiry } from './token.js';
 export { parseBaseUrl } from './base-url.js';
 export { redactServiceMessage } from './redact.js';
 export { asSessionToken, type SessionToken } from './session.js';
-export { linkRequestKey } from './key.js';
+export { linkRequestKey, type LinkRequestIdentity } from './key.js';
 export {
   JournalError,
   memoryJournal,
@@ -45,6 +45,7 @@ export {
   type JournalEntry,
   type JournalState,
   type MemoryJournal,
+  type MemoryJournalOptions,
 } from './journal.js';
 export { reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
 export type { CallOptions, FetchLike } from './transport.js';

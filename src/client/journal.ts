@@ -9,11 +9,19 @@
  * request leaves), then `acknowledged`, `failed` or `unknown`. A key whose last
  * line is `sending` was in flight when the process died: its outcome is
  * unknown.
+ *
+ * Format 2 (new journals) starts with a header line holding a random salt,
+ * `{"v":2,"journal":"abha-link","salt":"..."}`, and keys its items with
+ * `linkRequestKey(request, salt)` (`k2:`, a keyed hash: a list of ABHA
+ * addresses or visit ids cannot be checked against the journal without its
+ * salt). Format 1 (journals written before) has no header and plain `k1:`
+ * keys; such a journal is still read and continued in format 1.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
 import { AbhaLinkError } from '../errors.js';
+import { linkRequestKey, type LinkRequestIdentity } from './key.js';
 
 /** The state of an item in the journal. */
 export type JournalState = 'sending' | 'acknowledged' | 'failed' | 'unknown';
@@ -22,7 +30,7 @@ const STATES: ReadonlySet<string> = new Set<JournalState>(['sending', 'acknowled
 
 /** One line of the journal. */
 export interface JournalEntry {
-  /** The item's key (linkRequestKey). */
+  /** The item's key (the journal's keyOf, see linkRequestKey). */
   readonly key: string;
   readonly state: JournalState;
   /** When the line was written, ISO 8601. */
@@ -53,6 +61,12 @@ export interface JournalEntry {
 export interface Journal {
   /** The last state of every key recorded so far. */
   load(): Promise<Map<string, JournalState>>;
+  /**
+   * The key this journal records a request under. The file and memory
+   * journals use a keyed hash with a salt of their own (see linkRequestKey);
+   * when a journal has no keyOf, the batch uses the plain `linkRequestKey(request)`.
+   */
+  keyOf?(request: LinkRequestIdentity): string;
   /** Records a line; resolves once it is durable. */
   append(entry: JournalEntry): Promise<void>;
   /** Waits for pending lines and releases the journal. */
@@ -70,18 +84,16 @@ export class JournalError extends AbhaLinkError {
   override name = 'JournalError';
 }
 
-function toLine(e: JournalEntry): string {
-  const o: Record<string, unknown> = { v: 1, key: e.key, state: e.state };
-  if (e.at !== undefined) o.at = e.at;
-  if (e.requestId !== undefined) o.requestId = e.requestId;
-  if (e.status !== undefined) o.status = e.status;
-  if (e.error !== undefined) o.error = e.error;
-  if (e.reason !== undefined) o.reason = e.reason;
-  return `${JSON.stringify(o)}\n`;
+/** The salt of a new journal: 32 random bytes. */
+const SALT_BYTES = 32;
+const SALT_TEXT = /^[A-Za-z0-9_-]{43}$/;
+
+function headerLine(salt: Buffer): string {
+  return `${JSON.stringify({ v: 2, journal: 'abha-link', salt: salt.toString('base64url') })}\n`;
 }
 
-/** Parses one line; undefined when it is not a journal entry. */
-function parseLine(text: string): JournalEntry | undefined {
+/** The salt of a header line, or undefined when the line is not a header. */
+function parseHeader(text: string): Buffer | undefined {
   let o: unknown;
   try {
     o = JSON.parse(text);
@@ -90,7 +102,31 @@ function parseLine(text: string): JournalEntry | undefined {
   }
   if (o === null || typeof o !== 'object') return undefined;
   const r = o as Record<string, unknown>;
-  if (r.v !== 1 || typeof r.key !== 'string' || r.key === '' || r.key.length > 256 || typeof r.state !== 'string' || !STATES.has(r.state)) return undefined;
+  if (r.v !== 2 || r.journal !== 'abha-link' || typeof r.salt !== 'string' || !SALT_TEXT.test(r.salt)) return undefined;
+  return Buffer.from(r.salt, 'base64url');
+}
+
+function toLine(e: JournalEntry, version: 1 | 2): string {
+  const o: Record<string, unknown> = { v: version, key: e.key, state: e.state };
+  if (e.at !== undefined) o.at = e.at;
+  if (e.requestId !== undefined) o.requestId = e.requestId;
+  if (e.status !== undefined) o.status = e.status;
+  if (e.error !== undefined) o.error = e.error;
+  if (e.reason !== undefined) o.reason = e.reason;
+  return `${JSON.stringify(o)}\n`;
+}
+
+/** Parses one entry line of a journal of format `version`; undefined when it is not one. */
+function parseLine(text: string, version: 1 | 2): JournalEntry | undefined {
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (o === null || typeof o !== 'object') return undefined;
+  const r = o as Record<string, unknown>;
+  if (r.v !== version || typeof r.key !== 'string' || r.key === '' || r.key.length > 256 || typeof r.state !== 'string' || !STATES.has(r.state)) return undefined;
   return { key: r.key, state: r.state as JournalState };
 }
 
@@ -101,31 +137,52 @@ function parseLine(text: string): JournalEntry | undefined {
  * cut short by a crash) is ignored; any complete line that is not an entry,
  * the last one included, is a {@link JournalError}.
  *
- * @returns the states; whether the file ends with a newline; its size; the bytes of a torn last line (0 when none)
+ * @returns the states; the salt of its keys (undefined for a format-1 or
+ * empty journal); its format (1 or 2; 0 when empty); whether the file ends
+ * with a newline; its size; the bytes of a torn last line (0 when none)
  * @example
- * const { states } = await readJournal('links.journal')
- * states.get(key) //=> 'acknowledged'
+ * const { states, salt } = await readJournal('links.journal')
+ * states.get(linkRequestKey(request, salt)) //=> 'acknowledged'
  */
-export async function readJournal(path: string): Promise<{ states: Map<string, JournalState>; endsCleanly: boolean; size: number; tornBytes: number }> {
+export async function readJournal(
+  path: string,
+): Promise<{ states: Map<string, JournalState>; salt: Buffer | undefined; version: 0 | 1 | 2; endsCleanly: boolean; size: number; tornBytes: number }> {
   const states = new Map<string, JournalState>();
   let size: number;
   try {
     size = (await stat(path)).size;
   } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return { states, endsCleanly: true, size: 0, tornBytes: 0 };
+    if ((e as { code?: string }).code === 'ENOENT') return { states, salt: undefined, version: 0, endsCleanly: true, size: 0, tornBytes: 0 };
     throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
   }
   let carry = '';
   let lineNo = 0;
+  let version: 0 | 1 | 2 = 0;
+  let salt: Buffer | undefined;
   const damaged = (line: number): JournalError => new JournalError(`journal ${path}: line ${line} is not a journal entry; the file is damaged (fix or remove that line)`);
+  /** An entry (or, as the first line, the header); undefined when the line is neither. */
+  const read = (line: string): JournalEntry | 'header' | undefined => {
+    if (version === 0) {
+      salt = parseHeader(line);
+      if (salt !== undefined) {
+        version = 2;
+        return 'header';
+      }
+      // No header: a journal of format 1, written before keyed hashes.
+      const e = parseLine(line, 1);
+      if (e !== undefined) version = 1;
+      return e;
+    }
+    return parseLine(line, version);
+  };
   // Only a last line without its newline can be a write cut short; a complete line that is not
   // an entry is damage (or not a journal at all), wherever it is.
   const take = (line: string): void => {
     lineNo++;
     if (line.trim() === '') return;
-    const e = parseLine(line);
+    const e = read(line);
     if (e === undefined) throw damaged(lineNo);
-    states.set(e.key, e.state);
+    if (e !== 'header') states.set(e.key, e.state);
   };
   try {
     for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
@@ -142,11 +199,11 @@ export async function readJournal(path: string): Promise<{ states: Map<string, J
   let tornBytes = 0;
   if (!endsCleanly) {
     // The last line has no newline: a write cut short, unless it parses.
-    const e = parseLine(carry);
-    if (e !== undefined) states.set(e.key, e.state);
-    else tornBytes = Buffer.byteLength(carry, 'utf8');
+    const e = read(carry);
+    if (e === undefined) tornBytes = Buffer.byteLength(carry, 'utf8');
+    else if (e !== 'header') states.set(e.key, e.state);
   }
-  return { states, endsCleanly, size, tornBytes };
+  return { states, salt, version, endsCleanly, size, tornBytes };
 }
 
 function processAlive(pid: number): boolean {
@@ -246,12 +303,22 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
   const lockToken = await acquireLock(lockPath, path);
   let loaded: Awaited<ReturnType<typeof readJournal>>;
   let fh: FileHandle;
+  let salt: Buffer | undefined;
   try {
     loaded = await readJournal(path);
     // A line cut short by a crash is removed, so that it does not end up in the middle.
     if (loaded.tornBytes > 0) await truncate(path, loaded.size - loaded.tornBytes);
     fh = await open(path, 'a', 0o600);
     if (!loaded.endsCleanly && loaded.tornBytes === 0) await fh.write('\n');
+    if (loaded.version === 0) {
+      // A new journal (or one holding no line yet): format 2, with a salt of its own.
+      salt = randomBytes(SALT_BYTES);
+      await fh.truncate(0);
+      await fh.write(headerLine(salt));
+      await fh.sync();
+    } else {
+      salt = loaded.salt;
+    }
   } catch (e) {
     await releaseLock(lockPath, lockToken);
     if (e instanceof JournalError) throw e;
@@ -298,12 +365,14 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     });
   };
 
+  const version = salt === undefined ? 1 : 2;
   return {
     load: () => Promise.resolve(new Map(loaded.states)),
+    keyOf: (request) => linkRequestKey(request, salt),
     append(entry) {
       if (closed) return Promise.reject(new JournalError(`journal ${path} is closed`));
       return new Promise<void>((resolve, reject) => {
-        queue.push({ line: toLine(entry), resolve, reject });
+        queue.push({ line: toLine(entry, version), resolve, reject });
         kick();
       });
     },
@@ -321,20 +390,32 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
 export interface MemoryJournal extends Journal {
   /** Every line recorded, in order. */
   readonly entries: readonly JournalEntry[];
+  keyOf(request: LinkRequestIdentity): string;
+}
+
+/** Options of {@link memoryJournal}. */
+export interface MemoryJournalOptions {
+  /** The salt of its keys (at least 16 bytes; default: 32 random bytes). Give the same salt to continue a journal. */
+  readonly salt?: Uint8Array;
 }
 
 /**
  * A journal in memory: the same rules as a file, without the durability.
+ * Its keys are keyed hashes under its own salt: compute them with `keyOf`.
  *
  * @example
  * const journal = memoryJournal()
  * await client.submitMany(items, { journal })
  * journal.entries.filter((e) => e.state === 'acknowledged').length //=> 3
+ * journal.entries.at(-1)?.key === journal.keyOf(items[2]) //=> true
  */
-export function memoryJournal(initial: readonly JournalEntry[] = []): MemoryJournal {
+export function memoryJournal(initial: readonly JournalEntry[] = [], options: MemoryJournalOptions = {}): MemoryJournal {
   const entries: JournalEntry[] = [...initial];
+  const salt = options.salt ?? randomBytes(SALT_BYTES);
+  if (!(salt instanceof Uint8Array) || salt.length < 16) throw new TypeError('salt must be at least 16 random bytes');
   return {
     entries,
+    keyOf: (request) => linkRequestKey(request, salt),
     load() {
       const m = new Map<string, JournalState>();
       for (const e of entries) m.set(e.key, e.state);

@@ -19,6 +19,7 @@
  * Only the set of keys seen in this run and the journal's key index grow
  * (one entry per distinct item, about 100 bytes each).
  */
+import { randomBytes } from 'node:crypto';
 import { untilAborted } from './abort.js';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
@@ -205,15 +206,25 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const ownJournal = typeof options.journal === 'string';
   let journal: Journal | undefined;
   let states: Map<string, JournalState> | undefined;
+  /** The salt of the items' keys: the journal's; without a journal, one of this run (undefined: plain k1 keys). */
+  let salt: Uint8Array | undefined;
+  let keyOfJournal: Journal['keyOf'];
   if (typeof options.journal === 'string') {
     if (options.dryRun === true) {
-      states = (await readJournal(options.journal)).states;
+      const read = await readJournal(options.journal);
+      states = read.states;
+      salt = read.version === 0 ? randomBytes(32) : read.salt;
     } else {
       journal = await openFileJournal(options.journal);
+      keyOfJournal = journal.keyOf?.bind(journal);
     }
   } else {
     journal = options.journal;
+    // A journal of its own kind without keyOf keeps plain keys.
+    keyOfJournal = journal?.keyOf?.bind(journal) ?? (journal === undefined ? undefined : (r) => linkRequestKey(r));
+    if (journal === undefined) salt = randomBytes(32);
   }
+  const keyOf = keyOfJournal ?? ((request: LinkCareContextRequest): string => linkRequestKey(request, salt));
   const inFlight = new Set<Promise<void>>();
   // Keys taken in this run, in input order: a second copy of an item is never sent (with or
   // without a journal, whatever the concurrency). One entry per distinct item.
@@ -241,7 +252,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       return;
     }
     const request = checked.value;
-    const key = linkRequestKey(request);
+    const key = keyOf(request);
     // Checked before the first await: items start in input order, so the first copy is the one sent.
     if (seen.has(key)) {
       summary.duplicates++;

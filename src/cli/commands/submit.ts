@@ -383,11 +383,15 @@ comes from --base-url or ABHA_LINK_BASE_URL; it must be https (http only to
 
 Safety: the link call is not known to be idempotent, so a request that may have
 reached the service without a clear answer ("outcome unknown") is never sent
-again automatically. With --journal FILE every item's key (a hash, no health
-data) and outcome is recorded and synced to disk, the "sending" record before
-the request leaves; a rerun with the same journal skips acknowledged items,
-resends failed ones, and reports items whose outcome is unknown (including those
-in flight when a run was killed) without sending them, unless --retry-unknown.
+again automatically. With --journal FILE every item's key (a keyed hash under
+the journal's own salt: no health data, and not checkable against a list of
+ABHA addresses without the journal) and outcome is recorded and synced to disk,
+the "sending" record before the request leaves; a rerun with the same journal
+skips acknowledged items, resends failed ones, and reports items whose outcome
+is unknown (including those in flight when a run was killed) without sending
+them, unless --retry-unknown. A second copy of an item in the same input is
+skipped, never sent twice. The KEY printed per item is the journal's key
+(without --journal, a key of this run only).
 
 Options:
   --base-url URL        the service (default: $ABHA_LINK_BASE_URL)
