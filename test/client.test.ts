@@ -25,7 +25,7 @@ import {
   type ClientOptions,
   type FetchLike,
 } from '../src/client/index.js';
-import { startMockServer, type MockServer } from '../src/mock/index.js';
+import { startMockServer, type MockEvent, type MockServer } from '../src/mock/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
 
 const API_KEY = 'sk-planted-Zq8vX3kLm2Pw9';
@@ -37,8 +37,16 @@ const request = (n: number): LinkCareContextRequest => ({ ...base, visitId: `OPD
 
 let mock: MockServer;
 const otps: string[] = [];
+/** Called with every event of the mock (tests add and remove their own). */
+const listeners = new Set<(e: MockEvent) => void>();
 beforeAll(async () => {
-  mock = await startMockServer({ apiKey: API_KEY, onEvent: (e) => e.type === 'otp' && otps.push(e.otp) });
+  mock = await startMockServer({
+    apiKey: API_KEY,
+    onEvent: (e) => {
+      if (e.type === 'otp') otps.push(e.otp);
+      for (const l of listeners) l(e);
+    },
+  });
 });
 afterAll(() => mock.close());
 beforeEach(() => mock.faults.clear());
@@ -281,13 +289,19 @@ describe('linkCareContexts', () => {
   });
 
   it('honours Retry-After as an HTTP date on 503', async () => {
+    // The client's clock is a whole second; the service asks to come back one second later.
     const clock = Date.UTC(2026, 10, 21, 10, 0, 0);
     const { c, calls } = client({ now: () => clock });
     await c.linkCareContexts(request(320));
-    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 503, retryAfter: new Date(clock).toUTCString() } });
+    mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 503, retryAfter: new Date(clock + 1000).toUTCString() } });
+    const t0 = performance.now();
     const r = await c.linkCareContexts(request(321));
+    const waited = performance.now() - t0;
     expect(r.success).toBe(true);
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(5000);
     expect(linkCalls(calls)).toBe(3);
+    expect(mock.linkCount(linkRequestKey(request(321)))).toEqual({ received: 2, linked: 1 });
   });
 
   it('fails at once when Retry-After is longer than the cap, saying it was not processed', async () => {
@@ -581,9 +595,18 @@ describe('linkCareContexts', () => {
     await c.linkCareContexts(request(510));
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'hang' } });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    const e = await failure(c.linkCareContexts(request(511), { signal: ac.signal }));
-    expect(e).toMatchObject({ name: 'OutcomeUnknownError', reason: 'aborted' });
+    // Abort once the mock holds the whole request (it reports the hang when it has read the body).
+    const onHang = (e: MockEvent): void => {
+      if (e.type === 'request' && e.status === 'hung') ac.abort();
+    };
+    listeners.add(onHang);
+    try {
+      const e = await failure(c.linkCareContexts(request(511), { signal: ac.signal }));
+      expect(e).toMatchObject({ name: 'OutcomeUnknownError', reason: 'aborted' });
+      expect(mock.linkCount(linkRequestKey(request(511)))).toEqual({ received: 1, linked: 0 });
+    } finally {
+      listeners.delete(onHang);
+    }
   });
 
   it('keeps the whole call within its deadline', async () => {
