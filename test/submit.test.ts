@@ -20,6 +20,7 @@ import {
   type ItemResult,
   type JournalEntry,
 } from '../src/client/index.js';
+import { KeySet } from '../src/client/key-set.js';
 import { startMockServer, type MockServer } from '../src/mock/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
 
@@ -303,6 +304,23 @@ describe('linkRequestKey', () => {
     expect(linkRequestKey(item('key1'))).toMatch(/^k1:[0-9a-f]{32}$/);
     expect(linkRequestKey(item('key1')).slice(3)).not.toBe(k.slice(3));
     expect(() => linkRequestKey(item('key1'), Buffer.alloc(8))).toThrow(/at least 16/);
+  });
+});
+
+describe('KeySet', () => {
+  it('remembers every key exactly, compact keys and others alike, across growth', () => {
+    const seen = new KeySet();
+    const keys = Array.from({ length: 5000 }, (_, i) => linkRequestKey(item(`ks${i}`), Buffer.alloc(32, 3)));
+    for (const k of keys) expect(seen.add(k)).toBe(true);
+    for (const k of keys) expect(seen.add(k)).toBe(false);
+    // Keys of another shape or prefix, and the all-zero key, are kept too.
+    for (const k of ['k1:00112233445566778899aabbccddeeff', 'custom-key', 'k2:00000000000000000000000000000000']) {
+      expect(seen.add(k)).toBe(true);
+      expect(seen.add(k)).toBe(false);
+    }
+    // Two keys that differ only in their last digit are two keys.
+    expect(seen.add(`${keys[0]?.slice(0, -1) ?? ''}${keys[0]?.endsWith('0') === true ? '1' : '0'}`)).toBe(true);
+    expect(seen.size).toBe(5000 + 3 + 1);
   });
 });
 

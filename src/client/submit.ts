@@ -16,8 +16,8 @@
  *
  * Memory stays flat in the input's size: items are pulled from the iterable
  * only when a slot is free, and results are handed to `onResult`, not kept.
- * Only the set of keys seen in this run and the journal's key index grow
- * (one entry per distinct item, about 100 bytes each).
+ * Only the set of keys seen in this run (16 to 32 bytes per distinct item,
+ * see KeySet) and the journal's key index (about 100 bytes per key) grow.
  */
 import { randomBytes } from 'node:crypto';
 import { untilAborted } from './abort.js';
@@ -37,6 +37,7 @@ import {
   TransportError,
 } from './errors.js';
 import { openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
+import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
 import type { CallResult } from './transport.js';
 
@@ -228,7 +229,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const inFlight = new Set<Promise<void>>();
   // Keys taken in this run, in input order: a second copy of an item is never sent (with or
   // without a journal, whatever the concurrency). One entry per distinct item.
-  const seen = new Set<string>();
+  const seen = new KeySet();
   let fatal: { error: unknown } | undefined;
   let inputFailure: { error: unknown } | undefined;
   const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
@@ -254,12 +255,11 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     const request = checked.value;
     const key = keyOf(request);
     // Checked before the first await: items start in input order, so the first copy is the one sent.
-    if (seen.has(key)) {
+    if (!seen.add(key)) {
       summary.duplicates++;
       await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-input' });
       return;
     }
-    seen.add(key);
     const prior = states?.get(key);
     if (prior === 'acknowledged') {
       summary.alreadyAcknowledged++;
