@@ -360,6 +360,13 @@ describe('openFileJournal', () => {
     await expect(readJournal(mixed)).rejects.toThrow(/line 2 is not a journal entry/);
   });
 
+  it('leaves no lock behind when the options or the input are refused', async () => {
+    const path = join(tmp, 'refused.journal');
+    await expect(client().submitMany(42 as unknown as Iterable<unknown>, { journal: path })).rejects.toThrow(TypeError);
+    await expect(client().submitMany([], { journal: path, stopAfterConsecutiveFailures: -1 })).rejects.toThrow(TypeError);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('groups concurrent appends into few writes, and resolves every one once it is on disk', async () => {
     const path = join(tmp, 'concurrent.journal');
     const j = await openFileJournal(path);

@@ -190,6 +190,10 @@ function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promi
 export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions, send: SendLink): Promise<SubmitSummary> {
   const concurrency = options.concurrency ?? 4;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new TypeError('concurrency must be a whole number from 1 to 256');
+  const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
+  if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
+  // Checked before the journal is opened (and locked).
+  const iterator = iteratorOf(items);
   const now = options.now ?? Date.now;
   const summary: SubmitSummary = {
     total: 0,
@@ -232,8 +236,6 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   const seen = new KeySet();
   let fatal: { error: unknown } | undefined;
   let inputFailure: { error: unknown } | undefined;
-  const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
-  if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
   let failuresInARow = 0;
   let halt: SubmitSummary['stopReason'];
 
@@ -310,7 +312,6 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts, ...(warnings === undefined ? {} : { warnings }) });
   };
 
-  const iterator = iteratorOf(items);
   let index = 0;
   try {
     states ??= journal === undefined ? undefined : await journal.load();
