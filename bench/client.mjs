@@ -16,6 +16,7 @@
  *   BENCH_CLIENT_ROUND_MS   duration of one measured round, default 1200
  *   BENCH_CLIENT_ROUNDS     measured rounds per loop and concurrency, default 6
  *   BENCH_CLIENT_RSS=0      skip the memory part
+ *   BENCH_CLIENT_RSS_RUNS   runs per input size for the memory part (median), default 3
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -38,6 +39,7 @@ const num = (name, dflt) => {
 };
 const ROUND_MS = num('BENCH_CLIENT_ROUND_MS', 1200);
 const ROUNDS = Math.round(num('BENCH_CLIENT_ROUNDS', 6));
+const RSS_RUNS = Math.round(num('BENCH_CLIENT_RSS_RUNS', 3));
 const TARGET = 0.9;
 const KEY = 'bench-api-key';
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -190,10 +192,15 @@ if (process.env.BENCH_CLIENT_RSS !== '0') {
     for (const n of s.lines) {
       const file = join(DATA, `client-${n}.ndjson`);
       if (!existsSync(file)) await writeNdjson(file, n);
-      const r = await runCli(['submit', '--ndjson', ...s.args, file], { ABHA_LINK_API_KEY: KEY });
-      if (r.code !== 0) throw new Error(`abha-link submit exited ${r.code}: ${r.stderr.slice(-500)}`);
-      rss.push(r.rssMiB);
-      log(`  submit --ndjson (${s.label}): ${fmt(n)} lines (${fmt((n * lineBytes) / 1e6, 1)} MB) in ${fmt(r.ms)} ms, peak RSS ${fmt(r.rssMiB, 1)} MiB`);
+      // The peak RSS of one run moves by 20% with the garbage collector's timing: the median of three runs.
+      const runs = [];
+      for (let k = 0; k < RSS_RUNS; k++) {
+        const r = await runCli(['submit', '--ndjson', ...s.args, file], { ABHA_LINK_API_KEY: KEY });
+        if (r.code !== 0) throw new Error(`abha-link submit exited ${r.code}: ${r.stderr.slice(-500)}`);
+        runs.push(r);
+        log(`  submit --ndjson (${s.label}): ${fmt(n)} lines (${fmt((n * lineBytes) / 1e6, 1)} MB) in ${fmt(r.ms)} ms, peak RSS ${fmt(r.rssMiB, 1)} MiB`);
+      }
+      rss.push(median(runs.map((r) => r.rssMiB)));
     }
     memory.push({ label: s.label, lines: s.lines, rss, growth: rss[1] / rss[0] });
   }

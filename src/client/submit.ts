@@ -16,7 +16,7 @@
  *
  * Memory stays flat in the input's size: items are pulled from the iterable
  * only when a slot is free, and results are handed to `onResult`, not kept.
- * Only the set of keys seen in this run (16 to 32 bytes per distinct item,
+ * Only the set of keys seen in this run (16 to 43 bytes per distinct item,
  * see KeySet) and the journal's key index (about 100 bytes per key) grow.
  */
 import { randomBytes } from 'node:crypto';
