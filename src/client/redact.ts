@@ -1,7 +1,9 @@
 /**
- * Redaction of text that comes from the service before it goes into an
- * error message. The service's messages are shown to people and end up in
- * logs; a real service may echo what it was sent. Runs of six or more digits
+ * Redaction of text that comes from the service before an error keeps it
+ * (the `serviceMessage` getter; never the error's message, which reaches
+ * logs). A real service may echo what it was sent. Pattern redaction cannot
+ * recognise a name, a diagnosis or a drug, which is why the text is kept out
+ * of messages, the journal and CLI output altogether. Runs of six or more digits
  * (mobiles, OTPs, ABHA numbers), anything around an `@` (ABHA addresses,
  * emails), JWT-shaped strings and the client's own secrets are replaced by
  * `[redacted]`; control characters are dropped (no log injection) and the

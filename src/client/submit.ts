@@ -81,7 +81,11 @@ export interface SubmitOptions {
  */
 export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-input';
 
-/** The result of one item. `index` is its 0-based position in the input. */
+/**
+ * The result of one item. `index` is its 0-based position in the input;
+ * `key` its key in the journal (a keyed hash; without a journal, a key of
+ * this run only).
+ */
 export type ItemResult =
   | {
       readonly index: number;
