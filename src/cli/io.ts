@@ -6,7 +6,16 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Issue } from '../errors.js';
-import { findNodeAtLocation, parse as parseLoose, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { createRequire } from 'node:module';
+import type { ParseError } from 'jsonc-parser';
+
+type JsoncParser = typeof import('jsonc-parser');
+let jsoncParser: JsoncParser | undefined;
+/** jsonc-parser is needed only to locate problems: load it on the error path, not at start-up. */
+function jsonc(): JsoncParser {
+  jsoncParser ??= createRequire(import.meta.url)('jsonc-parser') as JsoncParser;
+  return jsoncParser;
+}
 
 /** A mistake of the caller (bad flag, missing file, bad JSON): exit code 2. */
 export class UsageError extends Error {
@@ -108,14 +117,14 @@ export function locateSyntaxError(text: string, parseError: unknown): JsonSyntax
   if (text.trim() === '') return { line: 1, column: 1, reason: 'the input is empty' };
   const errors: ParseError[] = [];
   try {
-    parseLoose(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    jsonc().parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   } catch {
     // jsonc-parser recurses: nesting deep enough to overflow the stack lands here.
     return { ...lineColumnOf(text, 0), reason: 'nested too deeply to read' };
   }
   const first = errors[0];
   if (first !== undefined) {
-    const code = printParseErrorCode(first.error);
+    const code = jsonc().printParseErrorCode(first.error);
     return { ...lineColumnOf(text, first.offset), reason: REASONS[code] ?? 'invalid JSON' };
   }
   // jsonc-parser accepted what JSON.parse did not (trailing commas are one case): use V8's position when it gives one.
@@ -141,11 +150,11 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
  * parent object). The tree is built on first use only.
  */
 export function pointerLocator(text: string): (pointer: string) => number {
-  let tree: ReturnType<typeof parseTree> | undefined;
+  let tree: ReturnType<JsoncParser['parseTree']> | undefined;
   return (ptr: string): number => {
     if (tree === undefined) {
       try {
-        tree = parseTree(text, [], { disallowComments: true }) ?? undefined;
+        tree = jsonc().parseTree(text, [], { disallowComments: true }) ?? undefined;
       } catch {
         // Nested deeper than the parser's recursion allows: give the first line rather than fail.
         return 1;
@@ -155,7 +164,7 @@ export function pointerLocator(text: string): (pointer: string) => number {
     const tokens = ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     for (let n = tokens.length; n >= 0; n--) {
       const segs = tokens.slice(0, n).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
-      const node = findNodeAtLocation(tree, segs);
+      const node = jsonc().findNodeAtLocation(tree, segs);
       if (node !== undefined) {
         // For a property, point at its key's line.
         const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;
