@@ -27,6 +27,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compare as compareRates, median, summary } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(join(ROOT, 'dist', 'render', 'index.js'))) {
@@ -48,61 +49,10 @@ const ROUND_MS = envNum('BENCH_MICRO_MS', 300);
 const PDF_DOCS = Math.round(envNum('BENCH_PDF_DOCS', 20));
 
 const log = (s) => process.stderr.write(`${s}\n`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
 const int = (n) => Math.round(n).toLocaleString('en-US');
 const fix = (n, d = 2) => n.toFixed(d);
 
-let sink = 0;
-function rate(fn, ms, batch) {
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  do {
-    for (let i = 0; i < batch; i++) sink ^= fn();
-    n += batch;
-    t = performance.now();
-  } while (t - t0 < ms);
-  return n / ((t - t0) / 1000);
-}
-function calibrate(fn) {
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < 50) {
-    sink ^= fn();
-    n++;
-  }
-  return Math.max(1, Math.round(n / 50));
-}
-/** Subject and baseline alternate round by round; the ratio is taken within each round. */
-function compare(subject, baseline) {
-  const bs = calibrate(subject);
-  const bb = calibrate(baseline);
-  rate(subject, 400, bs);
-  rate(baseline, 400, bb);
-  const s = [];
-  const b = [];
-  const r = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    let rs;
-    let rb;
-    if (i % 2 === 0) {
-      rs = rate(subject, ROUND_MS, bs);
-      rb = rate(baseline, ROUND_MS, bb);
-    } else {
-      rb = rate(baseline, ROUND_MS, bb);
-      rs = rate(subject, ROUND_MS, bs);
-    }
-    s.push(rs);
-    b.push(rb);
-    r.push(rs / rb);
-  }
-  return { subject: summary(s), baseline: summary(b), ratio: summary(r) };
-}
+const compare = (subject, baseline) => compareRates(subject, baseline, { rounds: ROUNDS, ms: ROUND_MS });
 
 const example = (name) => JSON.parse(readFileSync(join(ROOT, 'examples', name), 'utf8'));
 const visit = example('opd-prescription.input.json');
@@ -184,4 +134,3 @@ if (pdf !== null) {
   out += `${int(pdf.median / htmlMs)}x the time of the HTML render.\n`;
 }
 process.stdout.write(out);
-if (sink === 0.5) process.stdout.write('');

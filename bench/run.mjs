@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, INVALID_RATE, generateNdjson } from './gen-ndjson.mjs';
 import { formatSummary, summarizeProfile } from './profile-summary.mjs';
+import { compare as compareRates, median, summary } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = join(ROOT, 'bench');
@@ -74,12 +75,6 @@ const TARGET_RSS_GROWTH = 1.25;
 // ---------------------------------------------------------------- helpers
 
 const log = (s) => process.stderr.write(`${s}\n`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), samples: xs });
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fmt = (n, d = 1) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
 const fmtRatio = (r) => `${fmt(r, 2)}x`;
@@ -88,61 +83,7 @@ const MB = 1e6;
 
 // -------------------------------------------------------- in-process timing
 
-let sink = 0;
-
-/** Runs fn for about `ms` and returns the rate in calls per second. */
-function rate(fn, ms, batch) {
-  let n = 0;
-  const t0 = performance.now();
-  let t = t0;
-  do {
-    for (let i = 0; i < batch; i++) sink ^= fn();
-    n += batch;
-    t = performance.now();
-  } while (t - t0 < ms);
-  return n / ((t - t0) / 1000);
-}
-
-/** A batch size that takes about 1 ms, so that reading the clock costs nothing. */
-function calibrate(fn) {
-  let n = 0;
-  const t0 = performance.now();
-  while (performance.now() - t0 < 50) {
-    sink ^= fn();
-    n++;
-  }
-  return Math.max(1, Math.round(n / 50));
-}
-
-/**
- * Subject and baseline alternate round by round (ABBA order) so that a slow
- * spell of the machine hits both; the ratio is taken within each round.
- */
-function compare(subject, baseline) {
-  const bs = calibrate(subject);
-  const bb = calibrate(baseline);
-  // Warm-up: enough calls for the JIT to settle on both.
-  rate(subject, 400, bs);
-  rate(baseline, 400, bb);
-  const s = [];
-  const b = [];
-  const r = [];
-  for (let i = 0; i < CONFIG.microRounds; i++) {
-    let rs;
-    let rb;
-    if (i % 2 === 0) {
-      rs = rate(subject, CONFIG.microMs, bs);
-      rb = rate(baseline, CONFIG.microMs, bb);
-    } else {
-      rb = rate(baseline, CONFIG.microMs, bb);
-      rs = rate(subject, CONFIG.microMs, bs);
-    }
-    s.push(rs);
-    b.push(rb);
-    r.push(rs / rb);
-  }
-  return { subject: summary(s), baseline: summary(b), ratio: summary(r) };
-}
+const compare = (subject, baseline) => compareRates(subject, baseline, { rounds: CONFIG.microRounds, ms: CONFIG.microMs });
 
 // ------------------------------------------------------- child processes
 
@@ -474,7 +415,6 @@ const json = {
   },
   startup: { cliMs: m4.cli, nodeMs: m4.node, ratio: m4.ratio, pairRatios: m4.pairRatios, target: TARGET_STARTUP, meetsTarget: m4.ratio <= TARGET_STARTUP },
   table,
-  sink,
 };
 writeFileSync(join(DATA, 'last-run.json'), `${JSON.stringify(json, null, 2)}\n`);
 log(`report written to ${join(DATA, 'last-run.json')}`);
