@@ -59,6 +59,11 @@ export function escapePointerToken(token: string | number): string {
   return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** Splits a JSON Pointer into its unescaped reference tokens (`""` gives none). */
+export function parsePointer(ptr: string): string[] {
+  return ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
 /** Joins reference tokens into a JSON Pointer. */
 export function pointer(...tokens: ReadonlyArray<string | number>): string {
   return tokens.map((t) => `/${escapePointerToken(t)}`).join('');

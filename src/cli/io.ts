@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { Issue } from '../errors.js';
+import { parsePointer, type Issue } from '../errors.js';
 import { createRequire } from 'node:module';
 import type { ParseError } from 'jsonc-parser';
 
@@ -161,7 +161,7 @@ export function pointerLocator(text: string): (pointer: string) => number {
       }
     }
     if (tree === undefined) return 1;
-    const tokens = ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const tokens = parsePointer(ptr);
     for (let n = tokens.length; n >= 0; n--) {
       const segs = tokens.slice(0, n).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
       const node = jsonc().findNodeAtLocation(tree, segs);

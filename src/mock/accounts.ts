@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Issue } from '../errors.js';
-import { pointer } from '../errors.js';
+import { escapePointerToken, pointer } from '../errors.js';
 
 /** An account of the mock. */
 export interface MockAccount {
@@ -161,7 +161,7 @@ export function parseSeed(value: unknown): { success: true; seed: MockSeed } | {
     }
     const r = a as Record<string, unknown>;
     for (const k of Object.keys(r)) {
-      if (!Object.hasOwn(SEED_FIELDS, k) && k !== 'kycVerified') bad(`${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, 'unknown-field', `${k.length > 40 ? 'this field' : k} is not a field of a seed account`);
+      if (!Object.hasOwn(SEED_FIELDS, k) && k !== 'kycVerified') bad(`${at}/${escapePointerToken(k)}`, 'unknown-field', `${k.length > 40 ? 'this field' : k} is not a field of a seed account`);
     }
     for (const [k, def] of Object.entries(SEED_FIELDS)) {
       const v = r[k];

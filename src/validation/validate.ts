@@ -6,7 +6,7 @@
  * imported or used. They run with `allErrors`, which is safe here because
  * every string and array in every schema is bounded.
  */
-import { ValidationError, escapePointerToken, type Issue } from '../errors.js';
+import { ValidationError, escapePointerToken, parsePointer, type Issue } from '../errors.js';
 import { SCHEMA_MANIFEST, type SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
 import type { SchemaTypes } from '../generated/types.js';
@@ -45,7 +45,7 @@ export function isSchemaName(name: string): name is SchemaName {
 
 function label(path: string): string {
   if (path === '') return 'the document';
-  const tokens = path.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = parsePointer(path);
   const last = tokens[tokens.length - 1] ?? '';
   if (/^\d+$/.test(last)) {
     const parent = tokens[tokens.length - 2];
