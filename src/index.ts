@@ -21,6 +21,7 @@ export { buildLinkRequest, safeBuildLinkRequest, type BuildOptions, type BuildRe
 export { normalizeFrequency } from './builders/frequency.js';
 export { normalizeDuration } from './builders/duration.js';
 export { visitDateOf } from './builders/visit-date.js';
+export { detectInputKind, type InputKind } from './input-kind.js';
 export { deriveDisplay, deriveReferenceNumber } from './builders/labels.js';
 export {
   ENDPOINT_PATHS,

@@ -25,15 +25,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True when the platform knows the IANA time zone. */
-export function knownTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface WallTime {
   date: string;

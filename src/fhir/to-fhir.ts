@@ -2,6 +2,8 @@
  * Care contexts → NRCeS FHIR R4 document Bundles, one per care context,
  * following the record profile of its hiType (reference §3–§7).
  */
+import { compact, text } from '../builders/check.js';
+import { detectInputKind } from '../input-kind.js';
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
 import type { CareContext, ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, LinkCareContextRequest, Medication } from '../generated/types.js';
@@ -49,7 +51,8 @@ import type {
   Reference,
   ServiceRequest,
 } from './r4.js';
-import { fhirInstant, instantOf, knownTimeZone, visitDateTime } from './time.js';
+import { fhirInstant, instantOf, visitDateTime } from './time.js';
+import { isKnownTimeZone } from '../time.js';
 import { escapeXhtml, isolatedXhtml, narrativeDiv } from './xhtml.js';
 
 /** The bytes of a document named by a `documentUrl`, to embed in the bundle. */
@@ -148,16 +151,7 @@ interface Job {
 
 const issue = (path: string, code: string, message: string, severity: 'error' | 'warning' = 'error'): Issue => ({ path, code, message, severity });
 
-function trimmed(s: string | undefined): string | undefined {
-  if (s === undefined) return undefined;
-  const t = s.trim();
-  return t === '' ? undefined : t;
-}
 
-/** Input kinds: a link request (4.12 body) has visitDate / hospitalName; a clinical input has visit / patient. */
-function looksLikeLinkRequest(input: unknown): boolean {
-  return input !== null && typeof input === 'object' && !Array.isArray(input) && ('visitDate' in input || 'hospitalName' in input);
-}
 
 function jobsFromLinkRequest(req: LinkCareContextRequest, timeZone: string): Job[] | Issue[] {
   const instant = instantOf(req.visitDate, timeZone);
@@ -191,18 +185,14 @@ function jobsFromClinicalInput(input: ClinicalInput, lint: LintOptions | false, 
   if (!built.success) return [...built.issues];
   warnings.push(...built.warnings);
   const req = built.value;
-  const timeZone = trimmed(input.visit.timeZone) ?? DEFAULT_TIME_ZONE;
+  const timeZone = text(input.visit.timeZone) ?? DEFAULT_TIME_ZONE;
   const when = visitDateTime(input.visit.at, timeZone);
   const instant = instantOf(input.visit.at, timeZone);
   if (when === undefined || instant === undefined) return [issue('/visit/at', 'invalid-datetime', 'at must be a real date and time (ISO 8601, e.g. 2026-11-20T10:30:00+05:30)')];
   const p = input.patient;
   const patient: PatientData = {
     abhaAddress: req.abhaAddress,
-    ...(trimmed(p.ABHANumber) !== undefined ? { ABHANumber: trimmed(p.ABHANumber) as string } : {}),
-    ...(trimmed(p.name) !== undefined ? { name: trimmed(p.name) as string } : {}),
-    ...(trimmed(p.gender) !== undefined ? { gender: trimmed(p.gender) as string } : {}),
-    ...(trimmed(p.birthDate) !== undefined ? { birthDate: trimmed(p.birthDate) as string } : {}),
-    ...(p.age !== undefined ? { age: p.age } : {}),
+    ...compact({ ABHANumber: text(p.ABHANumber), name: text(p.name), gender: text(p.gender), birthDate: text(p.birthDate), age: p.age }),
   };
   return req.careContexts.map((cc, i) => {
     const own = input.careContexts?.[i];
@@ -216,14 +206,14 @@ function jobsFromClinicalInput(input: ClinicalInput, lint: LintOptions | false, 
       instant,
       timeZone,
       patient,
-      followUp: trimmed(input.visit.followUp),
+      followUp: text(input.visit.followUp),
       at: {
         content: (...t) => pointer(...base, ...t),
         hospital: (...t) => pointer('hospital', ...t),
         doctor: (...t) => (own?.doctor !== undefined ? pointer(...base, 'doctor', ...t) : pointer('doctor', ...t)),
         patient: (...t) => pointer('patient', ...t),
         visit: (...t) => pointer('visit', ...t),
-        hiType: () => (trimmed(own?.hiType ?? (input.careContexts === undefined ? input.hiType : undefined)) !== undefined ? pointer(...base, 'hiType') : pointer(...base)),
+        hiType: () => (text(own?.hiType ?? (input.careContexts === undefined ? input.hiType : undefined)) !== undefined ? pointer(...base, 'hiType') : pointer(...base)),
       },
     };
   });
@@ -279,7 +269,7 @@ function labLine(l: LabInvestigation): string {
 /** Builds one document; pushes issues; undefined when it cannot conform. */
 function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSystems, out: Issue[]): FhirDocument | undefined {
   const { cc, at } = job;
-  const hiType = trimmed(options.hiType) ?? job.hiType;
+  const hiType = text(options.hiType) ?? job.hiType;
   if (!isFhirHiType(hiType)) {
     out.push(
       issue(
@@ -461,7 +451,7 @@ function buildDocument(job: Job, options: ToFhirOptions, systems: IdentifierSyst
     const data = base64Of(a.data);
     const contentType = typeof a.contentType === 'string' ? a.contentType.trim() : '';
     if (data === undefined || !/^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/.test(contentType)) return 'invalid';
-    const title = typeof a.title === 'string' ? trimmed(a.title) : undefined;
+    const title = typeof a.title === 'string' ? text(a.title) : undefined;
     return { contentType, data, ...(title !== undefined ? { title } : {}) };
   };
   const reportDocumentProblem = (state: 'not-supplied' | 'invalid', required: boolean): void => {
@@ -618,7 +608,7 @@ function optionIssues(options: ToFhirOptions): Issue[] {
   }
   if (options.lint !== undefined && options.lint !== false && (options.lint === null || typeof options.lint !== 'object' || Array.isArray(options.lint)))
     out.push(issue('', 'invalid-option', 'options.lint must be lint options (an object) or false'));
-  if (options.timeZone !== undefined && !knownTimeZone(options.timeZone)) out.push(issue('', 'invalid-option', 'options.timeZone must be an IANA time-zone name such as Asia/Kolkata'));
+  if (options.timeZone !== undefined && !isKnownTimeZone(options.timeZone)) out.push(issue('', 'invalid-option', 'options.timeZone must be an IANA time-zone name such as Asia/Kolkata'));
   if (options.bundleIdentifierSystem !== undefined && !/^[a-z][a-z0-9+.-]*:\S+$/i.test(options.bundleIdentifierSystem))
     out.push(issue('', 'invalid-option', 'options.bundleIdentifierSystem must be an absolute URI'));
   if (options.opConsultDiagnosisSection !== undefined && options.opConsultDiagnosisSection !== 'ChiefComplaints' && options.opConsultDiagnosisSection !== 'MedicalHistory')
@@ -663,7 +653,7 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
     const lint: LintOptions | false = options.lint === false ? false : (options.lint ?? {});
     const lintWarnings: Issue[] = [];
     let jobs: Job[] | Issue[];
-    if (looksLikeLinkRequest(input)) {
+    if (detectInputKind(input) === 'link-request') {
       const r = validate('link-carecontext-request', input);
       const findings = r.success && lint !== false ? lintLinkRequest(r.value, lint) : [];
       if (findings.some((f) => f.severity === 'error')) return { success: false, issues: findings };

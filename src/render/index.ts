@@ -24,7 +24,8 @@ export {
   type Renderer,
   type TemplateSources,
 } from './render.js';
-export { detectInputKind, resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
+export { detectInputKind } from '../input-kind.js';
+export { resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
 export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, type PageSize, type DocumentModel, type DocumentSource, type PrintPatient } from './model.js';
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
 export { qrCodeSvg } from './qr.js';

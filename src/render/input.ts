@@ -5,6 +5,7 @@
  * the result is one {@link DocumentSource} per care context.
  */
 import type { Issue } from '../errors.js';
+import { detectInputKind, type InputKind } from '../input-kind.js';
 import type { CareContext, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
@@ -17,7 +18,7 @@ import type { DocumentSource, PrintPatient } from './model.js';
  * @example
  * const kind: RenderInputKind = detectInputKind(value) ?? 'clinical-input'
  */
-export type RenderInputKind = 'clinical-input' | 'link-request' | 'care-context';
+export type RenderInputKind = InputKind;
 
 /**
  * Anything the render functions accept: a clinical input, a link request or a care context.
@@ -57,28 +58,6 @@ export interface RenderContext {
 export type ResolvedInput =
   | { readonly success: true; readonly kind: RenderInputKind; readonly sources: readonly DocumentSource[]; readonly warnings: readonly Issue[] }
   | { readonly success: false; readonly issues: readonly Issue[] };
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const has = (o: Record<string, unknown>, k: string): boolean => Object.hasOwn(o, k);
-
-/**
- * Which kind of input a value is, from its top-level fields: `patient`,
- * `visit` or `doctor` make a clinical input; `bundleData` a care context;
- * `abhaAddress`, `hipId`, `visitDate` or `careContexts` a link request.
- *
- * @example
- * detectInputKind({ hospital: {}, doctor: {}, patient: {}, visit: {} }) //=> 'clinical-input'
- * detectInputKind({ abhaAddress: 'a@sbx', careContexts: [] })           //=> 'link-request'
- * detectInputKind({ referenceNumber: 'R1', bundleData: {} })            //=> 'care-context'
- * detectInputKind([1, 2])                                               //=> undefined
- */
-export function detectInputKind(value: unknown): RenderInputKind | undefined {
-  if (!isObject(value)) return undefined;
-  if (has(value, 'patient') || has(value, 'visit') || has(value, 'doctor')) return 'clinical-input';
-  if (has(value, 'bundleData')) return 'care-context';
-  if (has(value, 'abhaAddress') || has(value, 'hipId') || has(value, 'visitDate') || has(value, 'careContexts')) return 'link-request';
-  return undefined;
-}
 
 const UNKNOWN_INPUT: Issue = {
   path: '',

@@ -1,3 +1,4 @@
+import { detectInputKind } from '../../input-kind.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
@@ -103,7 +104,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const asInput = validate('clinical-input', value);
   const asRequest = asInput.success ? undefined : validate('link-carecontext-request', value);
   if (!asInput.success && asRequest?.success !== true) {
-    const looksLikeRequest = value !== null && typeof value === 'object' && ('visitDate' in value || 'hospitalName' in value);
+    const looksLikeRequest = detectInputKind(value) === 'link-request';
     const issues = looksLikeRequest ? (asRequest?.issues ?? []) : asInput.issues;
     process.stderr.write(
       `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${issues.length} error${issues.length === 1 ? '' : 's'}\n`,
