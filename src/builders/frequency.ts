@@ -36,6 +36,54 @@ function describePattern(doses: readonly string[]): string {
   return `${notation} (${times} a day: ${list(taken)})`;
 }
 
+/** An abbreviation code abha-link reads. */
+export type FrequencyCode = 'OD' | 'BD' | 'TDS' | 'QID' | 'HS' | 'SOS' | 'STAT';
+
+/** What a frequency says, as {@link parseFrequency} reads it. */
+export type ParsedFrequency =
+  | { readonly kind: 'abbreviation'; readonly code: FrequencyCode; readonly words: string }
+  /** `doses` as written, one per time of day; `timesPerDay` counts those above zero. */
+  | { readonly kind: 'pattern'; readonly doses: readonly string[]; readonly timesPerDay: number }
+  | { readonly kind: 'text'; readonly text: string };
+
+function pattern(doses: readonly string[]): ParsedFrequency {
+  return { kind: 'pattern', doses, timesPerDay: doses.filter((d) => doseValue(d) > 0).length };
+}
+
+/**
+ * Reads a frequency: an abbreviation, a dose pattern, or text it cannot read.
+ * It also reads its own output (`Twice a day (BD)`, `1-0-1 (twice a day: …)`),
+ * so normalising twice changes nothing and later layers (FHIR) can read the
+ * strings of a built payload.
+ *
+ * @example
+ * parseFrequency('b.d.')                                     //=> { kind: 'abbreviation', code: 'BD', words: 'Twice a day' }
+ * parseFrequency('1-0-1 (twice a day: morning and night)')   //=> { kind: 'pattern', doses: ['1', '0', '1'], timesPerDay: 2 }
+ * parseFrequency('alternate days')                           //=> { kind: 'text', text: 'alternate days' }
+ */
+export function parseFrequency(input: string | FrequencyInput): ParsedFrequency {
+  if (typeof input !== 'string') {
+    const doses = input.evening === undefined
+      ? [input.morning ?? 0, input.afternoon ?? 0, input.night ?? 0]
+      : [input.morning ?? 0, input.afternoon ?? 0, input.evening, input.night ?? 0];
+    // A pattern without any dose says nothing: no frequency (lint then asks for one).
+    if (doses.every((d) => d === 0)) return { kind: 'text', text: '' };
+    return pattern(doses.map((d) => String(d)));
+  }
+  const text = input.trim().replace(/\s+/g, ' ');
+  const lower = text.toLowerCase();
+  for (const [re, code, words] of ABBREVIATIONS) {
+    if (re.test(lower) || text === `${words} (${code})`) return { kind: 'abbreviation', code: code as FrequencyCode, words };
+  }
+  if (PATTERN.test(text)) return pattern(text.split('-').map((d) => d.trim()));
+  const open = text.indexOf(' (');
+  if (open > 0 && PATTERN.test(text.slice(0, open))) {
+    const own = pattern(text.slice(0, open).split('-'));
+    if (own.kind === 'pattern' && describePattern(own.doses) === text) return own;
+  }
+  return { kind: 'text', text };
+}
+
 /**
  * Turns a frequency as doctors write it into one consistent human string.
  *
@@ -53,17 +101,13 @@ function describePattern(doses: readonly string[]): string {
  * normalizeFrequency('after lunch on Sundays') //=> 'after lunch on Sundays'
  */
 export function normalizeFrequency(input: string | FrequencyInput): string {
-  if (typeof input !== 'string') {
-    const doses = input.evening === undefined
-      ? [input.morning ?? 0, input.afternoon ?? 0, input.night ?? 0]
-      : [input.morning ?? 0, input.afternoon ?? 0, input.evening, input.night ?? 0];
-    // A pattern without any dose says nothing: no frequency (lint then asks for one).
-    if (doses.every((d) => d === 0)) return '';
-    return describePattern(doses.map((d) => String(d)));
+  const f = parseFrequency(input);
+  switch (f.kind) {
+    case 'abbreviation':
+      return `${f.words} (${f.code})`;
+    case 'pattern':
+      return describePattern(f.doses);
+    case 'text':
+      return f.text;
   }
-  const text = input.trim().replace(/\s+/g, ' ');
-  const lower = text.toLowerCase();
-  for (const [re, code, words] of ABBREVIATIONS) if (re.test(lower)) return `${words} (${code})`;
-  if (PATTERN.test(text)) return describePattern(text.split('-').map((d) => d.trim()));
-  return text;
 }

@@ -5,33 +5,38 @@
  * kept (Dosage.text, Timing.code.text) so nothing the doctor wrote is lost.
  */
 import { normalizeDuration } from '../builders/duration.js';
-import { normalizeFrequency } from '../builders/frequency.js';
+import { parseFrequency, type ParsedFrequency } from '../builders/frequency.js';
 import type { Medication } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
 import type { Dosage, Duration, Quantity, Timing, TimingRepeat } from './r4.js';
 
 const PER_DAY: Readonly<Record<string, number>> = { OD: 1, BD: 2, TDS: 3, QID: 4, HS: 1 };
-const DOSE = '(?:\\d{1,2}(?:\\.\\d{1,2})?|\\d?½)';
-const PATTERN = new RegExp(`^(${DOSE}(?:-${DOSE}){2,3})(?: \\(|$)`);
 
-function doseValue(s: string): number {
-  if (s.endsWith('½')) return (s.length > 1 ? Number(s.slice(0, -1)) : 0) + 0.5;
-  return Number(s);
+/**
+ * The frequency as the core reads it. A payload's text may carry a note after
+ * the notation ("1-0-1 (after food)") or end in a code ("… (BD)"): those are
+ * read too, as before, without changing the text that is kept.
+ */
+function readFrequency(frequency: string): ParsedFrequency {
+  const f = parseFrequency(frequency);
+  if (f.kind !== 'text') return f;
+  const code = /\((OD|BD|TDS|QID|HS|SOS|STAT)\)$/.exec(f.text)?.[1];
+  if (code !== undefined) return parseFrequency(code);
+  const open = f.text.indexOf(' (');
+  const head = open > 0 ? parseFrequency(f.text.slice(0, open)) : f;
+  return head.kind === 'pattern' ? head : f;
 }
 
 /** What a frequency text says in FHIR terms: repeat, as-needed, or nothing certain. */
 export function timingOf(frequency: string): { repeat?: TimingRepeat; asNeeded?: true } {
-  const text = normalizeFrequency(frequency);
-  const abbr = /\((OD|BD|TDS|QID|HS|SOS|STAT)\)$/.exec(text)?.[1];
-  if (abbr === 'SOS') return { asNeeded: true };
-  if (abbr === 'STAT') return { repeat: { count: 1 } };
-  if (abbr !== undefined) return { repeat: { frequency: PER_DAY[abbr] ?? 1, period: 1, periodUnit: 'd' } };
-  const pattern = PATTERN.exec(text)?.[1];
-  if (pattern !== undefined) {
-    const taken = pattern.split('-').filter((d) => doseValue(d) > 0).length;
-    if (taken > 0) return { repeat: { frequency: taken, period: 1, periodUnit: 'd' } };
+  const f = readFrequency(frequency);
+  if (f.kind === 'abbreviation') {
+    if (f.code === 'SOS') return { asNeeded: true };
+    if (f.code === 'STAT') return { repeat: { count: 1 } };
+    return { repeat: { frequency: PER_DAY[f.code] ?? 1, period: 1, periodUnit: 'd' } };
   }
+  if (f.kind === 'pattern' && f.timesPerDay > 0) return { repeat: { frequency: f.timesPerDay, period: 1, periodUnit: 'd' } };
   return {};
 }
 
