@@ -39,3 +39,20 @@ export function calendarDateIn(instant: Date, timeZone: string): string {
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
 }
+
+/** English month abbreviations, as printed in displays and on English documents. */
+export const MONTHS_EN: readonly string[] = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A calendar date YYYY-MM-DD as "day month year" with the given month names;
+ * anything else is returned as given. No time zone is involved.
+ *
+ * @example
+ * formatCalendarDate('2026-11-20') //=> '20 Nov 2026'
+ */
+export function formatCalendarDate(date: string, months: readonly string[] = MONTHS_EN): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  const month = m === null ? undefined : months[Number(m[2]) - 1];
+  if (m === null || month === undefined) return date;
+  return `${Number(m[3])} ${month} ${m[1] ?? ''}`;
+}

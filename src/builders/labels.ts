@@ -1,4 +1,4 @@
-import { format, parseISO } from 'date-fns';
+import { formatCalendarDate } from '../time.js';
 import { ABDM_LABEL_MAX, HI_TYPE_DISPLAY, type HiType } from '../spec/constants.js';
 
 /** FNV-1a, 32 bits, as 8 hex digits: a short stable fingerprint, not a security hash. */
@@ -40,7 +40,7 @@ export function deriveReferenceNumber(visitId: string, hiType: string, occurrenc
  */
 export function deriveDisplay(hiType: string, hospitalName: string, visitDate: string): string {
   const kind = Object.hasOwn(HI_TYPE_DISPLAY, hiType) ? HI_TYPE_DISPLAY[hiType as HiType] : hiType;
-  const when = format(parseISO(visitDate), 'd MMM yyyy');
+  const when = formatCalendarDate(visitDate);
   const safe = (s: string): string => s.replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ').replace(/\s+/g, ' ').trim();
   const place = safe(hospitalName);
   const tail = ` on ${when}`;

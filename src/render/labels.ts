@@ -3,6 +3,7 @@
  * only these labels, month names and record-type names change with the
  * language.
  */
+import { MONTHS_EN } from '../time.js';
 
 /**
  * Languages of the labels: English and Hindi.
@@ -176,7 +177,7 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
  * MONTHS.hi[10] //=> 'नवंबर'
  */
 export const MONTHS: Readonly<Record<Language, readonly string[]>> = {
-  en: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
+  en: MONTHS_EN,
   hi: ['जनवरी', 'फ़रवरी', 'मार्च', 'अप्रैल', 'मई', 'जून', 'जुलाई', 'अगस्त', 'सितंबर', 'अक्टूबर', 'नवंबर', 'दिसंबर'],
 };
 

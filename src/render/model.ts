@@ -6,6 +6,7 @@
  */
 import type { CareContext, PatientInput } from '../generated/types.js';
 import { HI_TYPE_DISPLAY } from '../spec/constants.js';
+import { formatCalendarDate } from '../time.js';
 import { HI_TYPE_LABELS_HI, LABELS, MONTHS, type Labels, type Language } from './labels.js';
 
 /**
@@ -144,10 +145,7 @@ export function isHttpsUrl(value: string): boolean {
  * formatVisitDate('2026-11-20', 'hi') //=> '20 नवंबर 2026'
  */
 export function formatVisitDate(date: string, lang: Language): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  const month = m === null ? undefined : MONTHS[lang][Number(m[2]) - 1];
-  if (m === null || month === undefined) return date;
-  return `${Number(m[3])} ${month} ${m[1] ?? ''}`;
+  return formatCalendarDate(date, MONTHS[lang]);
 }
 
 /**
