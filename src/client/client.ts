@@ -12,11 +12,12 @@ import { BOUNDS, ENDPOINTS } from '../spec/definition.js';
 import { validate } from '../validation/validate.js';
 import { parseBaseUrl } from './base-url.js';
 import { InvalidResponseError } from './errors.js';
+import { linkAnswerMismatches } from './link-answer.js';
 import { RetryBudget, numberOption, resolveRetryPolicy, type RetryOptions } from './retry.js';
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
-import { TokenCache } from './token.js';
-import { TimeoutSignals, callEndpoint, type CallOptions, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
+import { TokenCache, bearerTokenProblem } from './token.js';
+import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
 
 /**
  * Options of {@link createClient}. Only `baseUrl` and `apiKey` are required.
@@ -33,6 +34,14 @@ export interface ClientOptions {
   readonly fetch?: FetchLike;
   /** Timeout of one HTTP attempt in ms, body included (default 10000). */
   readonly timeoutMs?: number;
+  /**
+   * The longest answer body the client reads, in bytes after decompression
+   * (default 4194304, 4 MiB: the largest answer of the spec is a profile with
+   * a photo the schemas bound at 2,000,000 characters). Reading stops past it:
+   * a link or OTP call is then an OutcomeUnknownError (`response-too-large`),
+   * a read an InvalidResponseError (`too-large`).
+   */
+  readonly maxResponseBytes?: number;
   /** Retry policy; `false` for a single attempt per call. */
   readonly retry?: RetryOptions | false;
   /** Lifetime assumed for a bearer token without a JWT `exp`, in ms (default 300000). */
@@ -45,6 +54,44 @@ export interface ClientOptions {
   readonly now?: () => number;
   /** Random numbers in [0, 1) for backoff jitter (default Math.random). */
   readonly random?: () => number;
+}
+
+/**
+ * What a method of the client resolves to: the service's envelope of a
+ * success. A method that resolves has succeeded (a failure is thrown), so
+ * `success` is `true` and `data`, the payload the spec shows for the
+ * endpoint, is present (an answer without it is an InvalidResponseError).
+ * The fields inside `data` stay optional: the spec lists them but never says
+ * which are always sent.
+ *
+ * @example
+ * const r: Succeeded<SearchAbhaResponse> = await client.searchAbha({ mobile: '9000000001' })
+ * r.data[0]?.txnId
+ */
+export type Succeeded<R extends { success: boolean; message?: string; data?: unknown }> = {
+  success: true;
+  message?: string;
+  data: Exclude<R['data'], undefined | null>;
+};
+
+/**
+ * What `linkCareContexts` resolves to: the service's `success: true`
+ * envelope. The spec does not show this answer's shape (§4.12), so `data`
+ * is kept as it came, when it came.
+ */
+export interface LinkCareContextSuccess {
+  success: true;
+  message?: string;
+  /** The service's payload, any shape (the spec shows none); the mock sends `{ careContexts: [{ referenceNumber, status }] }`. */
+  data?: unknown;
+  /**
+   * Set (by the client, not the service) when the answer lists care contexts
+   * that contradict the request: one reported as not linked (`FAILED`), a
+   * reference the request did not send, or one of the request's care contexts
+   * left out. Warnings with paths and codes, never values; the request was
+   * processed, so it is not sent again. See {@link linkAnswerMismatches}.
+   */
+  mismatches?: readonly Issue[];
 }
 
 /** A response envelope whose session tokens are typed {@link SessionToken}. */
@@ -69,9 +116,20 @@ const IDEMPOTENT = new Set(['token', 'search-abha', 'fetch-abha-address-profile'
 const ENDPOINT_INFO: ReadonlyMap<string, EndpointInfo> = new Map(
   ENDPOINTS.map((e) => [
     e.id,
-    { id: e.id, path: e.path, auth: e.auth, idempotent: IDEMPOTENT.has(e.id), envelope: e.response.envelope } satisfies EndpointInfo,
+    {
+      id: e.id,
+      path: e.path,
+      auth: e.auth,
+      idempotent: IDEMPOTENT.has(e.id),
+      envelope: e.response.envelope,
+      // The spec shows a payload for every endpoint but the link call ("response shape: not shown").
+      dataRequired: e.id !== 'link-carecontext',
+    } satisfies EndpointInfo,
   ]),
 );
+
+/** The default of `maxResponseBytes`: 4 MiB. */
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 function endpoint(id: string): EndpointInfo {
   const e = ENDPOINT_INFO.get(id);
@@ -85,10 +143,23 @@ function endpoint(id: string): EndpointInfo {
  * 4096 characters is left out; `data` is kept as it came (the spec does not
  * define it).
  */
-function linkEnvelope(body: unknown): T.LinkCareContextResponse {
+function linkEnvelope(body: unknown, mismatches: readonly Issue[] | undefined): LinkCareContextSuccess {
   const b = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const message = typeof b.message === 'string' && b.message.length <= BOUNDS.message ? b.message : undefined;
-  return { success: true, ...(message === undefined ? {} : { message }), ...(Object.hasOwn(b, 'data') ? { data: b.data } : {}) };
+  return {
+    success: true,
+    ...(message === undefined ? {} : { message }),
+    ...(Object.hasOwn(b, 'data') ? { data: b.data } : {}),
+    ...(mismatches === undefined ? {} : { mismatches }),
+  };
+}
+
+/** The result of a link call, with the answer compared to the request (see linkAnswerMismatches). */
+function withMismatches(r: CallResult, request: T.LinkCareContextRequest): CallResult {
+  const b = r.body;
+  const data = b !== null && typeof b === 'object' ? (b as { data?: unknown }).data : undefined;
+  const mismatches = linkAnswerMismatches(request, data);
+  return mismatches === undefined ? r : { ...r, mismatches };
 }
 
 function issueSummary(issues: readonly Issue[]): string {
@@ -138,19 +209,29 @@ export class AbhaClient {
       newRequestId: randomUUID,
       requestIdHeader: options.requestIdHeader,
       secrets: () => [this.#apiKey, ...this.#recentTokens],
+      maxResponseBytes: numberOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1),
     };
     const tokenConfig: TransportConfig = { ...base, tokens: undefined };
     this.#tokens = new TokenCache({
       fetchToken: async () => {
         const r = await callEndpoint(tokenConfig, endpoint('token'), { apiKey: this.#apiKey } satisfies T.TokenRequest);
         const token = (r.body as T.TokenResponse).data;
-        if (typeof token !== 'string' || token === '') {
-          throw new InvalidResponseError('the token endpoint answered status: true without a token in data', {
+        const problem = bearerTokenProblem(token);
+        if (problem !== undefined || typeof token !== 'string') {
+          // Checked on receipt: a token with CR, LF or NUL would make fetch refuse the header, and
+          // its error would quote the token. The token itself is never quoted.
+          const missing = typeof token !== 'string' || token === '';
+          const why = missing ? 'without a token in data' : `with a token that cannot be a bearer token: ${problem ?? ''}`;
+          throw new InvalidResponseError(`the token endpoint answered status: true ${why}`, {
             endpoint: endpoint('token').path,
             status: r.status,
             requestId: r.requestId,
             attempts: r.attempts,
-            issues: [{ path: '/data', code: 'required', message: 'data is required: the bearer token', severity: 'error' }],
+            issues: [
+              missing
+                ? { path: '/data', code: 'required', message: 'data is required: the bearer token', severity: 'error' }
+                : { path: '/data', code: 'invalid-token', message: `data is not a usable bearer token: ${problem ?? ''}`, severity: 'error' },
+            ],
           });
         }
         this.#recentTokens.unshift(token);
@@ -169,8 +250,12 @@ export class AbhaClient {
     const checked = validate(`${id}-request` as SchemaName, request);
     if (!checked.success) return Promise.reject(new ValidationError(checked.issues, `${id} request`));
     return callEndpoint(this.#config, endpoint(id), request, options).then((r) => {
+      if (id === 'link-carecontext') {
+        const compared = withMismatches(r, request as T.LinkCareContextRequest);
+        if (r.offSpec === undefined && compared.mismatches === undefined) return r.body as R;
+        return linkEnvelope(r.body, compared.mismatches) as R;
+      }
       if (r.offSpec === undefined) return r.body as R;
-      if (id === 'link-carecontext') return linkEnvelope(r.body) as R;
       // An OTP call the service processed (success: true) whose data is unusable: the caller
       // cannot go on with it, and must know that it was processed (the OTP may be used up).
       throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${issueSummary(r.offSpec)}); not sent again`, {
@@ -200,7 +285,7 @@ export class AbhaClient {
    * const r = await client.linkCareContexts(buildLinkRequest(input))
    * //=> { success: true, message: 'care contexts linked', data: { ... } }
    */
-  linkCareContexts(request: T.LinkCareContextRequest, options?: CallOptions): Promise<T.LinkCareContextResponse> {
+  linkCareContexts(request: T.LinkCareContextRequest, options?: CallOptions): Promise<LinkCareContextSuccess> {
     return this.#body('link-carecontext', request, options);
   }
 
@@ -210,9 +295,9 @@ export class AbhaClient {
    *
    * @example
    * const r = await client.searchAbha({ mobile: '9000000001' })
-   * r.data?.[0]?.ABHA?.[0]?.index //=> 0
+   * r.data[0]?.ABHA?.[0]?.index //=> 0
    */
-  searchAbha(request: T.SearchAbhaRequest, options?: CallOptions): Promise<T.SearchAbhaResponse> {
+  searchAbha(request: T.SearchAbhaRequest, options?: CallOptions): Promise<Succeeded<T.SearchAbhaResponse>> {
     return this.#body('search-abha', request, options);
   }
 
@@ -223,7 +308,7 @@ export class AbhaClient {
    * @example
    * await client.requestOtp({ scope: ['abha-login'], loginHint: 'index', otpSystem: 'abdm', loginId: '0', txnId })
    */
-  requestOtp(request: T.RequestOtpRequest, options?: CallOptions): Promise<T.RequestOtpResponse> {
+  requestOtp(request: T.RequestOtpRequest, options?: CallOptions): Promise<Succeeded<T.RequestOtpResponse>> {
     return this.#body('request-otp', request, options);
   }
 
@@ -232,9 +317,9 @@ export class AbhaClient {
    *
    * @example
    * const r = await client.verifyOtp({ scope: ['abha-login'], txnId, otp })
-   * const session = r.data?.token // a SessionToken
+   * const session = r.data.token // a SessionToken | undefined
    */
-  verifyOtp(request: T.VerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.VerifyOtpResponse>> {
+  verifyOtp(request: T.VerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<Succeeded<T.VerifyOtpResponse>>> {
     return this.#body('verify-otp', request, options);
   }
 
@@ -244,7 +329,7 @@ export class AbhaClient {
    * @example
    * const r = await client.mobileLoginVerifyOtp({ txnId, otp })
    */
-  mobileLoginVerifyOtp(request: T.MobileLoginVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.MobileLoginVerifyOtpResponse>> {
+  mobileLoginVerifyOtp(request: T.MobileLoginVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<Succeeded<T.MobileLoginVerifyOtpResponse>>> {
     return this.#body('mobile-login-verify-otp', request, options);
   }
 
@@ -253,9 +338,9 @@ export class AbhaClient {
    *
    * @example
    * const r = await client.mobileLoginAbhaNumberVerifyOtp({ txnId, otp })
-   * r.data?.authResult //=> 'success'
+   * r.data.authResult //=> 'success'
    */
-  mobileLoginAbhaNumberVerifyOtp(request: T.MobileLoginAbhaNumberVerifyOtpRequest, options?: CallOptions): Promise<T.MobileLoginAbhaNumberVerifyOtpResponse> {
+  mobileLoginAbhaNumberVerifyOtp(request: T.MobileLoginAbhaNumberVerifyOtpRequest, options?: CallOptions): Promise<Succeeded<T.MobileLoginAbhaNumberVerifyOtpResponse>> {
     return this.#body('mobile-login-abha-number-verify-otp', request, options);
   }
 
@@ -268,7 +353,7 @@ export class AbhaClient {
   aadharNumberLoginVerifyOtp(
     request: T.AadharNumberLoginVerifyOtpRequest,
     options?: CallOptions,
-  ): Promise<WithSessionTokens<T.AadharNumberLoginVerifyOtpResponse>> {
+  ): Promise<WithSessionTokens<Succeeded<T.AadharNumberLoginVerifyOtpResponse>>> {
     return this.#body('aadhar-number-login-verify-otp', request, options);
   }
 
@@ -277,12 +362,12 @@ export class AbhaClient {
    *
    * @example
    * const r = await client.abhaAddressLoginVerifyOtp({ txnId, otpValue, mobile })
-   * const session = r.data?.tokens?.token
+   * const session = r.data.tokens?.token
    */
   abhaAddressLoginVerifyOtp(
     request: T.AbhaAddressLoginVerifyOtpRequest,
     options?: CallOptions,
-  ): Promise<WithSessionTokens<T.AbhaAddressLoginVerifyOtpResponse>> {
+  ): Promise<WithSessionTokens<Succeeded<T.AbhaAddressLoginVerifyOtpResponse>>> {
     return this.#body('abha-address-login-verify-otp', request, options);
   }
 
@@ -291,9 +376,9 @@ export class AbhaClient {
    *
    * @example
    * const r = await client.enrollVerifyOtp({ txnId, otpValue, mobile })
-   * r.data?.ABHAProfile?.ABHANumber
+   * r.data.ABHAProfile?.ABHANumber
    */
-  enrollVerifyOtp(request: T.EnrollVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<T.EnrollVerifyOtpResponse>> {
+  enrollVerifyOtp(request: T.EnrollVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<Succeeded<T.EnrollVerifyOtpResponse>>> {
     return this.#body('enroll-verify-otp', request, options);
   }
 
@@ -303,9 +388,9 @@ export class AbhaClient {
    *
    * @example
    * const p = await client.fetchAbhaAddressProfile({ token: session })
-   * p.data?.abhaAddress
+   * p.data.abhaAddress
    */
-  fetchAbhaAddressProfile(request: SessionTokenRequest, options?: CallOptions): Promise<T.FetchAbhaAddressProfileResponse> {
+  fetchAbhaAddressProfile(request: SessionTokenRequest, options?: CallOptions): Promise<Succeeded<T.FetchAbhaAddressProfileResponse>> {
     return this.#body('fetch-abha-address-profile', request, options);
   }
 
@@ -314,9 +399,9 @@ export class AbhaClient {
    *
    * @example
    * const p = await client.getProfile({ token: session })
-   * p.data?.ABHANumber
+   * p.data.ABHANumber
    */
-  getProfile(request: SessionTokenRequest, options?: CallOptions): Promise<T.GetProfileResponse> {
+  getProfile(request: SessionTokenRequest, options?: CallOptions): Promise<Succeeded<T.GetProfileResponse>> {
     return this.#body('get-profile', request, options);
   }
 
@@ -333,7 +418,9 @@ export class AbhaClient {
    * //=> { total: 3, acknowledged: 3, failed: 0, unknown: 0, invalid: 0, ... }
    */
   submitMany(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions = {}): Promise<SubmitSummary> {
-    return runBatch(items, options, (request, signal) => callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal }));
+    return runBatch(items, options, (request, signal) =>
+      callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal }).then((r) => withMismatches(r, request)),
+    );
   }
 
   /** What a log line may show about this client. */

@@ -28,8 +28,59 @@ export interface TransportErrorDetails {
   readonly requestId: string;
   /** How many HTTP attempts were made, the repeat after a token refresh included. */
   readonly attempts: number;
-  /** The underlying network error, when there is one (never a request or a response). */
+  /**
+   * The underlying network error, when there is one. Never kept as it came:
+   * only its class name and system error code survive (see
+   * {@link TransportErrorCause}), because a raw error can hold a secret (fetch's
+   * header errors quote the header value: the bearer token).
+   */
   readonly cause?: unknown;
+}
+
+/**
+ * What an error keeps of its underlying error (`error.cause`): the class name
+ * and the system error code, e.g. `{ name: 'TypeError', code: 'ECONNREFUSED' }`.
+ * Never the underlying message, which can quote a header (the bearer token),
+ * a URL or a body.
+ */
+export interface TransportErrorCause {
+  /** The underlying error's class name (letters and digits only; `Error` otherwise). */
+  readonly name: string;
+  /** The first system error code in it or its causes, e.g. `ECONNRESET`, when there is one. */
+  readonly code?: string;
+}
+
+const CAUSE_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
+const CAUSE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+
+function causeCode(e: unknown, depth: number): string | undefined {
+  if (depth > 6 || e === null || typeof e !== 'object') return undefined;
+  const o = e as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof o.code === 'string' && CAUSE_CODE.test(o.code)) return o.code;
+  const fromCause = causeCode(o.cause, depth + 1);
+  if (fromCause !== undefined) return fromCause;
+  if (Array.isArray(o.errors)) {
+    for (const x of o.errors as unknown[]) {
+      const c = causeCode(x, depth + 1);
+      if (c !== undefined) return c;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Reduces an underlying error to its class name and system error code (see
+ * {@link TransportErrorCause}); undefined for undefined.
+ *
+ * @example
+ * sanitizeCause(new TypeError('Headers.append: "Bearer eyJ..." is an invalid header value.')) //=> { name: 'TypeError' }
+ */
+export function sanitizeCause(cause: unknown): TransportErrorCause | undefined {
+  if (cause === undefined) return undefined;
+  const rawName = cause !== null && typeof cause === 'object' ? (cause as { name?: unknown }).name : undefined;
+  const name = typeof rawName === 'string' && CAUSE_NAME.test(rawName) ? rawName : 'Error';
+  const code = causeCode(cause, 0);
+  return Object.freeze(code === undefined ? { name } : { name, code });
 }
 
 /**
@@ -55,7 +106,8 @@ export class TransportError extends AbhaLinkError {
   constructor(summary: string, details: TransportErrorDetails) {
     const status = details.status === undefined ? '' : ` HTTP ${details.status}`;
     const tries = details.attempts > 1 ? `, ${details.attempts} attempts` : '';
-    super(`POST ${details.endpoint}${status}: ${summary} (request ${details.requestId}${tries})`, details.cause === undefined ? undefined : { cause: details.cause });
+    const cause = sanitizeCause(details.cause);
+    super(`POST ${details.endpoint}${status}: ${summary} (request ${details.requestId}${tries})`, cause === undefined ? undefined : { cause });
     this.endpoint = details.endpoint;
     this.status = details.status;
     this.#serviceMessage = details.serviceMessage === '' ? undefined : details.serviceMessage;
@@ -127,7 +179,17 @@ export class ServerError extends TransportError {
 }
 
 /** Why a {@link NetworkError} happened. */
-export type NetworkFailure = 'connection-refused' | 'dns' | 'connect-timeout' | 'unreachable' | 'tls' | 'timeout' | 'connection-lost' | 'other';
+export type NetworkFailure =
+  | 'connection-refused'
+  | 'dns'
+  | 'connect-timeout'
+  | 'unreachable'
+  | 'tls'
+  | 'timeout'
+  | 'connection-lost'
+  | 'other'
+  /** fetch refused to build the request (an invalid header value): nothing was sent, and sending it again fails the same way. */
+  | 'request-refused';
 
 /**
  * No answer came. For the link call and the OTP calls this is thrown only
@@ -170,8 +232,9 @@ export class EnvelopeError extends TransportError {
 
 /**
  * The service refused the request as sent: an HTTP 4xx other than 401, 403
- * and 429 (typically 400 with the envelope naming the field), or an
- * unexpected status such as a redirect. Not retried: sending the same request
+ * and 429 (typically 400 with the envelope naming the field), or a redirect
+ * answering a read (the token, search, profiles: nothing changed; on the link
+ * and OTP calls a redirect is an {@link OutcomeUnknownError}). Not retried: sending the same request
  * again would fail the same way.
  *
  * @example
@@ -182,8 +245,10 @@ export class RejectedError extends TransportError {
 }
 
 /**
- * The service answered HTTP 2xx with a body that is not JSON or not the
- * spec's shape. For reads (the token, search, profiles) nothing was changed.
+ * The service answered HTTP 2xx with a body that is not JSON, not the
+ * spec's shape (also: `success: true` without the `data` the spec shows for
+ * the endpoint), or larger than `maxResponseBytes` (issue code `too-large`); or the
+ * token endpoint answered a token that cannot be a bearer token. For reads (the token, search, profiles) nothing was changed.
  * For an OTP call it is thrown only when the answer says `success: true`
  * (the request was processed: the OTP may be used up) and the rest of it is
  * unusable. The link call never throws it: without a readable `success` flag
@@ -204,13 +269,23 @@ export class InvalidResponseError extends TransportError {
 }
 
 /** Why an {@link OutcomeUnknownError} happened. */
-export type UnknownOutcomeReason = 'connection-lost' | 'timeout' | 'aborted' | 'server-error' | 'unreadable-response';
+export type UnknownOutcomeReason =
+  | 'connection-lost'
+  | 'timeout'
+  | 'aborted'
+  | 'server-error'
+  | 'unreadable-response'
+  /** HTTP 3xx: the service answered with a redirect, which is never followed; it may have processed the request first. */
+  | 'redirect'
+  /** The answer was longer than `maxResponseBytes` (decompressed): its reading was stopped. */
+  | 'response-too-large';
 
 /**
  * The request may have reached the service, but no usable answer came: the
  * connection broke after sending, the attempt timed out, the caller aborted
- * mid-flight, a 5xx (other than 503 with Retry-After) came back, or a 2xx
- * body had no readable `success` flag (empty, not JSON, or no boolean). The link call is a POST with no documented
+ * mid-flight, a 5xx (other than 503 with Retry-After) or a redirect (3xx)
+ * came back, a 2xx body had no readable `success` flag (empty, not JSON, or
+ * no boolean), or a 2xx body was larger than `maxResponseBytes`. The link call is a POST with no documented
  * idempotency, so it is never repeated automatically after this: check with
  * the service (or your records) before sending it again.
  *

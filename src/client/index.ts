@@ -10,7 +10,17 @@
  *
  * @packageDocumentation
  */
-export { AbhaClient, createClient, type ClientInfo, type ClientOptions, type SessionTokenRequest, type WithSessionTokens } from './client.js';
+export {
+  AbhaClient,
+  createClient,
+  type ClientInfo,
+  type ClientOptions,
+  type LinkCareContextSuccess,
+  type SessionTokenRequest,
+  type Succeeded,
+  type WithSessionTokens,
+} from './client.js';
+export { linkAnswerMismatches } from './link-answer.js';
 export {
   AbortedError,
   AuthenticationError,
@@ -25,12 +35,14 @@ export {
   isOutcomeUnknownError,
   isTransportError,
   type NetworkFailure,
+  type TransportErrorCause,
   type TransportErrorDetails,
+  sanitizeCause,
   type UnknownOutcomeReason,
 } from './errors.js';
 export { ValidationError, isValidationError, type Issue } from '../errors.js';
 export { backoffDelay, parseRetryAfter, DEFAULT_RETRY, type RetryBudgetOptions, type RetryOptions, type RetryPolicy } from './retry.js';
-export { jwtExpiry } from './token.js';
+export { bearerTokenProblem, jwtExpiry } from './token.js';
 export { parseBaseUrl } from './base-url.js';
 export { redactServiceMessage } from './redact.js';
 export { asSessionToken, type SessionToken } from './session.js';

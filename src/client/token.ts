@@ -25,6 +25,34 @@ export function jwtExpiry(token: string): number | undefined {
   }
 }
 
+/** The longest bearer token accepted, in characters (the schemas' bound for JWTs). */
+export const MAX_BEARER_TOKEN_LENGTH = 16384;
+
+/**
+ * RFC 6750 §2.1 `b64token`: what may follow `Bearer ` in an Authorization
+ * header. A JWT (three base64url parts joined by dots) is one; CR, LF, NUL,
+ * spaces and any other character are not.
+ */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Why `value` cannot be used as a bearer token, or undefined when it can: a
+ * non-empty string of at most {@link MAX_BEARER_TOKEN_LENGTH} characters of
+ * RFC 6750's token syntax (letters, digits, `-._~+/`, trailing `=`). Checked
+ * when the token endpoint answers, so that a token with CR, LF or NUL never
+ * reaches a header (where fetch's error would quote it). Never quotes the value.
+ *
+ * @example
+ * bearerTokenProblem('eyJhbGciOiJIUzI1NiJ9.e30.sig') //=> undefined
+ * bearerTokenProblem('abc\r\nx-injected: 1') //=> 'it holds characters a bearer token cannot have (RFC 6750: letters, digits and -._~+/ only)'
+ */
+export function bearerTokenProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'there is no token in data';
+  if (value.length > MAX_BEARER_TOKEN_LENGTH) return `it is longer than ${MAX_BEARER_TOKEN_LENGTH} characters`;
+  if (!B64TOKEN.test(value)) return 'it holds characters a bearer token cannot have (RFC 6750: letters, digits and -._~+/ only)';
+  return undefined;
+}
+
 export interface TokenCacheOptions {
   /** Fetches a new token (the token endpoint). */
   readonly fetchToken: () => Promise<string>;

@@ -11,8 +11,11 @@
  *   service said it did not process it);
  * - a 401 on a bearer call refreshes the token once and repeats once;
  * - anything else after the request may have been sent (connection lost,
- *   timeout, caller abort in flight, other 5xx, a 2xx body without a readable
- *   `success` flag) is an OutcomeUnknownError, never retried;
+ *   timeout, caller abort in flight, other 5xx, a redirect, a 2xx body
+ *   without a readable `success` flag or longer than `maxResponseBytes`) is
+ *   an OutcomeUnknownError, never retried;
+ * - a request fetch refused to build (an invalid header value) was not sent:
+ *   a NetworkError `request-refused`, never outcome unknown;
  * - a 2xx with `success: true` is a success (processed), also when the rest
  *   of the answer does not match the response schema (`offSpec` says where).
  *
@@ -50,6 +53,12 @@ export interface EndpointInfo {
   readonly idempotent: boolean;
   /** `token` for the token endpoint's `status` envelope, `standard` for `success`. */
   readonly envelope: 'standard' | 'token';
+  /**
+   * True when the spec shows a `data` payload for the endpoint: a `success: true`
+   * answer without one (or with `null`) is then off the spec. False for the link
+   * call (its response shape is not shown).
+   */
+  readonly dataRequired: boolean;
 }
 
 /** The fetch function the client uses (the global one by default). */
@@ -71,6 +80,8 @@ export interface TransportConfig {
   readonly tokens: TokenCache | undefined;
   /** Shared timeout signals for attempts with the default timeout. */
   readonly timeouts: TimeoutSignals;
+  /** The longest answer body read, in bytes after decompression; reading stops past it. */
+  readonly maxResponseBytes: number;
 }
 
 /** A successful call. */
@@ -87,6 +98,15 @@ export interface CallResult {
    * `body` is then the answer as parsed, not validated. Paths and codes, never values.
    */
   readonly offSpec?: readonly Issue[];
+  /**
+   * Link calls only (set by the client, not the transport): where the service's
+   * `success: true` answer contradicts the request: a care context reported as
+   * not linked, a reference the request did not send, or one of the request's
+   * references missing from an answer that lists care contexts. Warnings with
+   * paths and codes, never values. Absent when the answer agrees or carries no
+   * care contexts.
+   */
+  readonly mismatches?: readonly Issue[];
 }
 
 export interface CallOptions {
@@ -95,7 +115,15 @@ export interface CallOptions {
 }
 
 type Attempt =
-  | { readonly kind: 'answer'; readonly status: number; readonly headers: Headers; readonly text: string; readonly bodyLost: boolean }
+  | {
+      readonly kind: 'answer';
+      readonly status: number;
+      readonly headers: Headers;
+      readonly text: string;
+      readonly bodyLost: boolean;
+      /** The body was longer than maxResponseBytes: its reading was stopped and `text` is empty. */
+      readonly tooLarge: boolean;
+    }
   | {
       readonly kind: 'no-answer';
       /** `no`: provably never reached the service; `maybe`: it may have. */
@@ -170,6 +198,7 @@ const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
   timeout: 'no answer within the attempt timeout',
   'connection-lost': 'the connection was lost before an answer came',
   other: 'the request failed before an answer came',
+  'request-refused': 'fetch refused to build the request (an invalid header value): the request was not sent',
 };
 
 /**
@@ -218,6 +247,56 @@ export class TimeoutSignals {
 export const ATTEMPT_TIMEOUT = new Error('attempt timed out');
 
 /**
+ * True for the errors fetch (undici) throws while it builds the request,
+ * before any connection exists: an invalid header value or name, a header
+ * character above U+00FF, an invalid URL. Network failures are always
+ * `TypeError('fetch failed')` with a cause, and other runtimes' messages
+ * ("Failed to fetch", "Load failed") do not match, so they stay "maybe sent".
+ */
+function refusedByFetch(e: unknown): boolean {
+  if (!(e instanceof TypeError) || e.cause !== undefined) return false;
+  return /^(Headers\.(append|set)|Request constructor|Cannot convert argument to a ByteString|Failed to parse URL|Invalid URL)/.test(e.message);
+}
+
+/** A header value fetch accepts (Fetch standard: no NUL, CR or LF; bytes up to 0xFF). */
+// eslint-disable-next-line no-control-regex
+const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
+
+/**
+ * Reads a body, stopping past `maxBytes` (counted after decompression: fetch
+ * decompresses gzip, deflate and br before the reader sees the bytes, so a
+ * compression bomb is stopped at the same size as a plain endless answer).
+ * Decodes UTF-8 as `Response.text()` does.
+ */
+async function readCapped(res: Response, maxBytes: number): Promise<string | undefined> {
+  const declared = res.headers.get('content-length');
+  if (declared !== null && res.headers.get('content-encoding') === null && Number(declared) > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  const body = res.body;
+  if (body === null) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      // Cancelling stops the download and the decompression; the connection is closed.
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1 && chunks[0] !== undefined) return UTF8.decode(chunks[0]);
+  return UTF8.decode(Buffer.concat(chunks, total));
+}
+
+const UTF8 = new TextDecoder();
+
+/**
  * Classifies a failed fetch or body read. "Never sent" is decided only from
  * errors of the connection phase (see NOT_SENT, CONNECT_TIMEOUT, CERT_CODE);
  * anything else may have come after the request was written.
@@ -227,6 +306,7 @@ function noAnswer(e: unknown, afterHeaders: boolean, attemptSignal: AbortSignal,
   const code = sys?.code;
   if (attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
   if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
+  if (!afterHeaders && refusedByFetch(e)) return { kind: 'no-answer', sent: 'no', failure: 'request-refused', code: undefined, cause: e };
   if (!afterHeaders && sys !== undefined) {
     const notSent = NOT_SENT[sys.code];
     if (notSent !== undefined && sys.syscall === notSent.syscall) return { kind: 'no-answer', sent: 'no', failure: notSent.failure, code, cause: e };
@@ -259,15 +339,20 @@ async function attemptOnce(cfg: TransportConfig, url: string, init: RequestInit,
     }
     let text = '';
     let bodyLost = false;
+    let tooLarge = false;
+    // With redirect: 'manual', a browser-style fetch hides the 3xx behind status 0.
+    const status = res.type === 'opaqueredirect' ? 303 : res.status;
     try {
-      text = await res.text();
+      const read = await readCapped(res, cfg.maxResponseBytes);
+      if (read === undefined) tooLarge = true;
+      else text = read;
     } catch (e) {
       // Headers came but the body did not. For a 2xx the body is the outcome, so it is lost;
       // for other statuses the status says enough.
-      if (res.status >= 200 && res.status < 300) return noAnswer(e, true, attemptSignal, signal);
+      if (status >= 200 && status < 300) return noAnswer(e, true, attemptSignal, signal);
       bodyLost = true;
     }
-    return { kind: 'answer', status: res.status, headers: res.headers, text, bodyLost };
+    return { kind: 'answer', status, headers: res.headers, text, bodyLost, tooLarge };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     if (onCallerAbort !== undefined) signal?.removeEventListener('abort', onCallerAbort);
@@ -356,6 +441,14 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (cfg.requestIdHeader !== undefined) headers[cfg.requestIdHeader] = requestId;
+    if (token !== undefined && !HEADER_VALUE.test(token)) {
+      // Tokens are checked on receipt (bearerTokenProblem); a token cache of one's own could still
+      // hand one out. Never handed to fetch, whose error would quote it.
+      throw new NetworkError('the bearer token cannot be sent in a header (it holds CR, LF, NUL or characters above U+00FF); the request was not sent', {
+        ...details(),
+        failure: 'request-refused',
+      });
+    }
     const init: RequestInit = { method: 'POST', headers, body: bodyText, redirect: 'manual' };
     const a = await attemptOnce(cfg, url, init, Math.max(1, Math.min(cfg.timeoutMs, remaining)), signal);
 
@@ -375,7 +468,7 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
         }
         return new NetworkError(`${FAILURE_TEXT[failure]}${a.code === undefined ? '' : ` (${a.code})`}${note}`, { ...details({ cause: a.cause }), failure, code: a.code });
       };
-      const retryable = failure !== 'tls' && (a.sent === 'no' || ep.idempotent);
+      const retryable = failure !== 'tls' && failure !== 'request-refused' && (a.sent === 'no' || ep.idempotent);
       if (!retryable) throw err();
       const delay = backoffDelay(counted, policy, cfg.random());
       const blocker = retryBlocker(delay);
@@ -389,6 +482,12 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     // Only failures carry the service's message; it is redacted when an error is made.
     const d = (): TransportErrorDetails => details({ status, serviceMessage: redact(parsed.ok ? messageOf(parsed.value) : undefined) });
 
+    if (a.tooLarge && status >= 200 && status < 300) {
+      const why = `the answer is larger than ${cfg.maxResponseBytes} bytes (maxResponseBytes); its reading was stopped`;
+      if (!ep.idempotent) throw new OutcomeUnknownError(`${why}; the request may have been processed, so it was not sent again`, { ...d(), reason: 'response-too-large' });
+      throw new InvalidResponseError(why, { ...d(), issues: [{ path: '', code: 'too-large', message: why, severity: 'error' }] });
+    }
+
     if (status >= 200 && status < 300) {
       const flagName = ep.envelope === 'token' ? 'status' : 'success';
       const flag = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>)[flagName] : undefined;
@@ -398,7 +497,12 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
         throw new InvalidResponseError(why, { ...d(), issues: [{ path: parsed.ok ? `/${flagName}` : '', code: parsed.ok ? 'required' : 'invalid-json', message: why, severity: 'error' }] });
       }
       if (!flag) throw new EnvelopeError(`the service answered ${flagName}: false`, d());
-      const checked = validate(`${ep.id}-response` as SchemaName, parsed.ok ? parsed.value : undefined);
+      const value = parsed.ok ? parsed.value : undefined;
+      let checked = validate(`${ep.id}-response` as SchemaName, value);
+      if (ep.dataRequired && checked.success && (value as { data?: unknown }).data == null) {
+        // The spec shows a payload for this endpoint; the typed result promises it.
+        checked = { success: false, issues: [{ path: '/data', code: 'required', message: 'data is required: the spec shows a payload for this endpoint', severity: 'error' }] };
+      }
       if (!checked.success) {
         if (!ep.idempotent) {
           // The service said it succeeded: the request was processed. Failing the call would
@@ -469,7 +573,19 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
       throw new ServerError('server error', d());
     }
 
-    if (status >= 300 && status < 400) throw new RejectedError('unexpected redirect; redirects are not followed (check the base URL)', d());
+    if (status >= 300 && status < 400) {
+      // A redirect is not followed (the request and its bearer token would go elsewhere). The
+      // service may have processed the request before redirecting (a 303 "see other" says just
+      // that), so for a call that is not idempotent it is outcome unknown, never "failed": a
+      // failed link would be sent again by every rerun.
+      if (!ep.idempotent) {
+        throw new OutcomeUnknownError('the service answered with a redirect, which is not followed; the request may have been processed, so it was not sent again (check the base URL)', {
+          ...d(),
+          reason: 'redirect',
+        });
+      }
+      throw new RejectedError('unexpected redirect; redirects are not followed (check the base URL)', d());
+    }
     throw new RejectedError(a.bodyLost ? 'the service refused the request (its answer could not be read)' : 'the service refused the request; it is not retried', d());
   }
 }
