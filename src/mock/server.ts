@@ -776,7 +776,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   const httpServer = createServer(
     {
-      keepAliveTimeout: 5_000,
+      // Shorter than the header time-out, so that an idle kept-alive connection closes quietly rather than with a 408.
+      keepAliveTimeout: Math.min(5_000, headersTimeout),
       headersTimeout,
       requestTimeout,
       // How often node looks for connections past those time-outs (its default, 30 s, would let them run on).
