@@ -4,14 +4,32 @@
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { linkRequestKey } from '../src/client/key.js';
+import type { SchemaName } from '../src/generated/manifest.js';
 import { ENDPOINT_PATHS } from '../src/index.js';
-import { buildOpenApiDocument, checkFaultRule, parseSeed, startMockServer, syntheticAccounts, type MockEvent, type MockServer } from '../src/mock/index.js';
+import { buildOpenApiDocument, checkFaultRule, parseSeed, startMockServer, syntheticAccounts, type MockEvent, type MockServer, type MockServerOptions } from '../src/mock/index.js';
+import { ENDPOINTS, RESOURCES, type FieldDef } from '../src/spec/definition.js';
+import { validate } from '../src/validation/validate.js';
+
+/** Counts the mock's schema validations per schema (the wrapper delegates to the real validator). */
+const validations = vi.hoisted(() => new Map<string, number>());
+vi.mock('../src/validation/validate.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../src/validation/validate.js')>();
+  return {
+    ...real,
+    validate: (name: string, value: unknown) => {
+      validations.set(name, (validations.get(name) ?? 0) + 1);
+      return real.validate(name as never, value);
+    },
+  };
+});
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist/cli/main.js');
@@ -116,7 +134,7 @@ describe('startMockServer: requests', () => {
     const token = await bearer();
     events.length = 0;
     await post(ENDPOINT_PATHS.linkCareContext, linkBody, { authorization: `Bearer ${token}`, 'x-request-id': 'req-123' });
-    expect(events).toEqual([{ type: 'request', method: 'POST', path: ENDPOINT_PATHS.linkCareContext, status: 200, ms: expect.any(Number) as unknown, requestId: 'req-123' }]);
+    expect(events).toEqual([{ type: 'request', method: 'POST', endpoint: 'link-carecontext', status: 200, ms: expect.any(Number) as unknown, requestId: 'req-123' }]);
     expect(JSON.stringify(events)).not.toContain(token);
     expect(JSON.stringify(events)).not.toContain('rohit');
   });
@@ -427,7 +445,7 @@ describe('abha-link mock', () => {
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         const lines = out.split('\n');
-        if (lines.length >= 3) {
+        if (lines.length >= 4) {
           clearTimeout(timer);
           resolve({ child, lines, stderr: () => err });
         }
@@ -440,7 +458,7 @@ describe('abha-link mock', () => {
     const { child, lines, stderr } = await start(['--port', '0', '--otp', '135790']);
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     const url = (lines[0] ?? '').replace('listening on ', '');
-    const key = /^development API key: (\S+) /.exec(lines[1] ?? '')?.[1] ?? '';
+    const key = /^export ABHA_LINK_API_KEY=(\S+)$/.exec(lines[1] ?? '')?.[1] ?? '';
     expect(key).toMatch(/^dev-/);
     const tok = (await (await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: key }) })).json()) as { data: string };
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` };
@@ -453,7 +471,7 @@ describe('abha-link mock', () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     const log = stderr();
-    expect(log).toMatch(/^POST \/api\/m1\/abha\/token 200 [\d.]+ ms$/m);
+    expect(log).toMatch(/^POST token 200 [\d.]+ ms$/m);
     expect(log).toContain(`otp 135790 for txn ${txnId} (mobile ending 0001)`);
     // Request lines carry no token and no mobile.
     expect(log).not.toContain(tok.data);
@@ -462,12 +480,42 @@ describe('abha-link mock', () => {
 
   it('uses ABHA_LINK_API_KEY when set and does not print it', async () => {
     const { child, lines } = await start(['--port', '0'], { ABHA_LINK_API_KEY: 'env-planted-key-77' });
-    expect(lines[1]).toBe('API key: the value of ABHA_LINK_API_KEY');
+    expect(lines[1]).toBe('# API key: the value of ABHA_LINK_API_KEY in your environment');
     const url = (lines[0] ?? '').replace('listening on ', '');
     const r = await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'env-planted-key-77' }) });
     expect(r.status).toBe(200);
     expect(lines.join('\n')).not.toContain('env-planted-key-77');
     child.kill('SIGTERM');
+  });
+
+  it('prints the key and the URL as export lines that a shell can run as pasted', async () => {
+    const { child, lines } = await start(['--port', '0']);
+    const url = (lines[0] ?? '').replace('listening on ', '');
+    expect(lines[2]).toBe(`export ABHA_LINK_BASE_URL=${url}`);
+    const sh = spawnSync('sh', ['-c', `${lines[1] ?? ''}\n${lines[2] ?? ''}\nprintf '%s %s' "$ABHA_LINK_API_KEY" "$ABHA_LINK_BASE_URL"`], { encoding: 'utf8', env: {} });
+    expect(sh.status).toBe(0);
+    const [key, base] = sh.stdout.split(' ');
+    expect(base).toBe(url);
+    const r = await fetch(`${base ?? ''}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: key }) });
+    expect(r.status).toBe(200);
+    child.kill('SIGTERM');
+  });
+
+  it('answers a repeated link request "already linked" with --already-linked, and logs endpoint ids', async () => {
+    const { child, lines, stderr } = await start(['--port', '0', '--already-linked'], { ABHA_LINK_API_KEY: 'cli-repeat-key' });
+    const url = (lines[0] ?? '').replace('listening on ', '');
+    const tok = (await (await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'cli-repeat-key' }) })).json()) as { data: string };
+    const send = async (): Promise<Record<string, unknown>> =>
+      (await (await fetch(`${url}${ENDPOINT_PATHS.linkCareContext}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` }, body: JSON.stringify(linkBody) })).json()) as Record<string, unknown>;
+    expect(await send()).toMatchObject({ success: true });
+    expect(await send()).toMatchObject({ success: false, data: { code: 'ALREADY_LINKED' } });
+    await fetch(`${url}/api/m1/abha/asha.verma@sbx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(stderr()).toMatch(/^POST link-carecontext 200 [\d.]+ ms$/m);
+    expect(stderr()).toMatch(/^POST unknown 404 [\d.]+ ms$/m);
+    expect(stderr()).not.toContain('asha');
   });
 
   it('refuses bad options and seed files with exit 2 and the field, without a stack trace', () => {
@@ -485,6 +533,316 @@ describe('abha-link mock', () => {
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The mock answers like the service the spec describes (issue 9, item 12)
+// ---------------------------------------------------------------------------
+
+/** Where `value` lacks a field of `def` (a field of the spec definition), or has one of another type. */
+function missingFields(def: FieldDef, value: unknown, at: string, out: string[]): void {
+  const object = (properties: Readonly<Record<string, FieldDef>>): void => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      out.push(`${at || '/'} is not an object`);
+      return;
+    }
+    for (const [k, d] of Object.entries(properties)) {
+      if (!Object.hasOwn(value, k)) out.push(`${at}/${k} is missing`);
+      else missingFields(d, (value as Record<string, unknown>)[k], `${at}/${k}`, out);
+    }
+  };
+  switch (def.type) {
+    case 'ref': {
+      const resource = RESOURCES.find((r) => r.name === def.ref);
+      if (resource === undefined) throw new Error(`no resource ${def.ref}`);
+      object(resource.properties);
+      return;
+    }
+    case 'object':
+      object(def.object.properties);
+      return;
+    case 'array':
+      if (!Array.isArray(value)) out.push(`${at} is not an array`);
+      else if (value.length === 0) out.push(`${at} is empty: its items' fields cannot be checked`);
+      else value.forEach((v, i) => missingFields(def.items, v, `${at}/${i}`, out));
+      return;
+    case 'string':
+      if (typeof value !== 'string') out.push(`${at} is not a string`);
+      return;
+    case 'integer':
+      if (!Number.isInteger(value)) out.push(`${at} is not an integer`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') out.push(`${at} is not a boolean`);
+      return;
+    default:
+      if (value === undefined) out.push(`${at} is missing`);
+  }
+}
+
+/** The documented answer of an endpoint: its envelope (spec §2) with `data` as its section of §4 shows it. */
+function documentedAnswer(id: string): FieldDef {
+  const ep = ENDPOINTS.find((e) => e.id === id);
+  if (ep === undefined) throw new Error(`no endpoint ${id}`);
+  const envelope = RESOURCES.find((r) => r.name === (ep.response.envelope === 'token' ? 'token-envelope' : 'response-envelope'));
+  if (envelope === undefined) throw new Error('no envelope');
+  return { type: 'object', object: { ...envelope, properties: { ...envelope.properties, data: ep.response.data } } };
+}
+
+/** A successful answer of every endpoint, from a full run of the flows of spec §1 against `options`. */
+async function answersOfEveryEndpoint(options: MockServerOptions, mobile: string): Promise<Map<string, unknown>> {
+  const m = await startMockServer({ apiKey: KEY, otp: '246810', ...options });
+  const answers = new Map<string, unknown>();
+  try {
+    const call = async (id: string, body: unknown, token?: string): Promise<Record<string, unknown>> => {
+      const ep = ENDPOINTS.find((e) => e.id === id);
+      const r = await fetch(`${m.url}${ep?.path ?? ''}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify(body),
+      });
+      const json = (await r.json()) as Record<string, unknown>;
+      if (r.status !== 200 || (json.success ?? json.status) !== true) throw new Error(`${id} failed: ${r.status} ${String(json.message)}`);
+      answers.set(id, json);
+      return json;
+    };
+    const bearerToken = (await call('token', { apiKey: KEY })).data as string;
+    const otpFor = async (): Promise<string> => {
+      const txnId = ((await call('search-abha', { mobile }, bearerToken)).data as { txnId: string }[])[0]?.txnId ?? '';
+      await call('request-otp', { scope: ['abha-login'], loginHint: 'index', otpSystem: 'abdm', loginId: '0', txnId }, bearerToken);
+      return txnId;
+    };
+    const session = ((await call('verify-otp', { scope: ['abha-login'], txnId: await otpFor(), otp: '246810' }, bearerToken)).data as { token: string }).token;
+    await call('mobile-login-verify-otp', { txnId: await otpFor(), otp: '246810' }, bearerToken);
+    await call('mobile-login-abha-number-verify-otp', { txnId: await otpFor(), otp: '246810' }, bearerToken);
+    await call('aadhar-number-login-verify-otp', { txnId: await otpFor(), otpValue: '246810', mobile }, bearerToken);
+    await call('abha-address-login-verify-otp', { txnId: await otpFor(), otpValue: '246810', mobile }, bearerToken);
+    await call('enroll-verify-otp', { txnId: await otpFor(), otpValue: '246810', mobile }, bearerToken);
+    await call('fetch-abha-address-profile', { token: session }, bearerToken);
+    await call('get-profile', { token: session }, bearerToken);
+    await call('link-carecontext', linkBody, bearerToken);
+  } finally {
+    await m.close();
+  }
+  return answers;
+}
+
+describe('the mock answers like the service the spec describes', () => {
+  it('answers every endpoint with every field its section of the spec documents, with synthetic accounts and with a minimal seed', async () => {
+    const minimal = parseSeed({ accounts: [{ mobile: '9100000042', abhaAddress: 'only.required@sbx', firstName: 'Only' }] });
+    if (!minimal.success) throw new Error('seed is invalid');
+    const runs: [string, Map<string, unknown>][] = [
+      ['synthetic', await answersOfEveryEndpoint({}, '9000000001')],
+      ['minimal seed', await answersOfEveryEndpoint({ seed: minimal.seed }, '9100000042')],
+    ];
+    for (const [label, answers] of runs) {
+      expect([...answers.keys()].sort(), label).toEqual(ENDPOINTS.map((e) => e.id).sort());
+      for (const [id, answer] of answers) {
+        const missing: string[] = [];
+        missingFields(documentedAnswer(id), answer, '', missing);
+        expect(missing, `${label}: ${id}`).toEqual([]);
+        expect(validate(`${id}-response` as SchemaName, answer).success, `${label}: ${id} matches its response schema`).toBe(true);
+      }
+    }
+    // The fields the first users missed, named.
+    const profile = (runs[0]?.[1].get('get-profile') as { data: Record<string, unknown> }).data;
+    expect(profile).toMatchObject({ verificationStatus: 'VERIFIED', kycVerified: true, authMethods: ['MOBILE_OTP'] });
+    expect(profile.stateCode).toMatch(/^\d{2}$/);
+    expect(profile.pincode).toMatch(/^\d{6}$/);
+    expect(profile.districtCode).toMatch(/^\d+$/);
+    expect(profile.address).toMatch(/\w/);
+  });
+
+  it('answers failures of every endpoint with every field of its envelope', async () => {
+    const token = await bearer();
+    for (const ep of ENDPOINTS) {
+      const r = await post(ep.path, { unexpected: 1 }, ep.auth === 'bearer' ? { authorization: `Bearer ${token}` } : {});
+      expect(r.status, ep.id).toBe(400);
+      expect(Object.keys(r.body).sort(), ep.id).toEqual(ep.response.envelope === 'token' ? ['data', 'message', 'status'] : ['data', 'message', 'success']);
+    }
+  });
+
+  it('answers a repeated link request "already linked" with linkRepeats: already-linked, and links it again by default', async () => {
+    const m = await startMockServer({ apiKey: KEY, linkRepeats: 'already-linked' });
+    try {
+      const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as { data: string };
+      const send = async (body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
+        const r = await fetch(`${m.url}${ENDPOINT_PATHS.linkCareContext}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` }, body: JSON.stringify(body) });
+        return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+      };
+      const key = linkRequestKey(linkBody as never);
+      const refs = (linkBody.careContexts as { referenceNumber: string }[]).map((c) => c.referenceNumber);
+      expect((await send(linkBody)).body).toMatchObject({ success: true, data: { careContexts: refs.map((referenceNumber) => ({ referenceNumber, status: 'LINKED' })) } });
+      const again = await send(linkBody);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({
+        success: false,
+        message: '1 care context already linked: the same ABHA address, hipId, visitId and referenceNumbers were linked before',
+        data: { code: 'ALREADY_LINKED', careContexts: refs.map((referenceNumber) => ({ referenceNumber, status: 'ALREADY_LINKED' })) },
+      });
+      expect(JSON.stringify(again.body)).not.toContain(linkBody.abhaAddress as string);
+      expect(m.linkCount(key)).toEqual({ received: 2, linked: 1 });
+      expect(m.stats()).toMatchObject({ linkReceived: 2, linked: 1, alreadyLinked: 1 });
+      // Another visit of the same patient is not a repeat.
+      expect((await send({ ...linkBody, visitId: 'ANOTHER-VISIT' })).body).toMatchObject({ success: true });
+    } finally {
+      await m.close();
+    }
+    await expect(startMockServer({ linkRepeats: 'sometimes' as never })).rejects.toThrow(/linkRepeats must be link-again or already-linked/);
+    // The default: every repeat is linked again (and counted), as a service without duplicate detection would.
+    const token = await bearer();
+    const body = { ...linkBody, visitId: 'REPEAT-DEFAULT-1' };
+    for (let i = 0; i < 2; i++) expect((await post(ENDPOINT_PATHS.linkCareContext, body, { authorization: `Bearer ${token}` })).body).toMatchObject({ success: true });
+    expect(mock.linkCount(linkRequestKey(body as never))).toEqual({ received: 2, linked: 2 });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Hardening (issue 10, item 12: the mock)
+// ---------------------------------------------------------------------------
+
+/** Opens a raw connection to the mock; resolves with everything it answered once it closes the connection. */
+function rawConnection(url: string): { write: (text: string) => boolean; closed: Promise<string>; isClosed: () => boolean; socket: ReturnType<typeof connect> } {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  let closed = false;
+  socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+  socket.on('error', () => undefined);
+  const done = new Promise<string>((resolve) => socket.on('close', () => {
+    closed = true;
+    resolve(received);
+  }));
+  return { write: (text) => !closed && socket.write(text), closed: done, isClosed: () => closed, socket };
+}
+
+describe('the mock under attack', () => {
+  it('caps fault rules at 100: more gets 400 over HTTP (nothing added) and a RangeError from add', async () => {
+    const m = await startMockServer({ apiKey: KEY });
+    try {
+      const rule = { endpoint: 'search-abha', times: null, fault: { type: 'latency', ms: 1 } };
+      const tooMany = await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify(Array.from({ length: 101 }, () => rule)) });
+      expect(tooMany.status).toBe(400);
+      expect(((await tooMany.json()) as { message: string }).message).toBe('at most 100 fault rules can be active (this would make 101); DELETE /__mock/faults removes them');
+      expect(m.faults.size).toBe(0);
+      const full = await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify(Array.from({ length: 100 }, () => rule)) });
+      expect(((await full.json()) as { data: unknown }).data).toEqual({ active: 100 });
+      const oneMore = await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify(rule) });
+      expect(oneMore.status).toBe(400);
+      expect(() => m.faults.add({ fault: { type: 'hang' } })).toThrow(RangeError);
+      expect(m.faults.size).toBe(100);
+      await fetch(`${m.url}/__mock/faults`, { method: 'DELETE' });
+      expect((await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify(rule) })).status).toBe(200);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('reports requests by endpoint id, never by the raw path, in events and in its answers', async () => {
+    const token = await bearer();
+    events.length = 0;
+    const planted = ['/api/m1/abha/asha.verma@sbx-has-HIV', '/__mock/9876543210', '/api/m1/abha/token/9876543210'];
+    for (const path of planted) {
+      const r = await post(path, {});
+      expect(r.status).toBe(404);
+      expect(JSON.stringify(r.body)).not.toMatch(/asha|9876543210/);
+    }
+    await post(ENDPOINT_PATHS.linkCareContext, linkBody, { authorization: `Bearer ${token}` });
+    expect(events.map((e) => (e.type === 'request' ? `${e.endpoint} ${e.status}` : e.type))).toEqual(['unknown 404', 'mock-control 404', 'unknown 404', 'link-carecontext 200']);
+    expect(JSON.stringify(events)).not.toMatch(/asha|9876543210|\/api\//);
+  });
+
+  it('accepts application/json with parameters and refuses every other media type with 415', async () => {
+    const send = (ctype: string): Promise<Response> => fetch(`${mock.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': ctype }, body: JSON.stringify({ apiKey: KEY }) });
+    for (const ok of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json ; charset=utf-8']) {
+      expect((await send(ok)).status, ok).toBe(200);
+    }
+    for (const bad of ['application/jsonx', 'application/json-patch+json', 'application/json/x', 'application/json, text/plain', 'text/json', 'application/json; charset=latin1', 'application/json; charset', 'application/']) {
+      const r = await send(bad);
+      expect(r.status, bad).toBe(415);
+      expect(((await r.json()) as { message: string }).message, bad).toMatch(/^Content-Type must be application\/json/);
+    }
+  });
+
+  it('counts a link request as received only after its bearer token is accepted', async () => {
+    const body = { ...linkBody, visitId: 'UNAUTHENTICATED-1' };
+    const key = linkRequestKey(body as never);
+    const before = mock.stats().linkReceived;
+    for (const headers of [{}, { authorization: 'Bearer not-a-jwt' }]) expect((await post(ENDPOINT_PATHS.linkCareContext, body, headers)).status).toBe(401);
+    expect(mock.linkCount(key)).toEqual({ received: 0, linked: 0 });
+    expect(mock.stats().linkReceived).toBe(before);
+    expect((await post(ENDPOINT_PATHS.linkCareContext, body, { authorization: `Bearer ${await bearer()}` })).status).toBe(200);
+    expect(mock.linkCount(key)).toEqual({ received: 1, linked: 1 });
+  });
+
+  it('validates each request body once', async () => {
+    const token = await bearer();
+    validations.clear();
+    expect((await post(ENDPOINT_PATHS.linkCareContext, { ...linkBody, visitId: 'VALIDATE-ONCE-1' }, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(Object.fromEntries(validations)).toEqual({ 'link-carecontext-request': 1 });
+    validations.clear();
+    expect((await post(ENDPOINT_PATHS.searchAbha, { mobile: '9000000001' }, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(Object.fromEntries(validations)).toEqual({ 'search-abha-request': 1 });
+  });
+
+  it('closes a connection that sends its headers slowly (slow loris) with 408', async () => {
+    const m = await startMockServer({ apiKey: KEY, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    try {
+      const c = rawConnection(m.url);
+      c.write(`POST ${ENDPOINT_PATHS.token} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+      let sent = 0;
+      const drip = setInterval(() => {
+        if (c.write(`x-slow-${sent++}: 1\r\n`) === false && c.isClosed()) clearInterval(drip);
+      }, 25);
+      const answer = await c.closed;
+      clearInterval(drip);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      // Closed by the header time-out, long before the 16 KB header limit would have stopped it.
+      expect(sent).toBeLessThan(400);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('closes a connection that sends its body slowly, and one that sends nothing', async () => {
+    const m = await startMockServer({ apiKey: KEY, headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    try {
+      const slowBody = rawConnection(m.url);
+      slowBody.write(`POST ${ENDPOINT_PATHS.token} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+      const drip = setInterval(() => slowBody.write(' '), 25);
+      const idle = rawConnection(m.url);
+      const answer = await slowBody.closed;
+      clearInterval(drip);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      await idle.closed;
+      expect(idle.isClosed()).toBe(true);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('answers 413 to a body over the limit without reading it to the end, and closes the connection', async () => {
+    const m = await startMockServer({ apiKey: KEY, maxBodyBytes: 1000 });
+    try {
+      // Declared too large: refused before a byte of the body is sent.
+      const declared = rawConnection(m.url);
+      declared.write(`POST ${ENDPOINT_PATHS.token} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 300000000\r\n\r\n`);
+      expect(await declared.closed).toMatch(/^HTTP\/1\.1 413 [\s\S]*"message":"the request body is larger than 1000 bytes"/);
+      // Chunked without end: refused once past the limit, while the sender is still sending.
+      const chunked = rawConnection(m.url);
+      chunked.write(`POST ${ENDPOINT_PATHS.linkCareContext} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      let sent = 0;
+      const chunk = `400\r\n${' '.repeat(1024)}\r\n`;
+      while (!chunked.isClosed() && sent < 50_000_000) {
+        if (!chunked.write(chunk)) await new Promise((r) => chunked.socket.once('drain', r).once('close', r));
+        sent += 1024;
+      }
+      expect(await chunked.closed).toMatch(/^HTTP\/1\.1 413 /);
+      expect(sent).toBeLessThan(50_000_000);
+    } finally {
+      await m.close();
     }
   });
 });

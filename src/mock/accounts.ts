@@ -22,6 +22,14 @@ export interface MockAccount {
   readonly email?: string;
   readonly stateName?: string;
   readonly districtName?: string;
+  /** State code (the LGD code for real accounts; two digits here). */
+  readonly stateCode?: string;
+  /** District code (synthetic here). */
+  readonly districtCode?: string;
+  /** Six-digit PIN code. */
+  readonly pinCode?: string;
+  /** Postal address, one line. */
+  readonly address?: string;
   readonly kycVerified: boolean;
   readonly status: string;
 }
@@ -36,9 +44,16 @@ const FIRST: readonly (readonly [string, 'M' | 'F'])[] = [
   ['Lakshmi', 'F'], ['Suresh', 'M'], ['Ananya', 'F'], ['Imran', 'M'], ['Fatima', 'F'], ['Gurpreet', 'M'], ['Divya', 'F'], ['Joseph', 'M'],
 ];
 const LAST: readonly string[] = ['Verma', 'Iyer', 'Nair', 'Reddy', 'Sharma', 'Khan', 'Das', 'Patel', 'Singh', 'Menon', 'Rao', 'Gupta'];
-const PLACES: readonly (readonly [string, string])[] = [
-  ['Karnataka', 'Bengaluru Urban'], ['Kerala', 'Ernakulam'], ['Maharashtra', 'Pune'], ['Tamil Nadu', 'Chennai'], ['Uttar Pradesh', 'Lucknow'], ['West Bengal', 'Kolkata'],
+/** State, district, state code (LGD), a synthetic district code, the PIN code of the district's head post office. */
+const PLACES: readonly (readonly [string, string, string, string, string])[] = [
+  ['Karnataka', 'Bengaluru Urban', '29', '901', '560001'],
+  ['Kerala', 'Ernakulam', '32', '902', '682011'],
+  ['Maharashtra', 'Pune', '27', '903', '411001'],
+  ['Tamil Nadu', 'Chennai', '33', '904', '600001'],
+  ['Uttar Pradesh', 'Lucknow', '09', '905', '226001'],
+  ['West Bengal', 'Kolkata', '19', '906', '700001'],
 ];
+const STREETS: readonly string[] = ['MG Road', 'Station Road', 'Temple Street', 'Gandhi Nagar', 'Lake View Colony', 'Market Lane'];
 
 const MOBILE = /^[0-9]{10}$/;
 
@@ -63,7 +78,8 @@ export function syntheticAccounts(mobile: string): MockAccount[] {
     const b = (n: number): number => h[(i * 8 + n) % h.length] ?? 0;
     const [first, gender] = FIRST[b(1) % FIRST.length] ?? ['Asha', 'F'];
     const last = LAST[b(2) % LAST.length] ?? 'Verma';
-    const [stateName, districtName] = PLACES[b(3) % PLACES.length] ?? ['Karnataka', 'Bengaluru Urban'];
+    const [stateName, districtName, stateCode, districtCode, pinCode] = PLACES[b(3) % PLACES.length] ?? ['Karnataka', 'Bengaluru Urban', '29', '901', '560001'];
+    const street = STREETS[b(0) % STREETS.length] ?? 'MG Road';
     const year = 1950 + (b(4) % 56);
     const month = 1 + (b(5) % 12);
     const day = 1 + (b(6) % 28);
@@ -75,8 +91,13 @@ export function syntheticAccounts(mobile: string): MockAccount[] {
       lastName: last,
       gender,
       dob: `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+      email: `${first.toLowerCase()}.${last.toLowerCase()}${String(b(7) % 100).padStart(2, '0')}@example.org`,
       stateName,
       districtName,
+      stateCode,
+      districtCode,
+      pinCode,
+      address: `${1 + (b(5) % 200)}, ${street}, ${districtName}`,
       kycVerified: true,
       status: 'ACTIVE',
     });
@@ -120,6 +141,10 @@ const SEED_FIELDS: Readonly<Record<string, { required: boolean; check?: (v: stri
   email: { required: false },
   stateName: { required: false },
   districtName: { required: false },
+  stateCode: { required: false },
+  districtCode: { required: false },
+  pinCode: { required: false, check: (v) => (/^[0-9]{6}$/.test(v) ? undefined : 'must be exactly 6 digits') },
+  address: { required: false },
   status: { required: false },
 };
 
@@ -199,6 +224,10 @@ export function parseSeed(value: unknown): { success: true; seed: MockSeed } | {
       ...(typeof r.email === 'string' ? { email: r.email } : {}),
       ...(typeof r.stateName === 'string' ? { stateName: r.stateName } : {}),
       ...(typeof r.districtName === 'string' ? { districtName: r.districtName } : {}),
+      ...(typeof r.stateCode === 'string' ? { stateCode: r.stateCode } : {}),
+      ...(typeof r.districtCode === 'string' ? { districtCode: r.districtCode } : {}),
+      ...(typeof r.pinCode === 'string' ? { pinCode: r.pinCode } : {}),
+      ...(typeof r.address === 'string' ? { address: r.address } : {}),
       kycVerified: typeof r.kycVerified === 'boolean' ? r.kycVerified : true,
       status: typeof r.status === 'string' ? r.status : 'ACTIVE',
     });

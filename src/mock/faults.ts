@@ -48,6 +48,9 @@ interface LiveRule {
   readonly fault: Fault;
 }
 
+/** The most rules a controller holds: each request walks them all, and an HTTP client could add them without end. */
+export const MAX_FAULT_RULES = 100;
+
 const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'hang', 'garbage', 'expire-token']);
 const ENDPOINT_IDS: ReadonlySet<string> = new Set(ENDPOINTS.map((e) => e.id));
 /** The longest injected message: the spec's bound of `message`. */
@@ -107,13 +110,29 @@ export class FaultController {
 
   /**
    * Adds a rule; rules are tried in the order they were added, the first that applies wins.
+   * At most {@link MAX_FAULT_RULES} (100) rules can be active.
    *
    * @throws TypeError when the rule is not valid (see checkFaultRule)
+   * @throws RangeError when 100 rules are already active
    */
   add(rule: FaultRule): void {
     const checked = checkFaultRule(rule);
     if (!checked.ok) throw new TypeError(`fault rule: ${checked.message}`);
+    const problem = this.roomFor(1);
+    if (problem !== undefined) throw new RangeError(`${problem}; clear() removes them`);
     this.#rules.push({ endpoint: rule.endpoint ?? 'any', skip: rule.skip ?? 0, times: rule.times ?? 1, fault: rule.fault });
+  }
+
+  /**
+   * Why `count` more rules cannot be added (undefined when they can).
+   *
+   * @example
+   * mock.faults.roomFor(101) //=> 'at most 100 fault rules can be active (this would make 101)'
+   */
+  roomFor(count: number): string | undefined {
+    this.#rules = this.#rules.filter((r) => r.times > 0);
+    const total = this.#rules.length + count;
+    return total > MAX_FAULT_RULES ? `at most ${MAX_FAULT_RULES} fault rules can be active (this would make ${total})` : undefined;
   }
 
   /** Removes every rule. */

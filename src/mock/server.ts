@@ -9,9 +9,19 @@
  *   field (`status: false` on the token endpoint);
  * - a wrong API key, a missing, malformed, expired or revoked bearer token: 401;
  * - business failures (wrong or expired OTP, unknown txnId, invalid session
- *   token): 200 with `success: false`, the spec's only documented failure signal;
- * - unknown paths 404, other methods 405, non-JSON bodies 400, bodies over
- *   the limit 413, all with the envelope.
+ *   token, a link request already linked with `linkRepeats: 'already-linked'`):
+ *   200 with `success: false`, the spec's only documented failure signal;
+ * - unknown paths 404, other methods 405, a Content-Type other than
+ *   application/json 415, non-JSON bodies 400, bodies over the limit 413 (and
+ *   the connection closed), all with the envelope.
+ *
+ * Every answer carries every field the spec documents for it (§2, §4): a
+ * value the mock does not have (a seed account without an address) is `""`.
+ *
+ * Against slow or hostile clients: headers must arrive within 10 s and the
+ * whole request within 30 s (408 and the connection closed), bodies are cut
+ * off at the limit, at most 100 fault rules, and events name the endpoint id,
+ * never the raw path.
  */
 import { randomInt, randomUUID, createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -56,14 +66,32 @@ export interface MockServerOptions {
   readonly maxBodyBytes?: number;
   /** How many link-request bodies are kept for inspection (default 1000, the most recent). */
   readonly keepBodies?: number;
+  /**
+   * How a link request with the same ABHA address, hipId, visitId and
+   * referenceNumbers as one already linked is answered: `link-again`
+   * (default: linked and counted again, as by a service without duplicate
+   * detection) or `already-linked` (`200 {success:false, message, data:{code:
+   * "ALREADY_LINKED", careContexts:[{referenceNumber, status:"ALREADY_LINKED"}]}}`,
+   * not linked again), to rehearse resending requests whose outcome was unknown.
+   */
+  readonly linkRepeats?: 'link-again' | 'already-linked';
+  /** Time a client has to send the request headers, in ms (default 10000); then 408 and the connection is closed. */
+  readonly headersTimeoutMs?: number;
+  /** Time a client has to send the whole request, in ms (default 30000, at least `headersTimeoutMs`); then 408 and the connection is closed. */
+  readonly requestTimeoutMs?: number;
 }
 
-/** What the mock reports. Request events hold no body, header or token. */
+/** What the mock reports. Request events hold no body, header, token or path. */
 export type MockEvent =
   | {
       readonly type: 'request';
       readonly method: string;
-      readonly path: string;
+      /**
+       * The endpoint id of the spec definition (`token`, `link-carecontext`, ...),
+       * `openapi`, `mock-control` (`/__mock/...`) or `unknown`: never the raw
+       * path, which may carry anything.
+       */
+      readonly endpoint: string;
       /** The HTTP status sent, or `dropped` / `hung` for faults without an answer. */
       readonly status: number | 'dropped' | 'hung';
       readonly ms: number;
@@ -91,6 +119,8 @@ export interface MockStats {
   readonly linkReceived: number;
   /** Link requests processed (recorded as linked). */
   readonly linked: number;
+  /** Link requests answered "already linked" (with `linkRepeats: 'already-linked'`). */
+  readonly alreadyLinked: number;
 }
 
 /** A running mock. Close it when done. */
@@ -106,9 +136,9 @@ export interface MockServer {
   expireTokens(): void;
   /** Counts. */
   stats(): MockStats;
-  /** How often a link request with this key was received and processed. */
+  /** How often a link request with this key was received (authenticated, valid body) and processed. */
   linkCount(key: string): { received: number; linked: number };
-  /** Counts of every key seen. */
+  /** Counts of every key seen (authenticated requests with a valid body only). */
   linkCounts(): ReadonlyMap<string, { received: number; linked: number }>;
   /** The most recent link requests processed (see `keepBodies`). */
   linkRequests(): readonly LinkRecord[];
@@ -151,14 +181,20 @@ function firstIssues(issues: readonly Issue[]): string {
   return `${first.path || '/'}: ${first.message}${more}`;
 }
 
+/** A documented field the account has no value for: the mock answers `""` rather than leave the field out. */
+const text = (v: string | undefined): string => v ?? '';
+
+const fullName = (a: MockAccount): string => [a.firstName, a.middleName, a.lastName].filter((x) => x !== undefined && x !== '').join(' ');
+
 function accountSummary(a: MockAccount): T.AccountSummary {
   return {
     ABHANumber: a.ABHANumber,
     preferredAbhaAddress: a.abhaAddress,
-    name: [a.firstName, a.middleName, a.lastName].filter((x) => x !== undefined && x !== '').join(' '),
+    name: fullName(a),
     gender: a.gender,
     dob: a.dob,
     status: a.status,
+    profilePhoto: '',
     kycVerified: a.kycVerified,
     mobileVerified: true,
   };
@@ -192,6 +228,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const otpTtlMs = (options.otpTtlSeconds ?? 600) * 1000;
   const maxBody = options.maxBodyBytes ?? 5 * 1024 * 1024;
   const keepBodies = options.keepBodies ?? 1000;
+  const linkRepeats = options.linkRepeats ?? 'link-again';
+  if (linkRepeats !== 'link-again' && linkRepeats !== 'already-linked') throw new TypeError('linkRepeats must be link-again or already-linked');
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? Math.max(30_000, headersTimeout);
+  if (!Number.isInteger(headersTimeout) || headersTimeout < 1) throw new TypeError('headersTimeoutMs must be a whole number of milliseconds >= 1');
+  if (!Number.isInteger(requestTimeout) || requestTimeout < headersTimeout) throw new TypeError('requestTimeoutMs must be a whole number of milliseconds >= headersTimeoutMs');
   const emit = options.onEvent ?? ((): void => undefined);
   const jwt = new MockJwt();
   const faults = new FaultController();
@@ -203,6 +245,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   let tokensIssued = 0;
   let linkReceived = 0;
   let linked = 0;
+  let alreadyLinked = 0;
   let generation = 0;
   const sockets = new Set<Socket>();
   let openapi: string | undefined;
@@ -365,7 +408,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         authResult: 'success',
         users: r.txn.accounts.map((a) => ({
           abhaAddress: a.abhaAddress,
-          fullName: [a.firstName, a.middleName, a.lastName].filter((x) => x !== undefined && x !== '').join(' '),
+          fullName: fullName(a),
           abhaNumber: a.ABHANumber,
           status: a.status,
           kycStatus: a.kycVerified ? 'VERIFIED' : 'PENDING',
@@ -388,14 +431,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           ABHANumber: a.ABHANumber,
           preferredAddress: a.abhaAddress,
           firstName: a.firstName,
-          ...(a.middleName === undefined ? {} : { middleName: a.middleName }),
+          middleName: text(a.middleName),
           lastName: a.lastName,
           dob: a.dob,
           gender: a.gender,
+          photo: '',
           mobile: a.mobile,
-          ...(a.email === undefined ? {} : { email: a.email }),
-          ...(a.stateName === undefined ? {} : { stateName: a.stateName }),
-          ...(a.districtName === undefined ? {} : { districtName: a.districtName }),
+          email: text(a.email),
+          address: text(a.address),
+          districtCode: text(a.districtCode),
+          stateCode: text(a.stateCode),
+          pinCode: text(a.pinCode),
+          stateName: text(a.stateName),
+          districtName: text(a.districtName),
           abhaType: 'STANDARD',
           abhaStatus: a.status,
           phrAddress: [a.abhaAddress],
@@ -409,15 +457,18 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       if (a === undefined) return fail(200, 'token is not a valid session token, or it has expired; verify an OTP again');
       const data: T.AbhaAddressProfile = {
         abhaAddress: a.abhaAddress,
-        fullName: [a.firstName, a.middleName, a.lastName].filter((x) => x !== undefined && x !== '').join(' '),
+        fullName: fullName(a),
+        profilePhoto: '',
         firstName: a.firstName,
         lastName: a.lastName,
         dateOfBirth: a.dob,
         gender: a.gender,
         mobile: a.mobile,
         abhaNumber: a.ABHANumber,
-        ...(a.stateName === undefined ? {} : { stateName: a.stateName }),
-        ...(a.districtName === undefined ? {} : { districtName: a.districtName }),
+        address: text(a.address),
+        stateName: text(a.stateName),
+        districtName: text(a.districtName),
+        pinCode: text(a.pinCode),
         status: a.status,
         kycStatus: a.kycVerified ? 'VERIFIED' : 'PENDING',
         authMethods: ['MOBILE_OTP'],
@@ -435,6 +486,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         lastName: a.lastName,
         gender: a.gender,
         status: a.status,
+        stateCode: text(a.stateCode),
+        districtCode: text(a.districtCode),
+        pincode: text(a.pinCode),
+        address: text(a.address),
         verificationStatus: a.kycVerified ? 'VERIFIED' : 'PENDING',
         kycVerified: a.kycVerified,
         authMethods: ['MOBILE_OTP'],
@@ -444,6 +499,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     'link-carecontext': (b: T.LinkCareContextRequest) => {
       const key = linkRequestKey(b);
       const c = counts.get(key) ?? { received: 0, linked: 0 };
+      const n = b.careContexts.length;
+      const plural = n === 1 ? '' : 's';
+      if (linkRepeats === 'already-linked' && c.linked > 0) {
+        alreadyLinked++;
+        return {
+          status: 200,
+          body: {
+            success: false,
+            message: `${n} care context${plural} already linked: the same ABHA address, hipId, visitId and referenceNumbers were linked before`,
+            data: { code: 'ALREADY_LINKED', careContexts: b.careContexts.map((cc) => ({ referenceNumber: cc.referenceNumber, status: 'ALREADY_LINKED' })) },
+          },
+        };
+      }
       c.linked++;
       counts.set(key, c);
       linked++;
@@ -452,13 +520,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         if (bodies.length > keepBodies) bodies.splice(0, bodies.length - keepBodies);
       }
       const data = { careContexts: b.careContexts.map((cc) => ({ referenceNumber: cc.referenceNumber, status: 'LINKED' })) };
-      return ok(`${b.careContexts.length} care context${b.careContexts.length === 1 ? '' : 's'} linked`, data);
+      return ok(`${n} care context${plural} linked`, data);
     },
   };
 
   const tokenHandler = (b: T.TokenRequest): Reply => {
     const given = sha(b.apiKey);
-    if (!timingSafeEqual(given, apiKeyHash)) return { status: 401, body: { status: false, message: 'invalid API key' } };
+    if (!timingSafeEqual(given, apiKeyHash)) return { status: 401, body: { status: false, message: 'invalid API key', data: null } };
     tokensIssued++;
     const iat = seconds();
     const claims: MockClaims = { typ: 'bearer', iat, exp: iat + tokenTtl, jti: randomUUID(), gen: generation };
@@ -471,19 +539,47 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     res.end(text);
   };
 
+  /**
+   * The body, or `too-large` as soon as it is declared or found larger than
+   * the limit: the rest is not read (the answer closes the connection).
+   */
   const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
     new Promise((resolve, reject) => {
+      const declared = Number(req.headers['content-length']);
+      if (declared > maxBody) {
+        resolve('too-large');
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
-      let over = false;
-      req.on('data', (c: Buffer) => {
+      const onData = (c: Buffer): void => {
         size += c.length;
-        if (size > maxBody) over = true;
-        else chunks.push(c);
-      });
-      req.on('end', () => resolve(over ? 'too-large' : Buffer.concat(chunks)));
+        if (size <= maxBody) {
+          chunks.push(c);
+          return;
+        }
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.pause();
+        chunks.length = 0;
+        resolve('too-large');
+      };
+      const onEnd = (): void => resolve(Buffer.concat(chunks));
+      req.on('data', onData);
+      req.on('end', onEnd);
       req.on('error', reject);
     });
+
+  /**
+   * Answers 413 and closes the connection once the answer is out: node
+   * discards what the client still sends, for at most two seconds.
+   */
+  const tooLarge = (req: IncomingMessage, res: ServerResponse, reply: Reply): Reply => {
+    res.on('finish', () => {
+      setTimeout(() => req.socket.destroy(), 2000).unref();
+    });
+    return { ...reply, headers: { ...reply.headers, connection: 'close' } };
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
@@ -491,12 +587,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const method = req.method ?? 'GET';
     const rid = req.headers['x-request-id'];
     const requestId = typeof rid === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(rid) ? rid : undefined;
+    const ep = ENDPOINT_BY_PATH.get(path);
+    // Events name the endpoint, never the path: a path is whatever the client sent.
+    const endpoint = ep?.id ?? (path === '/openapi.json' ? 'openapi' : path.startsWith('/__mock/') ? 'mock-control' : 'unknown');
     let faultType: Fault['type'] | undefined;
     const report = (status: number | 'dropped' | 'hung'): void => {
       emit({
         type: 'request',
         method,
-        path,
+        endpoint,
         status,
         ms: Math.round((performance.now() - started) * 10) / 10,
         ...(faultType === undefined ? {} : { fault: faultType }),
@@ -513,17 +612,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       answer({ status: 200, body: JSON.parse(openapi) as unknown });
       return;
     }
-    if (path.startsWith('/__mock/')) {
+    if (endpoint === 'mock-control') {
       await control(req, res, method, path, answer);
       return;
     }
-    const ep = ENDPOINT_BY_PATH.get(path);
     const tokenEnvelope = ep?.response.envelope === 'token';
     const failEnv = (status: number, message: string, data: unknown = null): Reply =>
-      tokenEnvelope ? { status, body: { status: false, message } } : fail(status, message, data);
+      tokenEnvelope ? { status, body: { status: false, message, data } } : fail(status, message, data);
     if (ep === undefined) {
-      await readBody(req).catch(() => undefined);
-      answer(fail(404, `no such endpoint: ${path.length > 100 ? 'the path' : path}; see GET /openapi.json`));
+      answer(fail(404, 'no such endpoint; GET /openapi.json lists the 12 endpoints of the service'));
       return;
     }
     if (method !== 'POST') {
@@ -534,12 +631,20 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const raw = await readBody(req).catch(() => undefined);
     if (raw === undefined) return;
     if (raw === 'too-large') {
-      answer(failEnv(413, `the request body is larger than ${maxBody} bytes`));
+      answer(tooLarge(req, res, failEnv(413, `the request body is larger than ${maxBody} bytes`)));
       return;
     }
-    const ctype = req.headers['content-type'] ?? '';
-    if (!/^application\/json\b/i.test(ctype)) {
-      answer(failEnv(415, 'Content-Type must be application/json'));
+    // Authentication first: nothing an unauthenticated client sends is counted or processed.
+    if (ep.auth === 'bearer') {
+      const authProblem = bearerCheck(req);
+      if (authProblem !== undefined) {
+        answer(fail(401, authProblem));
+        return;
+      }
+    }
+    const media = jsonMediaType(req.headers['content-type']);
+    if (media !== 'ok') {
+      answer(failEnv(415, media === 'charset' ? 'Content-Type must be application/json with charset utf-8 (or no charset)' : 'Content-Type must be application/json (parameters allowed)'));
       return;
     }
     let body: unknown;
@@ -549,9 +654,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       answer(failEnv(400, 'the request body is not valid JSON'));
       return;
     }
-    // A link request is "received" once its body is readable and valid; faults below may keep it from being processed.
-    const linkKey = ep.id === 'link-carecontext' && validate('link-carecontext-request', body).success ? linkRequestKey(body as T.LinkCareContextRequest) : undefined;
-    if (linkKey !== undefined) {
+    // Validated once; the result serves the counts below and the handler.
+    const checked = validate(`${ep.id}-request` as SchemaName, body);
+    // A link request is "received" once it is authenticated and its body valid; faults below may keep it from being processed.
+    if (ep.id === 'link-carecontext' && checked.success) {
+      const linkKey = linkRequestKey(checked.value as T.LinkCareContextRequest);
       linkReceived++;
       const c = counts.get(linkKey) ?? { received: 0, linked: 0 };
       c.received++;
@@ -572,7 +679,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           return;
         }
         case 'envelope-failure':
-          answer(tokenEnvelope ? { status: 200, body: { status: false, message: fault.message ?? 'injected failure' } } : fail(200, fault.message ?? 'injected failure'));
+          answer(failEnv(200, fault.message ?? 'injected failure'));
           return;
         case 'drop':
           if (fault.when !== 'after') {
@@ -596,14 +703,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
 
     let reply: Reply;
-    if (ep.auth === 'bearer') {
-      const authProblem = bearerCheck(req);
-      if (authProblem !== undefined) {
-        answer(fail(401, authProblem));
-        return;
-      }
-    }
-    const checked = validate(`${ep.id}-request` as SchemaName, body);
     if (!checked.success) {
       const errors = checked.issues.slice(0, 20).map((i) => ({ path: i.path, code: i.code, message: i.message }));
       reply = failEnv(400, firstIssues(checked.issues), { errors });
@@ -627,6 +726,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
   const control = async (req: IncomingMessage, res: ServerResponse, method: string, path: string, answer: (r: Reply) => void): Promise<void> => {
     const raw = await readBody(req).catch(() => undefined);
+    if (raw === 'too-large') {
+      answer(tooLarge(req, res, fail(413, `the request body is larger than ${maxBody} bytes`)));
+      return;
+    }
     if (path === '/__mock/stats' && method === 'GET') {
       answer(ok('stats', stats()));
       return;
@@ -639,12 +742,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     if (path === '/__mock/faults' && method === 'POST') {
       let value: unknown;
       try {
-        value = JSON.parse(raw === undefined || raw === 'too-large' ? '' : raw.toString('utf8'));
+        value = JSON.parse(raw === undefined ? '' : raw.toString('utf8'));
       } catch {
         answer(fail(400, 'the body must be a JSON fault rule or an array of rules'));
         return;
       }
       const rules = Array.isArray(value) ? value : [value];
+      const full = faults.roomFor(rules.length);
+      if (full !== undefined) {
+        answer(fail(400, `${full}; DELETE /__mock/faults removes them`));
+        return;
+      }
       const checkedRules = rules.map(checkFaultRule);
       const bad = checkedRules.findIndex((c) => !c.ok);
       const problem = checkedRules[bad];
@@ -661,18 +769,27 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       answer(ok('every bearer token issued so far is now expired', null));
       return;
     }
-    void res;
     answer(fail(404, 'mock control endpoints: GET /__mock/stats, POST|DELETE /__mock/faults, POST /__mock/expire-tokens'));
   };
 
-  const stats = (): MockStats => ({ requests: { ...requests }, tokensIssued, linkReceived, linked });
+  const stats = (): MockStats => ({ requests: { ...requests }, tokensIssued, linkReceived, linked, alreadyLinked });
 
-  const httpServer = createServer({ keepAliveTimeout: 10_000 }, (req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) send(res, fail(500, 'internal error of the mock'));
-      else res.destroy();
-    });
-  });
+  const httpServer = createServer(
+    {
+      // Shorter than the header time-out, so that an idle kept-alive connection closes quietly rather than with a 408.
+      keepAliveTimeout: Math.min(5_000, headersTimeout),
+      headersTimeout,
+      requestTimeout,
+      // How often node looks for connections past those time-outs (its default, 30 s, would let them run on).
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(headersTimeout / 4))),
+    },
+    (req, res) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) send(res, fail(500, 'internal error of the mock'));
+        else res.destroy();
+      });
+    },
+  );
   httpServer.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -708,6 +825,37 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     },
   };
   return server;
+}
+
+const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+/** One `; name=value` parameter of a media type (RFC 9110 §5.6.6); an empty one (`;`) is allowed. */
+const MEDIA_PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(?:(${TOKEN_CHARS})=(${TOKEN_CHARS}|"(?:[^"\\\\]|\\\\.)*")[ \\t]*)?`);
+
+/**
+ * Whether a Content-Type is exactly `application/json` (any case), with
+ * parameters or none; a charset other than utf-8 is `charset`. Anything else
+ * (`application/jsonx`, `application/json-patch+json`, a list) is `not-json`.
+ *
+ * @example
+ * jsonMediaType('application/json; charset=UTF-8') //=> 'ok'
+ * jsonMediaType('application/json-patch+json') //=> 'not-json'
+ */
+function jsonMediaType(header: string | undefined): 'ok' | 'not-json' | 'charset' {
+  if (header === undefined) return 'not-json';
+  const semi = header.indexOf(';');
+  if ((semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase() !== 'application/json') return 'not-json';
+  let rest = semi === -1 ? '' : header.slice(semi);
+  while (rest.trim() !== '') {
+    const m = MEDIA_PARAMETER.exec(rest);
+    if (m === null) return 'not-json';
+    const [whole, name, quoted] = m;
+    if (name !== undefined && quoted !== undefined && name.toLowerCase() === 'charset') {
+      const value = quoted.startsWith('"') ? quoted.slice(1, -1).replace(/\\(.)/g, '$1') : quoted;
+      if (value.toLowerCase() !== 'utf-8') return 'charset';
+    }
+    rest = rest.slice(whole.length);
+  }
+  return 'ok';
 }
 
 function groupByMobile(accounts: readonly MockAccount[]): Map<string, MockAccount[]> {

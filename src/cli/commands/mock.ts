@@ -26,21 +26,24 @@ function logLine(e: MockEvent): string {
   if (e.type === 'otp') return `otp ${e.otp} for txn ${e.txnId} (mobile ending ${e.mobileLast4})`;
   const fault = e.fault === undefined ? '' : ` [fault: ${e.fault}]`;
   const id = e.requestId === undefined ? '' : ` request ${e.requestId}`;
-  return `${e.method} ${e.path} ${e.status} ${e.ms} ms${fault}${id}`;
+  return `${e.method} ${e.endpoint} ${e.status} ${e.ms} ms${fault}${id}`;
 }
 
 export const command: Command = {
-  usage: 'abha-link mock [--port N] [--seed FILE] [--otp CODE]',
+  usage: 'abha-link mock [--port N] [--seed FILE] [--otp CODE] [--already-linked]',
   help: `Runs a local mock of the ABHA identity and care-context linking service on
 127.0.0.1: all 12 endpoints of the spec, requests checked with the same schemas
 as the client, synthetic accounts. Its first line on stdout is
 "listening on http://127.0.0.1:PORT"; it runs until Ctrl-C (or SIGTERM).
 
 The token endpoint accepts the API key in the environment variable
-ABHA_LINK_API_KEY, or else a development key printed at start. Without --seed,
-every valid 10-digit mobile has one to three deterministic synthetic accounts.
-OTPs are printed on stderr as they are "sent" (or are CODE with --otp).
-stderr gets one line per request (method, path, status, time: never a body).
+ABHA_LINK_API_KEY, or else a development key printed at start as
+"export ABHA_LINK_API_KEY=dev-...", followed by
+"export ABHA_LINK_BASE_URL=http://127.0.0.1:PORT": paste both into a shell.
+Without --seed, every valid 10-digit mobile has one to three deterministic
+synthetic accounts. OTPs are printed on stderr as they are "sent" (or are CODE
+with --otp). stderr gets one line per request (method, endpoint id, status,
+time: never a body or a path).
 
 Also served: GET /openapi.json (the OpenAPI 3.1 document), GET /__mock/stats,
 POST /__mock/faults (a fault rule: {"endpoint":"link-carecontext","times":1,
@@ -51,11 +54,16 @@ POST /__mock/expire-tokens.
 Options:
   --port N       port to listen on (default 0: a free port)
   --seed FILE    accounts to serve instead of synthetic ones:
-                 {"accounts":[{"mobile":"9000000001","abhaAddress":"test.one@sbx",
-                 "firstName":"Test", "lastName"?, "gender"?, "dob"?, "ABHANumber"?, ...}]}
+                 {"accounts":[{"mobile":"9000000001",
+                 "abhaAddress":"test.one@sbx", "firstName":"Test",
+                 "lastName"?, "gender"?, "dob"?, "ABHANumber"?, ...}]}
   --otp CODE     use this 6-digit OTP for every flow
+  --already-linked
+                 answer a link request with the ABHA address, hipId, visitId
+                 and referenceNumbers of one already linked with success:
+                 false, data.code ALREADY_LINKED (default: link it again)
   -h, --help     show this help`,
-  options: { port: { type: 'string' }, seed: { type: 'string' }, otp: { type: 'string' } },
+  options: { port: { type: 'string' }, seed: { type: 'string' }, otp: { type: 'string' }, 'already-linked': { type: 'boolean' } },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link mock takes no FILE; use --seed FILE for accounts');
     const portText = (values.port as string | undefined) ?? '0';
@@ -73,6 +81,7 @@ Options:
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(otp === undefined ? {} : { otp }),
         ...(seed === undefined ? {} : { seed }),
+        ...(values['already-linked'] === true ? { linkRepeats: 'already-linked' as const } : {}),
         onEvent: (e) => process.stderr.write(`${logLine(e)}\n`),
       });
     } catch (e) {
@@ -82,11 +91,9 @@ Options:
       throw e;
     }
     process.stdout.write(`listening on ${mock.url}\n`);
-    process.stdout.write(
-      apiKey === undefined
-        ? `development API key: ${mock.apiKey} (set ABHA_LINK_API_KEY to choose the key)\n`
-        : 'API key: the value of ABHA_LINK_API_KEY\n',
-    );
+    // Lines a shell can run as pasted. A development key is dev-<uuid>: nothing to quote. A key from the environment is never printed.
+    process.stdout.write(apiKey === undefined ? `export ABHA_LINK_API_KEY=${mock.apiKey}\n` : '# API key: the value of ABHA_LINK_API_KEY in your environment\n');
+    process.stdout.write(`export ABHA_LINK_BASE_URL=${mock.url}\n`);
     if (seed !== undefined) process.stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
     await new Promise<void>((resolve) => {
       const stop = (): void => {
