@@ -3,7 +3,7 @@
  * syntax errors and JSON Pointer paths by line, streaming NDJSON.
  * Nothing here prints input content: locations and reasons only.
  */
-import { constants as fsConstants, createReadStream, type Stats } from 'node:fs';
+import { constants as fsConstants, createReadStream, fstatSync, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { parsePointer, type Issue } from '../errors.js';
@@ -48,6 +48,8 @@ export function describeFsError(e: unknown, file: string): string {
       return `${file}: permission denied`;
     case 'EISDIR':
       return `${file}: is a directory, not a file`;
+    case 'EBADF':
+      return `${file}: is not open for reading`;
     default:
       return `${file}: cannot be read (${code ?? 'unknown error'})`;
   }
@@ -65,6 +67,14 @@ const mib = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MiB
 
 function tooLarge(name: string, maxBytes: number): UsageError {
   return new UsageError(`${name}: larger than ${mib(maxBytes)}, the limit for one document; for many documents, give one per line with --ndjson`);
+}
+
+function stdinIsDirectory(): boolean {
+  try {
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Reads a stream whole, refusing more than `maxBytes`. */
@@ -101,11 +111,13 @@ function fileKind(st: Stats): string {
  * Reads a regular file whole (at most `maxBytes`): a FIFO, a device, a
  * socket or a directory is refused at once, without waiting for a writer,
  * so a planted FIFO cannot hang the command. Returns the bytes and the
- * file's stats (for a permission check).
+ * file's stats (for a permission check). `stdinAllowed`: the message
+ * mentions `-` for standard input.
  *
  * @throws UsageError naming the file and the reason
  */
-export async function readRegularFile(file: string, maxBytes: number = MAX_DOCUMENT_BYTES): Promise<{ bytes: Buffer; stats: Stats }> {
+export async function readRegularFile(file: string, options: { maxBytes?: number; stdinAllowed?: boolean } = {}): Promise<{ bytes: Buffer; stats: Stats }> {
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   let handle: FileHandle;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it does not exist on Windows, where FIFOs do not either).
@@ -117,7 +129,7 @@ export async function readRegularFile(file: string, maxBytes: number = MAX_DOCUM
     const stats = await handle.stat();
     if (!stats.isFile()) {
       if (stats.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
-      throw new UsageError(`${file}: is ${fileKind(stats)}, not a regular file; give a file${maxBytes === MAX_DOCUMENT_BYTES ? ', or - for standard input' : ''}`);
+      throw new UsageError(`${file}: is ${fileKind(stats)}, not a regular file; give a file${options.stdinAllowed === true ? ', or - for standard input' : ''}`);
     }
     if (stats.size > maxBytes) throw tooLarge(file, maxBytes);
     return { bytes: await collect(handle.createReadStream({ autoClose: false }), file, maxBytes), stats };
@@ -138,9 +150,11 @@ export async function readInputBytes(file: string | undefined, options: { regula
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
   if (file === undefined || file === '-') {
     ensurePipedStdin();
+    // A directory given as stdin (< dir) reads as nothing on some systems: say what it is.
+    if (stdinIsDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, '<stdin>'));
     return collect(process.stdin, '<stdin>', maxBytes);
   }
-  if (options.regularOnly === true) return (await readRegularFile(file, maxBytes)).bytes;
+  if (options.regularOnly === true) return (await readRegularFile(file, { maxBytes, stdinAllowed: true })).bytes;
   let st: Stats;
   try {
     st = await stat(file);
@@ -148,7 +162,7 @@ export async function readInputBytes(file: string | undefined, options: { regula
     throw new UsageError(describeFsError(e, file));
   }
   if (st.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
-  if (st.isFile()) return (await readRegularFile(file, maxBytes)).bytes;
+  if (st.isFile()) return (await readRegularFile(file, { maxBytes })).bytes;
   return collect(createReadStream(file).on('error', () => undefined), file, maxBytes);
 }
 

@@ -13,6 +13,7 @@ import { distance } from 'fastest-levenshtein';
  * @example
  * suggest('shcema', ['schema', 'ndjson', 'format', 'lint']) //=> 'schema'
  * suggest('valdate', ['build', 'validate', 'render'])       //=> 'validate'
+ * suggest('jsno', ['text', 'json'])                         //=> 'json'
  * suggest('xyz', ['build', 'validate'])                     //=> undefined
  */
 export function suggest(given: string, known: readonly string[]): string | undefined {
@@ -31,8 +32,13 @@ export function suggest(given: string, known: readonly string[]): string | undef
     }
   }
   if (best !== undefined && bestDistance <= limit) return best;
+  // Two neighbouring letters swapped (jsno, shcema) cost two edits; count them as one.
+  const swapped = known.find((k) => k.length === g.length && distance(g, k.toLowerCase()) === 2 && sorted(k.toLowerCase()) === sorted(g));
+  if (swapped !== undefined) return swapped;
   return known.find((k) => k.toLowerCase().startsWith(g) || (k.replace(/^-+/, '').length >= 3 && g.startsWith(k.toLowerCase())));
 }
+
+const sorted = (s: string): string => [...s].sort().join('');
 
 /**
  * `; did you mean X?` for a message, or '' when nothing is close.

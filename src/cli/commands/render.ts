@@ -33,7 +33,7 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
   const looksLikePath = template.includes('/') || template.includes('\\') || template.endsWith('.hbs');
   if (!looksLikePath && !(await exists(template)))
     throw optionError('template', `${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`, { given: template, choices: TEMPLATE_NAMES });
-  const bytes = (await readRegularFile(template, MAX_TEMPLATE_BYTES)).bytes;
+  const bytes = (await readRegularFile(template, { maxBytes: MAX_TEMPLATE_BYTES })).bytes;
   const base = basename(template).replace(/\.hbs$/i, '').toLowerCase();
   const name = isTemplateName(base) ? base : 'custom';
   const source = decodeUtf8(bytes, template);

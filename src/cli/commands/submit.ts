@@ -349,7 +349,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 
 async function readApiKeyFile(file: string): Promise<string> {
   // A regular file only: a FIFO or a device would hang the run or feed it endless bytes.
-  const { bytes, stats } = await readRegularFile(file, 4096);
+  const { bytes, stats } = await readRegularFile(file, { maxBytes: 4096 });
   if ((stats.mode & 0o077) !== 0 && process.platform !== 'win32') {
     process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
   }
@@ -403,6 +403,7 @@ Options:
                         may contain health data (names, diagnoses, drugs the
                         service echoes): off by default; never in the journal
   -h, --help            show this help
+  -v, --version         print the version
 
 Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
 failed, was invalid or has an unknown outcome, or the run was stopped.`,
