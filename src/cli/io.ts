@@ -3,8 +3,9 @@
  * syntax errors and JSON Pointer paths by line, streaming NDJSON.
  * Nothing here prints input content: locations and reasons only.
  */
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants as fsConstants, createReadStream, fstatSync, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { parsePointer, type Issue } from '../errors.js';
 import { createRequire } from 'node:module';
 import type { ParseError } from 'jsonc-parser';
@@ -22,8 +23,8 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Exit codes of every command. */
-export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;
+/** Exit codes of every command; `interrupted` (128 + SIGINT, as shells report it) when stopped by Ctrl-C. */
+export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3, interrupted: 130 } as const;
 
 /** How the input is named in messages: the path, or `<stdin>`. */
 export function inputName(file: string | undefined): string {
@@ -47,6 +48,8 @@ export function describeFsError(e: unknown, file: string): string {
       return `${file}: permission denied`;
     case 'EISDIR':
       return `${file}: is a directory, not a file`;
+    case 'EBADF':
+      return `${file}: is not open for reading`;
     default:
       return `${file}: cannot be read (${code ?? 'unknown error'})`;
   }
@@ -57,19 +60,182 @@ function ensurePipedStdin(): void {
   if (process.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
 }
 
-/** Reads a whole file, or stdin for `-` / no file. */
-export async function readText(file: string | undefined): Promise<string> {
-  if (file === undefined || file === '-') {
-    ensurePipedStdin();
-    const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
+/** The largest JSON document the CLI reads whole (a file, stdin, or one NDJSON line): 64 MiB. */
+export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+const mib = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MiB`;
+
+function tooLarge(name: string, maxBytes: number): UsageError {
+  return new UsageError(`${name}: larger than ${mib(maxBytes)}, the limit for one document; for many documents, give one per line with --ndjson`);
+}
+
+function stdinIsDirectory(): boolean {
   try {
-    return await readFile(file, 'utf8');
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a stream whole, refusing more than `maxBytes`. */
+async function collect(stream: AsyncIterable<unknown> & { destroy(): void }, name: string, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const c of stream) {
+      const b = typeof c === 'string' ? Buffer.from(c) : (c as Buffer);
+      length += b.length;
+      if (length > maxBytes) {
+        stream.destroy();
+        throw tooLarge(name, maxBytes);
+      }
+      chunks.push(b);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(describeFsError(e, name));
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/** What a file is, when it is not a regular file. */
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/**
+ * Reads a regular file whole (at most `maxBytes`): a FIFO, a device, a
+ * socket or a directory is refused at once, without waiting for a writer,
+ * so a planted FIFO cannot hang the command. Returns the bytes and the
+ * file's stats (for a permission check). `stdinAllowed`: the message
+ * mentions `-` for standard input.
+ *
+ * @throws UsageError naming the file and the reason
+ */
+export async function readRegularFile(file: string, options: { maxBytes?: number; stdinAllowed?: boolean } = {}): Promise<{ bytes: Buffer; stats: Stats }> {
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it does not exist on Windows, where FIFOs do not either).
+    handle = await open(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   } catch (e) {
     throw new UsageError(describeFsError(e, file));
   }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      if (stats.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
+      throw new UsageError(`${file}: is ${fileKind(stats)}, not a regular file; give a file${options.stdinAllowed === true ? ', or - for standard input' : ''}`);
+    }
+    if (stats.size > maxBytes) throw tooLarge(file, maxBytes);
+    return { bytes: await collect(handle.createReadStream({ autoClose: false }), file, maxBytes), stats };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The bytes of a file or stdin (`-` / no file), at most `maxBytes`. A named
+ * file that is a pipe (process substitution) is read as a stream unless
+ * `regularOnly`, which refuses anything but a regular file (see
+ * {@link readRegularFile}); `-` always reads stdin.
+ *
+ * @throws UsageError when the input cannot be read or is too large
+ */
+export async function readInputBytes(file: string | undefined, options: { regularOnly?: boolean; maxBytes?: number } = {}): Promise<Buffer> {
+  const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  if (file === undefined || file === '-') {
+    ensurePipedStdin();
+    // A directory given as stdin (< dir) reads as nothing on some systems: say what it is.
+    if (stdinIsDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, '<stdin>'));
+    return collect(process.stdin, '<stdin>', maxBytes);
+  }
+  if (options.regularOnly === true) return (await readRegularFile(file, { maxBytes, stdinAllowed: true })).bytes;
+  let st: Stats;
+  try {
+    st = await stat(file);
+  } catch (e) {
+    throw new UsageError(describeFsError(e, file));
+  }
+  if (st.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
+  if (st.isFile()) return (await readRegularFile(file, { maxBytes })).bytes;
+  return collect(createReadStream(file).on('error', () => undefined), file, maxBytes);
+}
+
+/**
+ * Whether bytes look like UTF-16 text: a UTF-16 byte-order mark, or a NUL
+ * byte in one of the first two (JSON in UTF-8 never holds a raw NUL).
+ */
+function looksLikeUtf16(bytes: Uint8Array): boolean {
+  const [a, b] = bytes;
+  if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return true;
+  return bytes.length >= 2 && (a === 0) !== (b === 0);
+}
+
+/** The offset of the first byte that is not part of valid UTF-8 (bytes that are not valid UTF-8). */
+function firstInvalidUtf8Byte(bytes: Uint8Array): number {
+  // Lossy decoding and encoding again gives back the same bytes up to the first invalid sequence.
+  const again = Buffer.from(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), 'utf8');
+  let i = 0;
+  while (i < bytes.length && bytes[i] === again[i]) i++;
+  return i;
+}
+
+/** Where bytes stop being UTF-8: line and column (in characters, 1-based) and the byte offset. */
+export function locateInvalidUtf8(bytes: Uint8Array): { line: number; column: number; offset: number } {
+  const offset = firstInvalidUtf8Byte(bytes);
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) {
+    if (bytes[i] === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  const before = Buffer.from(bytes.buffer, bytes.byteOffset + lineStart, offset - lineStart).toString('utf8');
+  let column = 1;
+  for (const _ of before) column++;
+  return { line, column, offset };
+}
+
+/**
+ * Why bytes cannot be read as UTF-8 JSON, as a syntax problem (line, column,
+ * reason): UTF-16 text, or bytes that are not UTF-8 (with where). Undefined
+ * when they are fine. Fast when they are (one pass of node's isUtf8).
+ */
+export function encodingProblem(bytes: Uint8Array): JsonSyntaxProblem | undefined {
+  if (looksLikeUtf16(bytes)) return { line: 1, column: 1, reason: 'UTF-16 text; save it as UTF-8', encoding: true };
+  if (isUtf8(bytes)) return undefined;
+  const at = locateInvalidUtf8(bytes);
+  return { line: at.line, column: at.column, reason: `invalid UTF-8 (byte ${at.offset}); save it as UTF-8`, encoding: true };
+}
+
+/**
+ * Decodes bytes as UTF-8 strictly: a leading byte-order mark is dropped;
+ * UTF-16 text, or bytes that are not UTF-8, are refused with where (never
+ * turned into U+FFFD).
+ *
+ * @throws UsageError `NAME:LINE:COLUMN reason`
+ */
+export function decodeUtf8(bytes: Uint8Array, name: string): string {
+  const problem = encodingProblem(bytes);
+  if (problem !== undefined) throw new UsageError(problemLine(name, problem));
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start);
+}
+
+/**
+ * Reads a whole file, or stdin for `-` / no file, as strict UTF-8 (see
+ * {@link decodeUtf8}), at most {@link MAX_DOCUMENT_BYTES}.
+ *
+ * @throws UsageError when it cannot be read, is too large, or is not UTF-8
+ */
+export async function readText(file: string | undefined, options: { regularOnly?: boolean; maxBytes?: number } = {}): Promise<string> {
+  return decodeUtf8(await readInputBytes(file, options), inputName(file));
 }
 
 /** Line (1-based) and column (1-based) of a character offset. */
@@ -110,6 +276,13 @@ export interface JsonSyntaxProblem {
   line: number;
   column: number;
   reason: string;
+  /** True when the bytes are not UTF-8 text at all (UTF-16, invalid bytes), rather than broken JSON. */
+  encoding?: true;
+}
+
+/** The message line of a problem: `NAME:LINE:COLUMN invalid JSON: reason`, or `NAME:LINE:COLUMN reason` for an encoding problem. */
+export function problemLine(name: string, p: JsonSyntaxProblem): string {
+  return `${name}:${p.line}:${p.column} ${p.encoding === true ? '' : 'invalid JSON: '}${p.reason}`;
 }
 
 /** Locates the first syntax error of text that JSON.parse rejected. */
@@ -181,6 +354,8 @@ export interface NdjsonLine {
   text: string;
   /** True when the line was longer than the limit and was not kept. */
   tooLong: boolean;
+  /** When the line is not UTF-8: where (its line, the column of the first bad byte) and why; `text` is then ''. */
+  unreadable?: JsonSyntaxProblem;
 }
 
 /**
@@ -226,12 +401,23 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
     if (end > 0 && bytes[end - 1] === 13) end--;
     let start = 0;
     if (lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-    const t = bytes.toString('utf8', start, end);
+    const b = bytes.subarray(start, end);
+    if (!isUtf8(b)) {
+      const at = locateInvalidUtf8(b);
+      out.push({ line: lineNo, text: '', tooLong: false, unreadable: { line: lineNo, column: at.column, reason: `invalid UTF-8 (byte ${at.offset} of the line); save it as UTF-8`, encoding: true } });
+      return;
+    }
+    const t = b.toString('utf8');
     if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
   };
+  let first = true;
   try {
     for await (const chunk of stream) {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      if (first && buf.length > 0) {
+        first = false;
+        if (looksLikeUtf16(buf)) throw new UsageError(`${inputName(file)}:1:1 UTF-16 text; save it as UTF-8`);
+      }
       const out: NdjsonLine[] = [];
       let start = 0;
       let nl = buf.indexOf(10, start);
@@ -304,13 +490,12 @@ export interface JsonInput {
  * `FILE:LINE:COLUMN invalid JSON: reason` on stderr and returns undefined
  * (the caller exits 2).
  */
-export async function readJsonInput(file: string | undefined): Promise<JsonInput | undefined> {
+export async function readJsonInput(file: string | undefined, options: { regularOnly?: boolean } = {}): Promise<JsonInput | undefined> {
   const name = inputName(file);
-  const text = await readText(file);
+  const text = await readText(file, options);
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    const p = parsed.problem;
-    process.stderr.write(`${name}:${p.line}:${p.column} invalid JSON: ${p.reason}\n`);
+    process.stderr.write(`${problemLine(name, parsed.problem)}\n`);
     return undefined;
   }
   return { name, text, value: parsed.value, lineOf: pointerLocator(text) };

@@ -5,31 +5,34 @@
  *
  * Exit codes: 0 success; 1 invalid documents or a failed operation (also when
  * stdout closed before the end); 2 usage errors, unreadable input, JSON that
- * does not parse; 3 an internal error.
+ * does not parse; 3 an internal error; 130 stopped by Ctrl-C (SIGINT).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Command } from './command.js';
+import { describeParseError, type Command } from './command.js';
 import { EXIT, UsageError, markOutputClosed, outputClosed } from './io.js';
+import { didYouMean } from './suggest.js';
 
 /** Every command: a one-line summary for --help, and its module, loaded on use. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   build: { summary: 'clinical input JSON -> link request JSON (the 4.12 body)', load: () => import('./commands/build.js') },
-  validate: { summary: 'validate JSON documents against a schema of the service spec', load: () => import('./commands/validate.js') },
+  validate: { summary: 'validate JSON documents against a schema of the spec', load: () => import('./commands/validate.js') },
   schemas: { summary: 'list every schema', load: () => import('./commands/schemas.js') },
-  fhir: { summary: 'NRCeS FHIR R4 document bundles per care context; --from-fhir: FHIR -> clinical input', load: () => import('./commands/fhir.js') },
-  submit: { summary: 'send link requests to the service (one, or NDJSON), with a journal for resuming', load: () => import('./commands/submit.js') },
-  mock: { summary: 'run a local mock of the service (all 12 endpoints, synthetic accounts)', load: () => import('./commands/mock.js') },
+  fhir: { summary: 'FHIR R4 document bundles per care context, or FHIR -> clinical input', load: () => import('./commands/fhir.js') },
+  submit: { summary: 'send link requests to the service, with a journal for resuming', load: () => import('./commands/submit.js') },
+  mock: { summary: 'run a local mock of the service (12 endpoints, synthetic accounts)', load: () => import('./commands/mock.js') },
   openapi: { summary: 'print the OpenAPI 3.1 document of the service', load: () => import('./commands/openapi.js') },
-  render: { summary: 'printable prescription, lab order or visit summary (HTML, or PDF with --pdf)', load: () => import('./commands/render.js') },
+  render: { summary: 'printable prescription, lab order or visit summary (HTML or PDF)', load: () => import('./commands/render.js') },
 };
 
 export const EXIT_CODES = `Exit codes:
   0  success
   1  invalid input or a failed operation: a document failed validation or lint,
      a build failed, an item was not accepted
-  2  usage error, unreadable file, or input that is not JSON (line and column are given)
-  3  internal error (a bug: please report it; ABHA_LINK_DEBUG=1 shows the stack)`;
+  2  usage error, unreadable file, or input that is not JSON (line and column
+     are given)
+  3  internal error (a bug: please report it; ABHA_LINK_DEBUG=1 shows the stack)
+  130  stopped by Ctrl-C`;
 
 function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -45,13 +48,40 @@ ${list}
 
 Options:
   -h, --help     show help (also: abha-link <command> --help)
-  -v, --version  print the version
+  -v, --version  print the version (also: abha-link <command> --version)
 
 ${EXIT_CODES}`;
 }
 
+/**
+ * A usage line wrapped at `width` columns: breaks fall before an option
+ * (`[`) or an alternative form, continuation lines indented under the first
+ * argument.
+ */
+function wrapUsage(usage: string, width = 80): string {
+  return usage
+    .split('\n')
+    .map((form) => {
+      const indent = /^ */.exec(form)?.[0] ?? '';
+      const words = form.trim().split(/ (?=\[|FILE|-)/);
+      words[0] = `${indent}${words[0] ?? ''}`;
+      const lead = /^ *(Usage: )?abha-link \S+ /.exec(form)?.[0].length ?? 10;
+      const lines: string[] = [];
+      let line = '';
+      for (const w of words) {
+        if (line !== '' && line.length + 1 + w.length > width) {
+          lines.push(line);
+          line = `${' '.repeat(lead)}${w}`;
+        } else line = line === '' ? w : `${line} ${w}`;
+      }
+      lines.push(line);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
 function commandHelp(c: Command): string {
-  return `Usage: ${c.usage}\n\n${c.help}\n\n${EXIT_CODES}`;
+  return `${wrapUsage(`Usage: ${c.usage.replace(/\n\s*/g, '\n       ')}`)}\n\n${c.help}\n\n${EXIT_CODES}`;
 }
 
 function version(): string {
@@ -61,7 +91,7 @@ function version(): string {
 
 async function load(name: string): Promise<Command> {
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (entry === undefined) throw new UsageError(`unknown command "${name}"; run abha-link --help`);
+  if (entry === undefined) throw new UsageError(`unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))} (abha-link --help lists the commands)`);
   return (await entry.load()).command;
 }
 
@@ -80,19 +110,34 @@ async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const command = await load(name);
+  const options = { ...command.options, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } } as const;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
   } catch (e) {
     const msg = e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e);
-    throw new UsageError(msg.replace(/\. To specify a positional argument.*$/, ''));
+    throw describeParseError(name, rest, options, msg.replace(/\. To specify a positional argument.*$/, ''));
   }
   if (parsed.values.help === true) {
     process.stdout.write(`${commandHelp(command)}\n`);
     return EXIT.ok;
   }
+  if (parsed.values.version === true) {
+    process.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
   return command.run({ values: parsed.values, positionals: parsed.positionals });
 }
+
+// Ctrl-C stops every command with exit 130. A command that stops gracefully
+// on SIGINT (submit finishes its journal, mock closes its server) installs its
+// own listener and sets its own exit code; this one then stands aside.
+const onSigint = (): void => {
+  if (process.listenerCount('SIGINT') > 1) return;
+  process.stderr.write('abha-link: stopped by Ctrl-C\n');
+  process.exit(EXIT.interrupted);
+};
+process.on('SIGINT', onSigint);
 
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   // The reader went away (abha-link ... | head): commands stop early, and the run is not a success.

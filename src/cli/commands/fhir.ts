@@ -9,7 +9,7 @@ import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
-import type { Command } from '../command.js';
+import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 
 export interface FhirArgs {
@@ -39,7 +39,7 @@ async function readAttachments(specs: readonly string[]): Promise<{ attachments:
   const files: Array<{ url: string; file: string }> = [];
   for (const spec of specs) {
     const eq = spec.lastIndexOf('=');
-    if (eq <= 0 || eq === spec.length - 1) throw new UsageError('--attach takes URL=FILE (the documentUrl, then the file holding that document)');
+    if (eq <= 0 || eq === spec.length - 1) throw optionError('attach', 'URL=FILE (the documentUrl, then the file holding that document)');
     const url = spec.slice(0, eq);
     const file = spec.slice(eq + 1);
     const contentType = CONTENT_TYPES[extname(file).toLowerCase()];
@@ -73,7 +73,7 @@ function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set
 
 
 async function runFromFhir(args: FhirArgs): Promise<number> {
-  const input = await readJsonInput(args.fromFhir);
+  const input = await readJsonInput(args.fromFhir, { regularOnly: true });
   if (input === undefined) return EXIT.usage;
   const { name, lineOf } = input;
   const r = fromFhir(input.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
@@ -94,9 +94,9 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     if (args.out !== undefined || args.attach.length > 0) throw new UsageError('--out and --attach apply to FHIR output, not to --from-fhir');
     return runFromFhir(args);
   }
-  if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw new UsageError(`--hi-type must be one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`);
+  if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw optionError('hi-type', `one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`, { given: args.hiType, choices: FHIR_HI_TYPES });
   const { attachments, files } = await readAttachments(args.attach);
-  const read = await readJsonInput(args.file);
+  const read = await readJsonInput(args.file, { regularOnly: true });
   if (read === undefined) return EXIT.usage;
   const { name, lineOf } = read;
   // Which document is it? A clinical input or a link request (the 4.12 body), by the core schemas.
@@ -168,9 +168,10 @@ export const command: Command = {
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
 (PrescriptionRecord, OPConsultRecord, DiagnosticReportRecord,
-HealthDocumentRecord). Reads stdin when FILE is - or absent. The input is
-validated and linted first, as build does (a visit in the future, an http
-documentUrl... exit 1), and every bundle is validated before it is written. With --from-fhir, does the reverse: a FHIR
+HealthDocumentRecord). Reads stdin when FILE is - or absent; a named FILE
+must be a regular file. The input is validated and linted first, as build
+does (a visit in the future, an http documentUrl... exit 1), and every bundle
+is validated before it is written. With --from-fhir, does the reverse: a FHIR
 Bundle or array of resources becomes a clinical input JSON on stdout.
 
 One bundle is printed as JSON on stdout; several need --out DIR, where each
@@ -188,9 +189,11 @@ Options:
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
                        .xml .json)
-  --timestamp ISO      Bundle.timestamp (default: now), e.g. 2026-11-20T10:30:00+05:30
+  --timestamp ISO      Bundle.timestamp (default: now), e.g.
+                       2026-11-20T10:30:00+05:30
   --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
-  -h, --help           show this help`,
+  -h, --help           show this help
+  -v, --version        print the version`,
   options: {
     'hi-type': { type: 'string' },
     out: { type: 'string' },
@@ -199,17 +202,17 @@ Options:
     'from-fhir': { type: 'string' },
   },
   run({ values, positionals }) {
-    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
     const ts = values.timestamp as string | undefined;
     const now = new Date();
     let timestamp = now;
     if (ts !== undefined) {
       timestamp = new Date(ts);
       if (Number.isNaN(timestamp.getTime()) || !/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(ts))
-        throw new UsageError('--timestamp must be an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30');
+        throw optionError('timestamp', 'an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30');
     }
     const hiType = values['hi-type'] as string | undefined;
-    if (hiType !== undefined && hiType.trim() === '') throw new UsageError('--hi-type needs a value');
+    if (hiType !== undefined && hiType.trim() === '') throw missingValueError('hi-type');
     return runFhir({
       file: positionals[0],
       fromFhir: values['from-fhir'] as string | undefined,

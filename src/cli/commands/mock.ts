@@ -1,18 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { parseSeed, type MockSeed } from '../../mock/accounts.js';
 import { startMockServer, type MockEvent } from '../../mock/server.js';
-import type { Command } from '../command.js';
-import { EXIT, UsageError, describeFsError, parseJson } from '../io.js';
+import { fileCountError, optionError, type Command } from '../command.js';
+import { EXIT, UsageError, decodeUtf8, parseJson, problemLine, readRegularFile } from '../io.js';
 
 async function loadSeed(file: string): Promise<MockSeed> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(describeFsError(e, file));
-  }
+  const text = decodeUtf8((await readRegularFile(file)).bytes, file);
   const parsed = parseJson(text);
-  if (!parsed.ok) throw new UsageError(`${file}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+  if (!parsed.ok) throw new UsageError(problemLine(file, parsed.problem));
   const seed = parseSeed(parsed.value);
   if (!seed.success) {
     const lines = seed.issues.slice(0, 10).map((i) => `  ${i.path || '/'} ${i.message} (${i.code})`);
@@ -53,7 +47,7 @@ POST /__mock/expire-tokens.
 
 Options:
   --port N       port to listen on (default 0: a free port)
-  --seed FILE    accounts to serve instead of synthetic ones:
+  --seed FILE    accounts to serve instead of synthetic ones (a regular file):
                  {"accounts":[{"mobile":"9000000001",
                  "abhaAddress":"test.one@sbx", "firstName":"Test",
                  "lastName"?, "gender"?, "dob"?, "ABHANumber"?, ...}]}
@@ -62,14 +56,17 @@ Options:
                  answer a link request with the ABHA address, hipId, visitId
                  and referenceNumbers of one already linked with success:
                  false, data.code ALREADY_LINKED (default: link it again)
-  -h, --help     show this help`,
+  -h, --help     show this help
+  -v, --version  print the version
+
+Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
   options: { port: { type: 'string' }, seed: { type: 'string' }, otp: { type: 'string' }, 'already-linked': { type: 'boolean' } },
   async run({ values, positionals }) {
-    if (positionals.length > 0) throw new UsageError('abha-link mock takes no FILE; use --seed FILE for accounts');
+    if (positionals.length > 0) throw new UsageError(`${fileCountError('mock', 0, positionals.length).message}; use --seed FILE for accounts`);
     const portText = (values.port as string | undefined) ?? '0';
-    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError('--port must be a number from 0 to 65535');
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw optionError('port', 'a number from 0 to 65535');
     const otp = values.otp as string | undefined;
-    if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) throw new UsageError('--otp must be exactly 6 digits');
+    if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) throw optionError('otp', 'exactly 6 digits');
     const seedFile = values.seed as string | undefined;
     const seed = seedFile === undefined ? undefined : await loadSeed(seedFile);
     const envKey = process.env.ABHA_LINK_API_KEY;
@@ -95,17 +92,18 @@ Options:
     process.stdout.write(apiKey === undefined ? `export ABHA_LINK_API_KEY=${mock.apiKey}\n` : '# API key: the value of ABHA_LINK_API_KEY in your environment\n');
     process.stdout.write(`export ABHA_LINK_BASE_URL=${mock.url}\n`);
     if (seed !== undefined) process.stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      const stop = (sig: NodeJS.Signals): void => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        resolve();
+        resolve(sig);
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
     await mock.close();
     process.stderr.write('mock stopped\n');
-    return EXIT.ok;
+    // Ctrl-C exits 130 as for every command; SIGTERM is the orderly stop of a service manager.
+    return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
   },
 };

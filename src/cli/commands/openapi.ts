@@ -1,6 +1,6 @@
 import { buildOpenApiDocument } from '../../mock/openapi.js';
-import type { Command } from '../command.js';
-import { EXIT, UsageError, writeOut } from '../io.js';
+import { fileCountError, optionError, type Command } from '../command.js';
+import { EXIT, writeOut } from '../io.js';
 
 export const command: Command = {
   usage: 'abha-link openapi [--server URL] [--compact]',
@@ -11,12 +11,13 @@ it too, at GET /openapi.json.
 Options:
   --server URL   list URL as the document's server (default: none)
   --compact      one line instead of indented JSON
-  -h, --help     show this help`,
+  -h, --help     show this help
+  -v, --version  print the version`,
   options: { server: { type: 'string' }, compact: { type: 'boolean' } },
   async run({ values, positionals }) {
-    if (positionals.length > 0) throw new UsageError('abha-link openapi takes no FILE');
+    if (positionals.length > 0) throw fileCountError('openapi', 0, positionals.length);
     const server = values.server as string | undefined;
-    if (server !== undefined && !/^https?:\/\/[^\s]+$/.test(server)) throw new UsageError('--server must be an http(s) URL');
+    if (server !== undefined && !/^https?:\/\/[^\s]+$/.test(server)) throw optionError('server', 'an http(s) URL');
     const doc = buildOpenApiDocument(server === undefined ? {} : { serverUrl: server });
     await writeOut(`${JSON.stringify(doc, null, values.compact === true ? undefined : 2)}\n`);
     return EXIT.ok;

@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, type Language } from '../../render/labels.js';
@@ -6,8 +6,11 @@ import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
-import type { Command } from '../command.js';
-import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
+import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
+import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
+
+/** A template is a page of markup: 1 MiB is far more than one needs. */
+const MAX_TEMPLATE_BYTES = 1024 * 1024;
 
 /** What `abha-link render` runs with, after its options are checked. */
 export interface RenderArgs {
@@ -27,23 +30,13 @@ export interface RenderArgs {
 /** Loads the renderer: the bundled templates, or a .hbs file with the partials/ beside it. Returns the renderer and the template name to use. */
 async function loadRenderer(template: string): Promise<{ renderer: Renderer; name: string }> {
   if (TEMPLATE_NAMES.includes(template)) return { renderer: await createRenderer(), name: template };
-  let isFile = false;
-  try {
-    isFile = (await stat(template)).isFile();
-  } catch (e) {
-    const looksLikePath = template.includes('/') || template.includes('\\') || template.endsWith('.hbs');
-    if (!looksLikePath) throw new UsageError(`unknown template "${template}": use ${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`);
-    throw new UsageError(`${template}: ${(e as { code?: string }).code === 'ENOENT' ? 'no such file' : 'cannot be read'}`);
-  }
-  if (!isFile) throw new UsageError(`${template}: is not a file; give the path of a .hbs template (its partials go in partials/ beside it)`);
+  const looksLikePath = template.includes('/') || template.includes('\\') || template.endsWith('.hbs');
+  if (!looksLikePath && !(await exists(template)))
+    throw optionError('template', `${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`, { given: template, choices: TEMPLATE_NAMES });
+  const bytes = (await readRegularFile(template, { maxBytes: MAX_TEMPLATE_BYTES })).bytes;
   const base = basename(template).replace(/\.hbs$/i, '').toLowerCase();
   const name = isTemplateName(base) ? base : 'custom';
-  let source: string;
-  try {
-    source = await readFile(template, 'utf8');
-  } catch {
-    throw new UsageError(`${template}: cannot be read`);
-  }
+  const source = decodeUtf8(bytes, template);
   let partials: Record<string, string> = {};
   try {
     partials = (await readTemplateDirectory(join(dirname(template), 'partials'))).templates;
@@ -54,6 +47,15 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
   return { renderer: await createRenderer({ templates: { [name]: source }, partials }), name };
 }
 
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
   let printer;
@@ -168,10 +170,11 @@ With one document and neither --out nor -o, the document goes to stdout.
 
 Options:
   --template NAME|PATH  prescription (default), lab-order, visit-summary, or the
-                        path of your own .hbs template; partials/*.hbs beside it
-                        replace the bundled partials of the same name (letterhead,
-                        footer, ...). Templates run in strict mode and must not use
-                        {{{ }}}; a template that does not compile exits 2.
+                        path of your own .hbs template (a regular file);
+                        partials/*.hbs beside it replace the bundled partials
+                        of the same name (letterhead, footer, ...). Templates
+                        run in strict mode and must not use {{{ }}}; a
+                        template that does not compile exits 2.
   --lang en|hi          label language (default en); data is printed as given
   --size A4|A5          page size (default A4)
   --out DIR             write one file per document into DIR, named after the
@@ -184,7 +187,8 @@ Options:
   --chromium PATH       the Chromium executable for --pdf (default: the
                         ABHA_LINK_CHROMIUM environment variable, else the usual
                         places such as /usr/bin/chromium)
-  -h, --help            show this help`,
+  -h, --help            show this help
+  -v, --version         print the version`,
   options: {
     template: { type: 'string' },
     lang: { type: 'string' },
@@ -195,13 +199,13 @@ Options:
     chromium: { type: 'string' },
   },
   run({ values, positionals }) {
-    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    if (positionals.length > 1) throw fileCountError('render', 1, positionals.length);
     const lang = (values.lang as string | undefined) ?? 'en';
-    if (!(LANGUAGES as readonly string[]).includes(lang)) throw new UsageError(`--lang must be ${LANGUAGES.join(' or ')}`);
+    if (!(LANGUAGES as readonly string[]).includes(lang)) throw optionError('lang', LANGUAGES.join(' or '), { given: lang, choices: LANGUAGES });
     const size = ((values.size as string | undefined) ?? 'A4').toUpperCase();
-    if (!(PAGE_SIZES as readonly string[]).includes(size)) throw new UsageError(`--size must be ${PAGE_SIZES.join(' or ')}`);
+    if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
     const template = (values.template as string | undefined) ?? 'prescription';
-    if (template === '') throw new UsageError('--template must not be empty');
+    if (template === '') throw missingValueError('template');
     const chromium = (values.chromium as string | undefined) ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
     return runRender({
       file: positionals[0],

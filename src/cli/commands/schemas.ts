@@ -1,6 +1,6 @@
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
-import { EXIT, UsageError, writeOut } from '../io.js';
-import type { Command } from '../command.js';
+import { EXIT, writeOut } from '../io.js';
+import { fileCountError, type Command } from '../command.js';
 
 /** Lists every schema. */
 export async function runSchemas(json: boolean): Promise<number> {
@@ -21,10 +21,15 @@ export async function runSchemas(json: boolean): Promise<number> {
 export const command: Command = {
   usage: 'abha-link schemas [--json]',
   help: `Lists every schema shipped in schemas/. With --json, prints a JSON array of
-{ "name", "title", "file", "resource"?, "endpoint"?, "part"? }.`,
+{ "name", "title", "file", "resource"?, "endpoint"?, "part"? }.
+
+Options:
+  --json         print JSON instead of a table
+  -h, --help     show this help
+  -v, --version  print the version`,
   options: { json: { type: 'boolean' } },
   run({ values, positionals }) {
-    if (positionals.length > 0) throw new UsageError('schemas takes no FILE');
+    if (positionals.length > 0) throw fileCountError('schemas', 0, positionals.length);
     return runSchemas(values.json === true);
   },
 };

@@ -1,5 +1,5 @@
 import { fstatSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { JournalError } from '../../client/journal.js';
@@ -8,7 +8,7 @@ import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, describeFsError, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readText, writeOut, type NdjsonLine } from '../io.js';
+import { EXIT, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut, type NdjsonLine } from '../io.js';
 
 export interface SubmitArgs {
   readonly baseUrl: string | undefined;
@@ -348,19 +348,12 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 }
 
 async function readApiKeyFile(file: string): Promise<string> {
-  let text: string;
-  try {
-    const st = await stat(file);
-    if (st.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
-    if (st.size > 4096) throw new UsageError(`${file}: too large for an API key file (expected one line)`);
-    if ((st.mode & 0o077) !== 0 && process.platform !== 'win32') {
-      process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
-    }
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(describeFsError(e, file));
+  // A regular file only: a FIFO or a device would hang the run or feed it endless bytes.
+  const { bytes, stats } = await readRegularFile(file, { maxBytes: 4096 });
+  if ((stats.mode & 0o077) !== 0 && process.platform !== 'win32') {
+    process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
   }
+  const text = decodeUtf8(bytes, file);
   const key = text.trim();
   if (key === '') throw new UsageError(`${file} is empty; it must hold the API key`);
   if (/[\r\n]/.test(key)) throw new UsageError(`${file} must hold the API key on one line`);
@@ -397,17 +390,20 @@ Options:
   --base-url URL        the service (default: $ABHA_LINK_BASE_URL)
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --concurrency N       requests in flight at once, 1 to 256 (default 4)
-  --journal FILE        append-only journal for resuming (NDJSON; locked while in use)
+  --journal FILE        append-only journal for resuming (NDJSON; locked while
+                        in use)
   --retry-unknown       also send items whose earlier outcome is unknown
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
-  --format text|json    per-item lines: text (default) or one JSON object per item
+  --format text|json    per-item lines: text (default) or one JSON object per
+                        item
   --show-service-messages
                         add the service's own message to failed and unknown
                         items (redacted of digits, addresses and tokens). It
                         may contain health data (names, diagnoses, drugs the
                         service echoes): off by default; never in the journal
   -h, --help            show this help
+  -v, --version         print the version
 
 Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
 failed, was invalid or has an unknown outcome, or the run was stopped.`,

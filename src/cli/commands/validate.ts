@@ -1,17 +1,36 @@
 import type { Issue } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import { lintLinkRequest } from '../../validation/lint.js';
+import { detectInputKind } from '../../input-kind.js';
+import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
-import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { optionError, type Command } from '../command.js';
+import { expandInputs, hasPattern } from '../files.js';
+import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { didYouMean } from '../suggest.js';
 
 export interface ValidateArgs {
   schema: string;
   ndjson: boolean;
   format: 'text' | 'json';
   lint: boolean;
-  file: string | undefined;
+  /** The inputs (FILE arguments after glob expansion; `-` is stdin). */
+  files: readonly string[];
+  /** Name the file in each JSON result (several FILE arguments or a pattern were given). */
+  nameFiles: boolean;
   now: Date;
+}
+
+/** One input of a run: the file, and the run's options. */
+interface OneInput extends ValidateArgs {
+  file: string | undefined;
+}
+
+/** Documents counted over every input of a run. */
+interface Counts {
+  docs: number;
+  invalid: number;
+  broken: number;
 }
 
 interface DocResult {
@@ -20,13 +39,19 @@ interface DocResult {
   errors: Issue[];
   warnings: Issue[];
   syntax?: JsonSyntaxProblem;
+  /** Advice for a document that is not what the schema expects (a clinical input given as a link request). */
+  hint?: string;
 }
 
 const LINK_SCHEMA = 'link-carecontext-request';
+const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 
 function check(value: unknown, args: ValidateArgs, index: number): DocResult {
   const r = validate(args.schema as typeof LINK_SCHEMA, value);
-  if (!r.success) return { index, valid: false, errors: [...r.issues], warnings: [] };
+  if (!r.success) {
+    const clinical = args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
+    return { index, valid: false, errors: [...r.issues], warnings: [], ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
+  }
   if (!args.lint || args.schema !== LINK_SCHEMA) return { index, valid: true, errors: [], warnings: [] };
   const findings = lintLinkRequest(r.value as LinkCareContextRequest, { now: args.now });
   const errors = findings.filter((f) => f.severity === 'error');
@@ -45,29 +70,52 @@ function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
 
 const slim = (i: Issue): { path: string; message: string; code: string } => ({ path: i.path, message: i.message, code: i.code });
 
-function jsonLine(r: DocResult, lint: boolean): string {
-  if (r.valid && r.warnings.length === 0) return `{"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
-  const o: Record<string, unknown> = { index: r.index, valid: r.valid, errors: r.errors.map(slim) };
+function jsonLine(r: DocResult, lint: boolean, file?: string): string {
+  const named = file === undefined ? '' : `"file":${JSON.stringify(file)},`;
+  if (r.valid && r.warnings.length === 0) return `{${named}"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
+  const o: Record<string, unknown> = { ...(file === undefined ? {} : { file }), index: r.index, valid: r.valid, errors: r.errors.map(slim) };
   if (lint) o.warnings = r.warnings.map(slim);
+  if (r.hint !== undefined) o.hint = r.hint;
   return `${JSON.stringify(o)}\n`;
 }
 
 function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
-  if (r.syntax !== undefined) return `${name}:${r.syntax.line}:${r.syntax.column} invalid JSON: ${r.syntax.reason}\n`;
-  return issueLines([...r.errors, ...r.warnings], name, lineOf);
+  if (r.syntax !== undefined) return `${problemLine(name, r.syntax)}\n`;
+  const hint = r.hint === undefined ? '' : `${name}:${lineOf('')} hint: ${r.hint}\n`;
+  return issueLines([...r.errors, ...r.warnings], name, lineOf) + hint;
 }
 
 /** `abha-link validate`: returns the exit code. */
 export async function runValidate(args: ValidateArgs): Promise<number> {
-  if (!isSchemaName(args.schema)) throw new UsageError(`unknown schema "${args.schema}"; run abha-link schemas to list them`);
+  if (!isSchemaName(args.schema)) {
+    const names = SCHEMA_MANIFEST.map((e) => e.name);
+    throw new UsageError(`unknown schema "${args.schema}"${didYouMean(args.schema, names)} (abha-link schemas lists them)`);
+  }
+  const counts: Counts = { docs: 0, invalid: 0, broken: 0 };
+  for (const file of args.files) {
+    if (outputClosed.aborted) break;
+    await validateOne({ ...args, file: file === '-' ? undefined : file }, counts);
+  }
+  const { docs, invalid, broken } = counts;
+  if (args.format === 'text') {
+    const ok = docs - invalid - broken;
+    const parts = [`${docs} document${docs === 1 ? '' : 's'}`, `${ok} valid`, `${invalid} invalid`];
+    if (broken > 0) parts.push(`${broken} not JSON`);
+    const what = args.files.length === 1 ? inputName(args.files[0]) : `${args.files.length} files`;
+    process.stderr.write(`${what}: ${parts.join(', ')}\n`);
+  }
+  if (broken > 0) return EXIT.usage;
+  return invalid > 0 ? EXIT.invalid : EXIT.ok;
+}
+
+/** Validates the documents of one input, writing their results and counting them. */
+async function validateOne(args: OneInput, counts: Counts): Promise<void> {
   const name = inputName(args.file);
-  let docs = 0;
-  let invalid = 0;
-  let broken = 0;
+  const named = args.nameFiles ? name : undefined;
   const count = (r: DocResult): void => {
-    docs++;
-    if (r.syntax !== undefined) broken++;
-    else if (!r.valid) invalid++;
+    counts.docs++;
+    if (r.syntax !== undefined) counts.broken++;
+    else if (!r.valid) counts.invalid++;
   };
 
   if (!args.ndjson) {
@@ -75,7 +123,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const parsed = parseJson(text);
     const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
     count(r);
-    await writeOut(args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, pointerLocator(text)));
+    await writeOut(args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, pointerLocator(text)));
   } else {
     let index = 0;
     await streamLines(args.file, (lines) => {
@@ -83,53 +131,56 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
       for (const l of lines) {
         let r: DocResult;
         if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
+        else if (l.unreadable !== undefined) r = syntaxResult(index, l.unreadable);
         else {
           const parsed = parseJson(l.text);
           r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
         }
         index++;
         count(r);
-        out += args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, () => l.line);
+        out += args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, () => l.line);
       }
       return writeOut(out);
     }, undefined, outputClosed);
   }
-  if (args.format === 'text') {
-    const ok = docs - invalid - broken;
-    const parts = [`${docs} document${docs === 1 ? '' : 's'}`, `${ok} valid`, `${invalid} invalid`];
-    if (broken > 0) parts.push(`${broken} not JSON`);
-    process.stderr.write(`${name}: ${parts.join(', ')}\n`);
-  }
-  if (broken > 0) return EXIT.usage;
-  return invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
 
 export const command: Command = {
-  usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|-]',
+  usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|GLOB|-]...',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
+Several FILEs and glob patterns ('requests/*.json', '**/*.ndjson') may be
+given; patterns are expanded here too, for shells that do not.
+
+A clinical input given where a link request is expected gets a hint: run
+abha-link build, or pass --schema clinical-input.
 
 Options:
-  --schema NAME          a schema name from abha-link schemas
-  --ndjson               one document per non-empty line, streamed in bounded memory
-  --format text|json     text (default): FILE:LINE PATH MESSAGE (code), for people;
-                         json: one object per document and line, in input order:
-                         {"index":n,"valid":true|false,"errors":[{"path","message","code"}]}
-                         (with --lint also "warnings")
-  --lint                 also apply ABDM lint rules (link requests only); lint errors
-                         make a document invalid, warnings do not
-  -h, --help             show this help`,
+  --schema NAME        a schema name from abha-link schemas
+  --ndjson             one document per non-empty line, streamed in bounded
+                       memory
+  --format text|json   text (default): FILE:LINE PATH MESSAGE (code), for
+                       people; json: one object per document and line, in
+                       input order: {"index":n,"valid":true|false,
+                       "errors":[{"path","message","code"}]} (with --lint also
+                       "warnings"; with several FILEs also "file"; "hint"
+                       when the document is of another kind)
+  --lint               also apply ABDM lint rules (link requests only); lint
+                       errors make a document invalid, warnings do not
+  -h, --help           show this help
+  -v, --version        print the version`,
   options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' } },
-  run({ values, positionals }) {
+  async run({ values, positionals }) {
     const format = (values.format as string | undefined) ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
-    if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
+    const files = await expandInputs(positionals);
     return runValidate({
       schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
       ndjson: values.ndjson === true,
       format,
       lint: values.lint === true,
-      file: positionals[0],
+      files,
+      nameFiles: files.length > 1 || hasPattern(positionals),
       now: new Date(),
     });
   },

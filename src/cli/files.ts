@@ -1,0 +1,62 @@
+/**
+ * The FILE arguments of validate and build: several files, `-` for stdin,
+ * and glob patterns, expanded here for shells that do not (Windows cmd, or
+ * a quoted pattern), as eslint and prettier do.
+ */
+import { stat } from 'node:fs/promises';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { UsageError } from './io.js';
+
+/**
+ * The inputs named by FILE arguments, in the order given, each once: `-`
+ * and plain paths as they are; a glob pattern (`*`, `?`, `[…]`, `{…}`,
+ * `**`) replaced by the files it matches, sorted. A pattern that is also
+ * the name of an existing file means that file. No arguments means stdin.
+ *
+ * @throws UsageError when a pattern matches no file, or `-` is given twice
+ *
+ * @example
+ * await expandInputs(['examples/*.request.json', '-'])
+ * //=> ['examples/lab-order.request.json', 'examples/multi-care-context.request.json', 'examples/opd-prescription.request.json', '-']
+ */
+export async function expandInputs(args: readonly string[], cwd: string = process.cwd()): Promise<string[]> {
+  if (args.length === 0) return ['-'];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const add = (f: string): void => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    out.push(f);
+  };
+  for (const arg of args) {
+    if (arg === '-') {
+      if (seen.has('-')) throw new UsageError('standard input (-) can be given only once');
+      add(arg);
+      continue;
+    }
+    // Windows paths use backslashes; glob patterns use forward slashes.
+    const pattern = process.platform === 'win32' ? arg.replaceAll('\\', '/') : arg;
+    if (!isDynamicPattern(pattern) || (await exists(arg))) {
+      add(arg);
+      continue;
+    }
+    const matches = await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, absolute: false });
+    if (matches.length === 0) throw new UsageError(`no file matches ${arg}`);
+    for (const m of matches.sort()) add(m);
+  }
+  return out;
+}
+
+/** Whether any FILE argument is a glob pattern (then results name their file, however many files match). */
+export function hasPattern(args: readonly string[]): boolean {
+  return args.some((a) => a !== '-' && isDynamicPattern(process.platform === 'win32' ? a.replaceAll('\\', '/') : a));
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
