@@ -3,7 +3,8 @@
  * that nothing acknowledged is sent twice and nothing is lost silently.
  *
  * For each item, in order of arrival:
- * 1. invalid → reported (`invalid`, with issues), never sent;
+ * 1. invalid (the schema, then the lint's errors) → reported (`invalid`,
+ *    with issues), never sent;
  * 2. a copy of an item already taken in this run → `skipped`
  *    (`duplicate-in-input`), whatever became of the first copy;
  * 3. its key already acknowledged in the journal → `skipped`;
@@ -24,6 +25,7 @@ import { untilAborted } from './abort.js';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
+import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import {
   AbortedError,
   AuthenticationError,
@@ -62,6 +64,14 @@ export interface SubmitOptions {
   readonly signal?: AbortSignal;
   /** Receives every item's result as it completes; awaited (back-pressure). */
   readonly onResult?: (result: ItemResult) => void | Promise<void>;
+  /**
+   * Lint every valid item as `abha-link validate --lint` does (lintLinkRequest):
+   * an item with a lint error (an empty careContexts, a visit date in the
+   * future) is `invalid`, with the lint's issues, and never sent. Default
+   * `true`: the rules that need no clock; pass `{ now: new Date() }` for the
+   * date rules too (the library never reads the clock); `false` turns lint off.
+   */
+  readonly lint?: LintOptions | boolean;
   /** The clock for journal timestamps (default Date.now). */
   readonly now?: () => number;
   /**
@@ -199,6 +209,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   // Checked before the journal is opened (and locked).
   const iterator = iteratorOf(items);
   const now = options.now ?? Date.now;
+  const lintOptions: LintOptions | undefined = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
   const summary: SubmitSummary = {
     total: 0,
     acknowledged: 0,
@@ -259,6 +270,14 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       return;
     }
     const request = checked.value;
+    if (lintOptions !== undefined) {
+      const errors = lintLinkRequest(request, lintOptions).filter((i) => i.severity === 'error');
+      if (errors.length > 0) {
+        summary.invalid++;
+        await emit({ index, outcome: 'invalid', issues: errors });
+        return;
+      }
+    }
     const key = keyOf(request);
     // Checked before the first await: items start in input order, so the first copy is the one sent.
     if (!seen.add(key)) {

@@ -1,5 +1,6 @@
 import { fstatSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { JournalError } from '../../client/journal.js';
@@ -7,6 +8,8 @@ import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/subm
 import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
+import { detectInputKind } from '../../input-kind.js';
+import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError, describeFsError, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readText, writeOut, type NdjsonLine } from '../io.js';
 
@@ -15,6 +18,8 @@ export interface SubmitArgs {
   readonly apiKey: string | undefined;
   readonly concurrency: number;
   readonly journal: string | undefined;
+  /** --no-journal: the user chose to send many items without a journal. */
+  readonly noJournal: boolean;
   readonly dryRun: boolean;
   readonly ndjson: boolean;
   readonly retryUnknown: boolean;
@@ -24,7 +29,18 @@ export interface SubmitArgs {
   readonly file: string | undefined;
   /** Interval of the one-line progress when stderr is not a terminal, in ms. */
   readonly progressMs: number;
+  /** The current time, for the lint's date rules (the CLI reads the clock). */
+  readonly now: Date;
+  /** $TERM: no status line on a `dumb` terminal. */
+  readonly term: string | undefined;
 }
+
+/** The exit code after Ctrl-C (SIGINT) and SIGTERM, as shells report a process killed by them. */
+const EXIT_SIGINT = 130;
+const EXIT_SIGTERM = 143;
+
+/** What an input that is a clinical input (not a link request) is told. */
+const CLINICAL_INPUT = 'this is a clinical input: run `abha-link build` first';
 
 /**
  * The lines of an NDJSON input, one by one, read only as fast as they are
@@ -57,6 +73,18 @@ async function journalIsInput(journal: string, file: string | undefined): Promis
 /** `abha-link submit`: returns the exit code. */
 export async function runSubmit(args: SubmitArgs): Promise<number> {
   const name = inputName(args.file);
+  if (args.ndjson && args.journal === undefined && !args.noJournal && !args.dryRun) {
+    throw new UsageError(
+      'submit --ndjson sends many items: give --journal FILE, so that a run that stops early can be continued without sending acknowledged items twice, or --no-journal to send without one',
+    );
+  }
+  if (args.journal !== undefined && args.noJournal) throw new UsageError('--journal and --no-journal contradict each other; give one');
+  if (args.journal !== undefined) {
+    const folder = dirname(args.journal);
+    const st = await stat(folder).catch((e: unknown) => e as { code?: string });
+    if ('code' in st && st.code === 'ENOENT') throw new UsageError(`--journal ${args.journal}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or give another path`);
+    if ('isDirectory' in st && !st.isDirectory()) throw new UsageError(`--journal ${args.journal}: ${folder} is not a folder`);
+  }
   if (args.journal !== undefined && (await journalIsInput(args.journal, args.file))) {
     throw new UsageError(`the journal ${args.journal} is the input file ${name}: appending to it would damage the input; give the journal a file of its own`);
   }
@@ -72,20 +100,33 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   /** Abandons the requests in flight (second Ctrl-C). */
   const abort = new AbortController();
 
-  const tty = process.stderr.isTTY === true && args.ndjson;
-  let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
+  const tty = canDrawStatus(process.stderr, args.term) && args.ndjson;
+  /** The status line on a terminal (stderr); result lines to the same terminal are printed above it, whole. */
+  let status: StatusLine | undefined;
   const write = async (text: string): Promise<void> => {
-    if (bar !== undefined && process.stdout.isTTY === true) bar.log(text);
+    if (status !== undefined && process.stdout.isTTY === true) await status.above(() => writeOut(text));
     else await writeOut(text);
   };
+  /** A value that is not a link request but a clinical input: reported, never sent. */
+  const clinical = (value: unknown): boolean => detectInputKind(value) === 'clinical-input';
 
   if (!args.ndjson) {
     const text = await readText(args.file);
     const parsed = parseJson(text);
     if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
     if (Array.isArray(parsed.value)) throw new UsageError(`${name} holds a JSON array; submit takes one link request, or one request per line with --ndjson`);
-    items = [parsed.value];
     locate = pointerLocator(text);
+    if (clinical(parsed.value)) {
+      notJson++;
+      await write(
+        args.format === 'json'
+          ? `${JSON.stringify({ index: 0, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
+          : `${name} invalid, not sent: ${CLINICAL_INPUT}\n`,
+      );
+      items = [];
+    } else {
+      items = [parsed.value];
+    }
   } else {
     const source = ndjsonLines(args.file, stop.signal);
     let index = 0;
@@ -105,6 +146,15 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
             args.format === 'json'
               ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'invalid-json', message: `not JSON: ${reason}` }] })}\n`
               : `${name}:${l.line} invalid, not sent: not JSON (${reason})\n`,
+          );
+          continue;
+        }
+        if (clinical(parsed.value)) {
+          notJson++;
+          await write(
+            args.format === 'json'
+              ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
+              : `${name}:${l.line} invalid, not sent: ${CLINICAL_INPUT}\n`,
           );
           continue;
         }
@@ -229,11 +279,14 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       const k = `${error.name}${error.status === undefined ? '' : ` HTTP ${error.status}`}`;
       if (failureKinds.has(k) || failureKinds.size < 20) failureKinds.set(k, (failureKinds.get(k) ?? 0) + 1);
     }
-    bar?.update(counts.done);
+    showStatus();
   };
 
   let interrupts = 0;
-  const onSigint = (): void => {
+  /** The first signal that stopped the run, for the exit code. */
+  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    signalled ??= signal;
     interrupts++;
     if (interrupts === 1) {
       process.stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
@@ -243,8 +296,10 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       abort.abort();
     }
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
   // The reader of stdout went away (| head): stop as for Ctrl-C, so that the requests in flight
   // finish and are journaled and the summary reaches stderr; the CLI then exits 1.
   const onOutputClosed = (): void => stop.abort();
@@ -253,24 +308,18 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 
   const started = Date.now();
   let ticker: NodeJS.Timeout | undefined;
+  /** The input's size in bytes, when it is a file (from stdin it is unknown). */
+  const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => (st.isFile() ? st.size : 0), () => 0);
+  /** What the status line says: the share of the input read (bytes), and the items' outcomes so far, each counted once. */
+  const statusText = (): string => {
+    const secs = Math.max(0.001, (Date.now() - started) / 1000);
+    const read = size > 0 ? `input read ${Math.min(100, Math.floor((bytesRead / size) * 100))}% | ` : '';
+    return `submit: ${read}${counts.done + notJson} done: ${counts.acknowledged} acknowledged, ${counts.skipped} skipped, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.invalid + notJson} invalid | ${(counts.done / secs).toFixed(1)}/s`;
+  };
+  const showStatus = (): void => status?.set(statusText());
   if (tty && !args.dryRun) {
-    const { MultiBar, Presets } = await import('cli-progress');
-    // The bar measures the input read (bytes of the file); from stdin the size is unknown, so there is no bar.
-    const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => st.size, () => 0);
-    const stats = '{done} done | {ack} acknowledged, {failed} failed, {unknown} unknown, {invalid} invalid | {rate}/s';
-    const multi = new MultiBar({ format: size > 0 ? `submit {bar} {percentage}% | ${stats}` : `submit ${stats}`, hideCursor: true, stream: process.stderr, barsize: 20 }, Presets.shades_classic);
-    const single = multi.create(Math.max(size, 1), 0, { done: 0, ack: 0, failed: 0, unknown: 0, invalid: 0, rate: '0' });
-    bar = {
-      log: (s) => multi.log(s),
-      update: (n) => {
-        const secs = Math.max(0.001, (Date.now() - started) / 1000);
-        single.update(Math.min(bytesRead, Math.max(size, 1)), { done: n + notJson, ack: counts.acknowledged + counts.skipped, failed: counts.failed, unknown: counts.unknown, invalid: counts.invalid + notJson, rate: (n / secs).toFixed(1) });
-      },
-      stop: () => {
-        single.update(Math.max(size, 1));
-        multi.stop();
-      },
-    };
+    status = statusLine(process.stderr);
+    status.set(statusText(), true);
   } else if (args.ndjson && !args.dryRun) {
     ticker = setInterval(() => {
       const secs = Math.max(0.001, (Date.now() - started) / 1000);
@@ -286,6 +335,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     ...(args.journal === undefined ? {} : { journal: args.journal }),
     retryUnknown: args.retryUnknown,
     dryRun: args.dryRun,
+    // The same lint as validate --lint, with the clock the CLI read: lint errors are invalid, never sent.
+    lint: { now: args.now },
     stopSignal: stop.signal,
     signal: abort.signal,
     onResult,
@@ -307,18 +358,19 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     summary = { ...tally, stopped: true };
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
     outputClosed.removeEventListener('abort', onOutputClosed);
     // Whatever ended the batch, the input is not read any further (an open stdin would keep the process alive).
     stop.abort();
     if (ticker !== undefined) clearInterval(ticker);
-    bar?.stop();
+    status?.stop();
   }
 
   const invalid = summary.invalid + notJson;
   const total = summary.total + notJson;
   const unknown = summary.unknown + summary.unknownEarlier;
   const lines: string[] = [];
+  const journaled = args.journal !== undefined;
   if (args.dryRun) {
     lines.push(
       `submit (dry run): ${plural(total, 'item')}: ${summary.wouldSend} would be sent, ${summary.alreadyAcknowledged} already acknowledged, ${summary.unknownEarlier} with an unknown outcome (not sent without --retry-unknown), ${invalid} invalid; nothing was sent`,
@@ -329,20 +381,28 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     );
     if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
     if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-    if (summary.failed > 0) lines.push('  failed items were not processed by the service: fix the cause and rerun (with --journal, a rerun sends only what was not acknowledged)');
+    if (summary.failed > 0) {
+      lines.push(
+        `  failed items were not processed by the service: fix the cause and rerun${journaled ? ' with the same --journal (it sends only what was not acknowledged)' : ' only the failed items (no journal recorded this run: the whole input would send the acknowledged items again)'}`,
+      );
+    }
     if (unknown > 0) {
       lines.push(
         `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
       );
     }
-    if (summary.stopReason === 'authentication') lines.push('  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then rerun with the same --journal');
-    else if (summary.stopReason === 'service-unavailable') lines.push('  stopped: too many items in a row failed because the service looked unavailable; rerun with the same --journal when it is back');
-    if (summary.stopped) lines.push('  stopped before the end of the input: rerun with the same --journal to continue');
+    const rerun = journaled
+      ? 'rerun with the same --journal'
+      : 'no journal recorded this run, so a rerun of the same input sends every item again, those acknowledged above included: remove the acknowledged lines from the input first, or start again with --journal FILE';
+    if (summary.stopReason === 'authentication') lines.push(`  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then ${journaled ? rerun : `rerun (${rerun})`}`);
+    else if (summary.stopReason === 'service-unavailable') lines.push(`  stopped: too many items in a row failed because the service looked unavailable; ${journaled ? `${rerun} when it is back` : `when it is back, rerun (${rerun})`}`);
+    if (summary.stopped) lines.push(`  stopped before the end of the input: ${journaled ? `${rerun} to continue` : rerun}`);
     if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
   }
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
   if (failure === undefined || total > 0) process.stderr.write(`${lines.join('\n')}\n`);
   if (failure !== undefined) throw failure.error;
+  if (signalled !== undefined) return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
   const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
   return bad ? EXIT.invalid : EXIT.ok;
 }
@@ -368,12 +428,18 @@ async function readApiKeyFile(file: string): Promise<string> {
 }
 
 export const command: Command = {
-  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE] [--dry-run] [--ndjson] [FILE|-]',
+  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE | --no-journal] [--dry-run] [--ndjson] [FILE|-]',
   help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
 service: one link request JSON, or one per line with --ndjson. Reads stdin when
-FILE is - or absent. Every item is validated first; invalid items are reported
-and never sent. One result line per item on stdout; progress (a bar on a
-terminal, else a line every 5 s) and the summary on stderr.
+FILE is - or absent. Every item is validated and linted first (the checks of
+validate --lint); invalid items are reported and never sent. A clinical input
+is told to go through abha-link build first. One result line per item on
+stdout; progress (a status line on a terminal, else a line every 5 s) and the
+summary on stderr.
+
+--ndjson (many items) needs --journal FILE, or --no-journal to send without
+one: without a journal nothing records which items were acknowledged, and a
+rerun of the same input sends them all again.
 
 The API key comes from the environment variable ABHA_LINK_API_KEY, or from
 --api-key-file FILE; never from a flag value (a key on the command line is
@@ -397,7 +463,9 @@ Options:
   --base-url URL        the service (default: $ABHA_LINK_BASE_URL)
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --concurrency N       requests in flight at once, 1 to 256 (default 4)
-  --journal FILE        append-only journal for resuming (NDJSON; locked while in use)
+  --journal FILE        append-only journal for resuming (NDJSON; locked while in
+                        use; its folder must exist)
+  --no-journal          send many items (--ndjson) without a journal
   --retry-unknown       also send items whose earlier outcome is unknown
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
@@ -410,13 +478,15 @@ Options:
   -h, --help            show this help
 
 Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
-failed, was invalid or has an unknown outcome, or the run was stopped.`,
+failed, was invalid or has an unknown outcome, or the run was stopped; 2 usage
+or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
   options: {
     'base-url': { type: 'string' },
     'api-key-file': { type: 'string' },
     'api-key': { type: 'string' },
     concurrency: { type: 'string' },
     journal: { type: 'string' },
+    'no-journal': { type: 'boolean' },
     'retry-unknown': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     ndjson: { type: 'boolean' },
@@ -461,6 +531,9 @@ failed, was invalid or has an unknown outcome, or the run was stopped.`,
       apiKey,
       concurrency,
       journal: values.journal as string | undefined,
+      noJournal: values['no-journal'] === true,
+      now: new Date(),
+      term: process.env.TERM,
       dryRun,
       ndjson: values.ndjson === true,
       retryUnknown: values['retry-unknown'] === true,
