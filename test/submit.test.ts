@@ -331,9 +331,12 @@ describe('openFileJournal', () => {
     expect(summary.acknowledged).toBe(2);
     const [header, ...lines] = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
     // The first line holds the journal's own salt; items are keyed with a keyed hash under it.
-    expect(header).toEqual({ v: 2, journal: 'abha-link', salt: expect.stringMatching(/^[\w-]{43}$/) as unknown });
+    // Format 3: the header has a check value of its salt, every line a checksum.
+    expect(header).toEqual({ v: 3, journal: 'abha-link', salt: expect.stringMatching(/^[\w-]{43}$/) as unknown, check: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown });
     expect(lines).toHaveLength(4);
-    expect(lines.every((l) => l.v === 2 && new RegExp(`^${KEY2}$`).test(l.key))).toBe(true);
+    expect(lines.every((l) => l.v === 3 && new RegExp(`^${KEY2}$`).test(l.key) && /^[0-9a-f]{16}$/.test((l as unknown as { sum: string }).sum))).toBe(true);
+    // The `sending` line carries the request id of the attempt it precedes.
+    expect(lines[0]).toMatchObject({ state: 'sending', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown });
     expect(lines[0]?.key).not.toBe(keyOf('j1'));
     expect((await readJournal(path)).states.get(await fileKey(path, 'j1'))).toBe('acknowledged');
     const text = readFileSync(path, 'utf8');

@@ -333,7 +333,7 @@ export class AbhaClient {
    * //=> { total: 3, acknowledged: 3, failed: 0, unknown: 0, invalid: 0, ... }
    */
   submitMany(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions = {}): Promise<SubmitSummary> {
-    return runBatch(items, options, (request, signal) => callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal }));
+    return runBatch(items, options, (request, signal, beforeSend) => callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal, beforeAttempt: beforeSend }));
   }
 
   /** What a log line may show about this client. */

@@ -3,7 +3,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
-import { JournalError } from '../../client/journal.js';
+import { JournalError, openFileJournal, readJournal, type FileJournal } from '../../client/journal.js';
+import { linkRequestKey } from '../../client/key.js';
+import { validateLinkRequest } from '../../validation/validate.js';
 import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
 import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
@@ -20,6 +22,10 @@ export interface SubmitArgs {
   readonly journal: string | undefined;
   /** --no-journal: the user chose to send many items without a journal. */
   readonly noJournal: boolean;
+  /** --force: send although the journal knows none of the input's first items. */
+  readonly force: boolean;
+  /** --resend-confirmed FILE: keys and input line numbers a person confirmed were not linked. */
+  readonly resendConfirmed: { readonly keys: ReadonlySet<string>; readonly lines: ReadonlySet<number> } | undefined;
   readonly dryRun: boolean;
   readonly ndjson: boolean;
   readonly retryUnknown: boolean;
@@ -330,10 +336,22 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     ticker.unref();
   }
 
+  const confirmed = args.resendConfirmed;
+  /** Confirmed items met among this input's unknown ones. */
+  const confirmedMet = new Set<string>();
   const options: SubmitOptions = {
     concurrency: args.concurrency,
     ...(args.journal === undefined ? {} : { journal: args.journal }),
-    retryUnknown: args.retryUnknown,
+    retryUnknown:
+      confirmed === undefined
+        ? args.retryUnknown
+        : ({ key, index }) => {
+            const line = lineOf.get(index) ?? (args.ndjson ? undefined : 1);
+            const yes = confirmed.keys.has(key) || (line !== undefined && confirmed.lines.has(line));
+            if (yes) confirmedMet.add(key);
+            return yes;
+          },
+    force: args.force,
     dryRun: args.dryRun,
     // The same lint as validate --lint, with the clock the CLI read: lint errors are invalid, never sent.
     lint: { now: args.now },
@@ -344,19 +362,35 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   let summary: SubmitSummary;
   /** Why the batch ended early with an error (the journal could not be written, the input could not be read). */
   let failure: { error: unknown } | undefined;
+  let journal: FileJournal | undefined;
   try {
     if (args.dryRun) {
       summary = await runBatch(items, options, () => Promise.reject(new Error('dry run: nothing is sent')));
     } else {
       if (args.baseUrl === undefined || args.apiKey === undefined) throw new UsageError('internal: base URL and API key are checked before');
+      if (args.journal !== undefined) {
+        // Opened here to tell what opening found; Ctrl-C stops a long load.
+        journal = await openFileJournal(args.journal, { signal: stop.signal });
+        if (journal.tornBytesRemoved > 0) {
+          process.stderr.write(
+            `abha-link submit: journal ${args.journal}: removed a torn last line (${plural(journal.tornBytesRemoved, 'byte')}), a write cut short when a run stopped; its item, if any, counts as in flight\n`,
+          );
+        }
+        if (journal.version < 3) {
+          process.stderr.write(`abha-link submit: journal ${args.journal} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
+        }
+      }
       const client = createClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
-      summary = await client.submitMany(items, options);
+      summary = await client.submitMany(items, journal === undefined ? options : { ...options, journal });
     }
   } catch (e) {
     // The requests in flight have finished and the journal is closed: report what was done, then the error.
     failure = { error: e instanceof JournalError ? new UsageError(e.message) : e };
     summary = { ...tally, stopped: true };
   } finally {
+    await journal?.close().catch((e: unknown) => {
+      failure ??= { error: e instanceof JournalError ? new UsageError(e.message) : e };
+    });
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
     outputClosed.removeEventListener('abort', onOutputClosed);
@@ -399,12 +433,109 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     if (summary.stopped) lines.push(`  stopped before the end of the input: ${journaled ? `${rerun} to continue` : rerun}`);
     if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
   }
+  if (confirmed !== undefined) {
+    const listed = confirmed.keys.size + confirmed.lines.size;
+    lines.push(`  --resend-confirmed: ${plural(confirmedMet.size, 'confirmed item')} of ${listed} listed ${confirmedMet.size === 1 ? 'was' : 'were'} among this input's items with an unknown outcome, and sent`);
+  }
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
   if (failure === undefined || total > 0) process.stderr.write(`${lines.join('\n')}\n`);
+  // Ctrl-C while the journal loaded: nothing was sent.
+  if (failure !== undefined && signalled !== undefined && total === 0) {
+    process.stderr.write(`abha-link submit: stopped before anything was sent\n`);
+    return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
+  }
   if (failure !== undefined) throw failure.error;
   if (signalled !== undefined) return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
   const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/**
+ * `abha-link submit --list-unknown --journal J FILE`: the items of FILE whose
+ * outcome the journal records as unknown (`unknown`, or `sending`: in flight
+ * when a run stopped), with the key, the last request id and its time, then
+ * those the journal holds that FILE does not. Reads the journal without
+ * locking or changing it; sends nothing.
+ */
+async function listUnknown(journalPath: string, file: string | undefined, ndjson: boolean, format: 'text' | 'json'): Promise<number> {
+  const name = inputName(file);
+  let contents: Awaited<ReturnType<typeof readJournal>>;
+  try {
+    contents = await readJournal(journalPath);
+  } catch (e) {
+    throw e instanceof JournalError ? new UsageError(e.message) : e;
+  }
+  if (contents.version === 0) throw new UsageError(`journal ${journalPath} does not exist or is empty: nothing to list`);
+  const salt = contents.salt;
+  const left = new Map(contents.unknown);
+  const describe = (line: number | undefined, key: string): string => {
+    const e = contents.unknown.get(key);
+    if (format === 'json') {
+      return `${JSON.stringify({ ...(line === undefined ? {} : { line }), key, state: e?.state, requestId: e?.requestId ?? null, at: e?.at ?? null, reason: e?.reason ?? null })}\n`;
+    }
+    const request = e?.requestId === undefined ? 'no request id recorded' : `last request ${e.requestId}`;
+    const at = e?.at === undefined ? '' : ` at ${e.at}`;
+    const why = e?.state === 'sending' ? 'in flight when a run stopped' : `no clear answer${e?.reason === undefined ? '' : ` (${e.reason})`}`;
+    return `${line === undefined ? `${journalPath} (not in ${name})` : `${name}:${line}`} outcome unknown ${key}: ${request}${at}; ${why}\n`;
+  };
+  let inInput = 0;
+  const consider = async (value: unknown, line: number | undefined): Promise<void> => {
+    const checked = validateLinkRequest(value);
+    if (!checked.success) return;
+    const key = linkRequestKey(checked.value, salt);
+    if (!left.has(key)) return;
+    left.delete(key);
+    inInput++;
+    await writeOut(describe(line, key));
+  };
+  if (ndjson) {
+    for await (const batch of lineBatches(file, undefined, undefined)) {
+      for (const l of batch) {
+        if (l.tooLong) continue;
+        const parsed = parseJson(l.text);
+        if (parsed.ok) await consider(parsed.value, l.line);
+      }
+    }
+  } else {
+    const parsed = parseJson(await readText(file));
+    if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+    await consider(parsed.value, 1);
+  }
+  for (const key of left.keys()) await writeOut(describe(undefined, key));
+  const total = contents.unknown.size;
+  process.stderr.write(
+    `submit --list-unknown: ${plural(total, 'item')} with an unknown outcome in ${journalPath}, ${inInput} of them in ${name}${
+      total > 0
+        ? '; ask the service (or your records) which were linked, list the keys of those that were NOT in a file, one per line, and send only them with --resend-confirmed FILE'
+        : ''
+    }\n`,
+  );
+  return EXIT.ok;
+}
+
+/** Reads a --resend-confirmed file: one key (`k2:…`) or input line number per line; `#` starts a comment. */
+async function readConfirmed(file: string): Promise<{ keys: Set<string>; lines: Set<number> }> {
+  let text: string;
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) throw new UsageError(`--resend-confirmed ${file}: not a regular file`);
+    if (st.size > 64 << 20) throw new UsageError(`--resend-confirmed ${file}: larger than 64 MiB`);
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(describeFsError(e, file));
+  }
+  const keys = new Set<string>();
+  const lines = new Set<number>();
+  text.split('\n').forEach((raw, i) => {
+    const t = raw.replace(/#.*/, '').trim();
+    if (t === '') return;
+    if (/^k\d:[0-9a-f]{32}$/.test(t)) keys.add(t);
+    else if (/^[1-9]\d{0,11}$/.test(t)) lines.add(Number(t));
+    else throw new UsageError(`--resend-confirmed ${file}:${i + 1}: expected an item key (k2: and 32 hex digits, as --list-unknown prints) or an input line number`);
+  });
+  if (keys.size + lines.size === 0) throw new UsageError(`--resend-confirmed ${file} lists no item`);
+  return { keys, lines };
 }
 
 async function readApiKeyFile(file: string): Promise<string> {
@@ -428,7 +559,7 @@ async function readApiKeyFile(file: string): Promise<string> {
 }
 
 export const command: Command = {
-  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE | --no-journal] [--dry-run] [--ndjson] [FILE|-]',
+  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE | --no-journal] [--dry-run] [--ndjson] [FILE|-]\n       abha-link submit --list-unknown --journal FILE [--ndjson] [FILE|-]',
   help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
 service: one link request JSON, or one per line with --ndjson. Reads stdin when
 FILE is - or absent. Every item is validated and linted first (the checks of
@@ -467,6 +598,14 @@ Options:
                         use; its folder must exist)
   --no-journal          send many items (--ndjson) without a journal
   --retry-unknown       also send items whose earlier outcome is unknown
+  --list-unknown        list the input's items the journal records as outcome
+                        unknown (line, key, last request id, time); send nothing
+  --resend-confirmed FILE
+                        send only the unknown items listed in FILE (keys as
+                        --list-unknown prints them, or input line numbers, one
+                        a line): those a person confirmed were not linked
+  --force               send although the journal holds acknowledged items and
+                        knows none of the input's first 1000 items
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
   --format text|json    per-item lines: text (default) or one JSON object per item
@@ -487,6 +626,9 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     concurrency: { type: 'string' },
     journal: { type: 'string' },
     'no-journal': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'list-unknown': { type: 'boolean' },
+    'resend-confirmed': { type: 'string' },
     'retry-unknown': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     ndjson: { type: 'boolean' },
@@ -506,6 +648,15 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
     if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
     const dryRun = values['dry-run'] === true;
+    const journalPath = values.journal as string | undefined;
+    if (values['list-unknown'] === true) {
+      if (journalPath === undefined) throw new UsageError('--list-unknown needs --journal FILE: the journal whose unknown items to list');
+      return listUnknown(journalPath, positionals[0], values.ndjson === true, format);
+    }
+    const confirmedFile = values['resend-confirmed'] as string | undefined;
+    if (confirmedFile !== undefined && journalPath === undefined) throw new UsageError('--resend-confirmed needs --journal FILE: the journal that records those items as unknown');
+    if (confirmedFile !== undefined && values['retry-unknown'] === true) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
+    const resendConfirmed = confirmedFile === undefined ? undefined : await readConfirmed(confirmedFile);
 
     const rawBase = (values['base-url'] as string | undefined) ?? process.env.ABHA_LINK_BASE_URL;
     let baseUrl: string | undefined;
@@ -532,6 +683,8 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
       concurrency,
       journal: values.journal as string | undefined,
       noJournal: values['no-journal'] === true,
+      force: values.force === true,
+      resendConfirmed,
       now: new Date(),
       term: process.env.TERM,
       dryRun,
