@@ -5,17 +5,21 @@
  * statuses, error class names and fixed reason codes: never a payload, an
  * ABHA address, a token, or a message (the service's may echo health data).
  *
- * Lines, in order of a normal item: `sending` (written and synced before the
- * request leaves), then `acknowledged`, `failed` or `unknown`. A key whose last
- * line is `sending` was in flight when the process died: its outcome is
- * unknown.
+ * Lines, in order of a normal item: `sending` (written and synced right
+ * before each attempt leaves, with its request id), then `acknowledged`,
+ * `failed` or `unknown`. A key whose last line is `sending` was in flight
+ * when the process died: its outcome is unknown.
  *
- * Format 2 (new journals) starts with a header line holding a random salt,
- * `{"v":2,"journal":"abha-link","salt":"..."}`, and keys its items with
- * `linkRequestKey(request, salt)` (`k2:`, a keyed hash: a list of ABHA
+ * Format 3 (new journals) starts with a header line holding a random salt
+ * and a check value of it,
+ * `{"v":3,"journal":"abha-link","salt":"...","check":"..."}`, keys its items
+ * with `linkRequestKey(request, salt)` (`k2:`, a keyed hash: a list of ABHA
  * addresses or visit ids cannot be checked against the journal without its
- * salt). Format 1 (journals written before) has no header and plain `k1:`
- * keys; such a journal is still read and continued in format 1.
+ * salt), and ends every line with `"sum"`, an HMAC of the rest of the line
+ * under the salt. A changed salt or a changed line is refused, never read
+ * as other keys. Format 2 (a salt, no check values) and format 1 (no
+ * header, plain `k1:` keys), written by earlier versions, are still read and
+ * continued in their own format.
  */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
