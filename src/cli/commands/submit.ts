@@ -559,7 +559,7 @@ async function readApiKeyFile(file: string): Promise<string> {
 }
 
 export const command: Command = {
-  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE | --no-journal] [--dry-run] [--ndjson] [FILE|-]\n       abha-link submit --list-unknown --journal FILE [--ndjson] [FILE|-]',
+  usage: 'abha-link submit [options] [--journal FILE|--no-journal] [FILE|-]\n       abha-link submit --list-unknown --journal FILE [--ndjson] [FILE|-]',
   help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
 service: one link request JSON, or one per line with --ndjson. Reads stdin when
 FILE is - or absent. Every item is validated and linted first (the checks of
@@ -594,8 +594,8 @@ Options:
   --base-url URL        the service (default: $ABHA_LINK_BASE_URL)
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --concurrency N       requests in flight at once, 1 to 256 (default 4)
-  --journal FILE        append-only journal for resuming (NDJSON; locked while in
-                        use; its folder must exist)
+  --journal FILE        append-only journal for resuming (NDJSON; locked while
+                        in use; its folder must exist)
   --no-journal          send many items (--ndjson) without a journal
   --retry-unknown       also send items whose earlier outcome is unknown
   --list-unknown        list the input's items the journal records as outcome
@@ -608,7 +608,7 @@ Options:
                         knows none of the input's first 1000 items
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
-  --format text|json    per-item lines: text (default) or one JSON object per item
+  --format text|json    per-item lines: text (default) or one JSON object each
   --show-service-messages
                         add the service's own message to failed and unknown
                         items (redacted of digits, addresses and tokens). It
