@@ -418,8 +418,8 @@ export class AbhaClient {
    * //=> { total: 3, acknowledged: 3, failed: 0, unknown: 0, invalid: 0, ... }
    */
   submitMany(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions = {}): Promise<SubmitSummary> {
-    return runBatch(items, options, (request, signal) =>
-      callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal }).then((r) => withMismatches(r, request)),
+    return runBatch(items, options, (request, signal, beforeSend) =>
+      callEndpoint(this.#config, endpoint('link-carecontext'), request, { signal, beforeAttempt: beforeSend }).then((r) => withMismatches(r, request)),
     );
   }
 

@@ -49,15 +49,19 @@ export { asSessionToken, type SessionToken } from './session.js';
 export { linkRequestKey, type LinkRequestIdentity } from './key.js';
 export {
   JournalError,
+  MAX_JOURNAL_LINE_BYTES,
   memoryJournal,
   openFileJournal,
   readJournal,
+  type FileJournal,
   type FileJournalOptions,
+  type JournalContents,
+  type ReadJournalOptions,
   type Journal,
   type JournalEntry,
   type JournalState,
   type MemoryJournal,
   type MemoryJournalOptions,
 } from './journal.js';
-export { reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
+export { JOURNAL_MATCH_WINDOW, JournalMismatchError, reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
 export type { CallOptions, FetchLike } from './transport.js';

@@ -5,21 +5,26 @@
  * statuses, error class names and fixed reason codes: never a payload, an
  * ABHA address, a token, or a message (the service's may echo health data).
  *
- * Lines, in order of a normal item: `sending` (written and synced before the
- * request leaves), then `acknowledged`, `failed` or `unknown`. A key whose last
- * line is `sending` was in flight when the process died: its outcome is
- * unknown.
+ * Lines, in order of a normal item: `sending` (written and synced right
+ * before each attempt leaves, with its request id), then `acknowledged`,
+ * `failed` or `unknown`. A key whose last line is `sending` was in flight
+ * when the process died: its outcome is unknown.
  *
- * Format 2 (new journals) starts with a header line holding a random salt,
- * `{"v":2,"journal":"abha-link","salt":"..."}`, and keys its items with
- * `linkRequestKey(request, salt)` (`k2:`, a keyed hash: a list of ABHA
+ * Format 3 (new journals) starts with a header line holding a random salt
+ * and a check value of it,
+ * `{"v":3,"journal":"abha-link","salt":"...","check":"..."}`, keys its items
+ * with `linkRequestKey(request, salt)` (`k2:`, a keyed hash: a list of ABHA
  * addresses or visit ids cannot be checked against the journal without its
- * salt). Format 1 (journals written before) has no header and plain `k1:`
- * keys; such a journal is still read and continued in format 1.
+ * salt), and ends every line with `"sum"`, an HMAC of the rest of the line
+ * under the salt. A changed salt or a changed line is refused, never read
+ * as other keys. Format 2 (a salt, no check values) and format 1 (no
+ * header, plain `k1:` keys), written by earlier versions, are still read and
+ * continued in their own format.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, readFile, rm, stat, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, readFile, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from './key.js';
 
@@ -87,13 +92,30 @@ export class JournalError extends AbhaLinkError {
 /** The salt of a new journal: 32 random bytes. */
 const SALT_BYTES = 32;
 const SALT_TEXT = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * The longest line a journal may hold, in bytes. Its lines are under 400
+ * bytes; a longer one is not a journal's (a wrong file given as --journal),
+ * and is refused before it fills memory.
+ */
+export const MAX_JOURNAL_LINE_BYTES = 4096;
+/** Bytes read at a time while loading; the load can be stopped between two reads. */
+const CHUNK_BYTES = 1 << 20;
 
-function headerLine(salt: Buffer): string {
-  return `${JSON.stringify({ v: 2, journal: 'abha-link', salt: salt.toString('base64url') })}\n`;
+/** The check value of a format-3 header: it changes with any change of the salt. */
+function headerCheck(saltText: string): string {
+  return createHash('sha256').update(`abha-link/journal-header/v3\n${saltText}`).digest('hex').slice(0, 16);
 }
 
-/** The salt of a header line, or undefined when the line is not a header. */
-function parseHeader(text: string): Buffer | undefined {
+function headerLine(salt: Buffer): string {
+  const text = salt.toString('base64url');
+  return `${JSON.stringify({ v: 3, journal: 'abha-link', salt: text, check: headerCheck(text) })}\n`;
+}
+
+/**
+ * A header line: its format and salt; `damaged` when it is a format-3 header
+ * whose check value does not match its salt; undefined when the line is not a header.
+ */
+function parseHeader(text: string): { version: 2 | 3; salt: Buffer } | 'damaged' | undefined {
   let o: unknown;
   try {
     o = JSON.parse(text);
@@ -102,108 +124,235 @@ function parseHeader(text: string): Buffer | undefined {
   }
   if (o === null || typeof o !== 'object') return undefined;
   const r = o as Record<string, unknown>;
-  if (r.v !== 2 || r.journal !== 'abha-link' || typeof r.salt !== 'string' || !SALT_TEXT.test(r.salt)) return undefined;
-  return Buffer.from(r.salt, 'base64url');
+  if ((r.v !== 2 && r.v !== 3) || r.journal !== 'abha-link') return undefined;
+  if (typeof r.salt !== 'string' || !SALT_TEXT.test(r.salt)) return r.v === 3 ? 'damaged' : undefined;
+  if (r.v === 3 && r.check !== headerCheck(r.salt)) return 'damaged';
+  return { version: r.v, salt: Buffer.from(r.salt, 'base64url') };
 }
 
-function toLine(e: JournalEntry, version: 1 | 2): string {
+/** The checksum of a format-3 line: a keyed hash under the journal's salt, so a line from another journal does not pass. */
+function lineSum(body: string, salt: Uint8Array): string {
+  return createHmac('sha256', salt).update(body).digest('hex').slice(0, 16);
+}
+
+function toLine(e: JournalEntry, version: 1 | 2 | 3, salt: Uint8Array | undefined): string {
   const o: Record<string, unknown> = { v: version, key: e.key, state: e.state };
   if (e.at !== undefined) o.at = e.at;
   if (e.requestId !== undefined) o.requestId = e.requestId;
   if (e.status !== undefined) o.status = e.status;
   if (e.error !== undefined) o.error = e.error;
   if (e.reason !== undefined) o.reason = e.reason;
-  return `${JSON.stringify(o)}\n`;
+  const body = JSON.stringify(o);
+  if (version !== 3 || salt === undefined) return `${body}\n`;
+  return `${body.slice(0, -1)},"sum":"${lineSum(body, salt)}"}\n`;
 }
 
-/** Parses one entry line of a journal of format `version`; undefined when it is not one. */
-function parseLine(text: string, version: 1 | 2): JournalEntry | undefined {
+const SUMMED = /^(\{.*),"sum":"([0-9a-f]{16})"\}$/;
+
+/** Parses one entry line of a journal of format `version`; undefined when it is not one (or its checksum does not match). */
+function parseLine(text: string, version: 1 | 2 | 3, salt: Uint8Array | undefined): JournalEntry | undefined {
+  let body = text;
+  if (version === 3) {
+    const m = SUMMED.exec(text);
+    if (m === null || salt === undefined) return undefined;
+    body = `${m[1] ?? ''}}`;
+    if (lineSum(body, salt) !== m[2]) return undefined;
+  }
   let o: unknown;
   try {
-    o = JSON.parse(text);
+    o = JSON.parse(body);
   } catch {
     return undefined;
   }
   if (o === null || typeof o !== 'object') return undefined;
   const r = o as Record<string, unknown>;
   if (r.v !== version || typeof r.key !== 'string' || r.key === '' || r.key.length > 256 || typeof r.state !== 'string' || !STATES.has(r.state)) return undefined;
-  return { key: r.key, state: r.state as JournalState };
+  const e: { -readonly [K in keyof JournalEntry]: JournalEntry[K] } = { key: r.key, state: r.state as JournalState };
+  if (typeof r.at === 'string' && r.at.length <= 40) e.at = r.at;
+  if (typeof r.requestId === 'string' && r.requestId.length <= 200) e.requestId = r.requestId;
+  if (typeof r.status === 'number') e.status = r.status;
+  if (typeof r.error === 'string' && r.error.length <= 100) e.error = r.error;
+  if (typeof r.reason === 'string' && r.reason.length <= 100) e.reason = r.reason;
+  return e;
+}
+
+const codeOf = (e: unknown): string => (e as { code?: string }).code ?? 'unknown error';
+
+/** What {@link readJournal} found in a journal file. */
+export interface JournalContents {
+  /** The last state of every key. */
+  readonly states: Map<string, JournalState>;
+  /** The last line of every key whose last state is `sending` or `unknown` (for `abha-link submit --list-unknown`). */
+  readonly unknown: Map<string, JournalEntry>;
+  /** The salt of its keys (undefined for a format-1 or empty journal). */
+  readonly salt: Buffer | undefined;
+  /** Its format: 3 (header check value, line checksums), 2 (salt, no checks), 1 (no salt); 0 when empty. */
+  readonly version: 0 | 1 | 2 | 3;
+  /** Whether the file ends with a newline. */
+  readonly endsCleanly: boolean;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Bytes of a torn last line (a write cut short by a crash); 0 when none. */
+  readonly tornBytes: number;
+}
+
+/** Options of {@link readJournal}. */
+export interface ReadJournalOptions {
+  /** Stops the load between two reads: rejects with a JournalError. */
+  readonly signal?: AbortSignal;
+}
+
+/** Opens a path without blocking on a FIFO or a device, and refuses anything but a regular file. */
+async function openRegular(path: string, flags: number, mode?: number): Promise<FileHandle> {
+  const fh = await open(path, flags | constants.O_NONBLOCK, mode);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new JournalError(`journal ${path} is not a regular file (${kindOf(st)}): a journal must be a file of its own`);
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+  return fh;
+}
+
+function kindOf(st: { isFIFO(): boolean; isDirectory(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (st.isFIFO()) return 'a named pipe';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+/** Reads a journal from an open handle (see {@link readJournal}). */
+async function readFrom(fh: FileHandle, path: string, options: ReadJournalOptions): Promise<JournalContents> {
+  const states = new Map<string, JournalState>();
+  const unknown = new Map<string, JournalEntry>();
+  const size = (await fh.stat()).size;
+  let lineNo = 0;
+  let version: 0 | 1 | 2 | 3 = 0;
+  let salt: Buffer | undefined;
+  const damaged = (line: number, why = 'is not a journal entry'): JournalError =>
+    new JournalError(`journal ${path}: line ${line} ${why}; the file is damaged (restore it from a copy, or fix or remove that line)`);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  /** An entry (or, as the first line, the header); undefined when the line is neither. */
+  const read = (bytes: Buffer): JournalEntry | 'header' | undefined => {
+    let line: string;
+    try {
+      line = decoder.decode(bytes);
+    } catch {
+      return undefined;
+    }
+    if (version === 0) {
+      const h = parseHeader(line);
+      if (h === 'damaged') {
+        throw new JournalError(
+          `journal ${path}: its header (line 1) is damaged: its check value does not match its salt, so the keys of its items cannot be trusted; restore the journal from a copy (do not delete it: it records what was sent)`,
+        );
+      }
+      if (h !== undefined) {
+        version = h.version;
+        salt = h.salt;
+        return 'header';
+      }
+      // No header: a journal of format 1, written before keyed hashes.
+      const e = parseLine(line, 1, undefined);
+      if (e !== undefined) version = 1;
+      return e;
+    }
+    return parseLine(line, version, salt);
+  };
+  const take = (bytes: Buffer): void => {
+    lineNo++;
+    if (bytes.toString('latin1').trim() === '') return;
+    const e = read(bytes);
+    if (e === undefined) throw damaged(lineNo, version === 3 ? 'is not a journal entry, or its checksum does not match' : undefined);
+    if (e === 'header') return;
+    states.set(e.key, e.state);
+    if (e.state === 'sending' || e.state === 'unknown') unknown.set(e.key, e);
+    else unknown.delete(e.key);
+  };
+  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let position = 0;
+  try {
+    for (;;) {
+      if (options.signal?.aborted === true) throw new JournalError(`journal ${path}: loading was stopped (interrupted); nothing was sent`);
+      const { bytesRead } = await fh.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      let start = 0;
+      for (;;) {
+        const nl = buffer.indexOf(0x0a, start);
+        if (nl === -1 || nl >= bytesRead) break;
+        const piece = buffer.subarray(start, nl);
+        if (carryBytes + piece.length > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
+        take(carryBytes === 0 ? piece : Buffer.concat([...carry, piece]));
+        carry = [];
+        carryBytes = 0;
+        start = nl + 1;
+      }
+      if (start < bytesRead) {
+        const rest = Buffer.from(buffer.subarray(start, bytesRead));
+        carryBytes += rest.length;
+        carry.push(rest);
+        if (carryBytes > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
+      }
+    }
+  } catch (e) {
+    if (e instanceof JournalError) throw e;
+    throw new JournalError(`journal ${path}: cannot be read (${codeOf(e)})`);
+  }
+  const endsCleanly = carryBytes === 0;
+  let tornBytes = 0;
+  if (!endsCleanly) {
+    // The last line has no newline: a write cut short, unless it is a whole entry.
+    const last = Buffer.concat(carry);
+    let e: JournalEntry | 'header' | undefined;
+    try {
+      e = read(last);
+    } catch {
+      e = undefined;
+    }
+    if (e === undefined) tornBytes = last.length;
+    else if (e !== 'header') {
+      states.set(e.key, e.state);
+      if (e.state === 'sending' || e.state === 'unknown') unknown.set(e.key, e);
+      else unknown.delete(e.key);
+    }
+  }
+  return { states, unknown, salt, version, endsCleanly, size, tornBytes };
 }
 
 /**
  * Reads the last state of every key of a journal file, streaming (memory
- * grows with the number of keys, not the file). A missing file is an empty
- * journal. A last line without its newline that is not an entry (a write
- * cut short by a crash) is ignored; any complete line that is not an entry,
- * the last one included, is a {@link JournalError}.
+ * grows with the number of keys, not the file), without locking it. A
+ * missing file is an empty journal; anything but a regular file (a named
+ * pipe, a device) is refused without blocking. A last line without its
+ * newline that is not a whole entry (a write cut short by a crash) is
+ * counted in `tornBytes`; any complete line that is not an entry, the last
+ * one included, a line whose checksum does not match (format 3), a header
+ * whose check value does not match its salt, or a line longer than
+ * {@link MAX_JOURNAL_LINE_BYTES} is a {@link JournalError}.
  *
- * @returns the states; the salt of its keys (undefined for a format-1 or
- * empty journal); its format (1 or 2; 0 when empty); whether the file ends
- * with a newline; its size; the bytes of a torn last line (0 when none)
  * @example
  * const { states, salt } = await readJournal('links.journal')
  * states.get(linkRequestKey(request, salt)) //=> 'acknowledged'
  */
-export async function readJournal(
-  path: string,
-): Promise<{ states: Map<string, JournalState>; salt: Buffer | undefined; version: 0 | 1 | 2; endsCleanly: boolean; size: number; tornBytes: number }> {
-  const states = new Map<string, JournalState>();
-  let size: number;
+export async function readJournal(path: string, options: ReadJournalOptions = {}): Promise<JournalContents> {
+  let fh: FileHandle;
   try {
-    size = (await stat(path)).size;
-  } catch (e) {
-    if ((e as { code?: string }).code === 'ENOENT') return { states, salt: undefined, version: 0, endsCleanly: true, size: 0, tornBytes: 0 };
-    throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
-  }
-  let carry = '';
-  let lineNo = 0;
-  let version: 0 | 1 | 2 = 0;
-  let salt: Buffer | undefined;
-  const damaged = (line: number): JournalError => new JournalError(`journal ${path}: line ${line} is not a journal entry; the file is damaged (fix or remove that line)`);
-  /** An entry (or, as the first line, the header); undefined when the line is neither. */
-  const read = (line: string): JournalEntry | 'header' | undefined => {
-    if (version === 0) {
-      salt = parseHeader(line);
-      if (salt !== undefined) {
-        version = 2;
-        return 'header';
-      }
-      // No header: a journal of format 1, written before keyed hashes.
-      const e = parseLine(line, 1);
-      if (e !== undefined) version = 1;
-      return e;
-    }
-    return parseLine(line, version);
-  };
-  // Only a last line without its newline can be a write cut short; a complete line that is not
-  // an entry is damage (or not a journal at all), wherever it is.
-  const take = (line: string): void => {
-    lineNo++;
-    if (line.trim() === '') return;
-    const e = read(line);
-    if (e === undefined) throw damaged(lineNo);
-    if (e !== 'header') states.set(e.key, e.state);
-  };
-  try {
-    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
-      const s = carry + (chunk as string);
-      const lines = s.split('\n');
-      carry = lines.pop() ?? '';
-      for (const l of lines) take(l);
-    }
+    fh = await openRegular(path, constants.O_RDONLY);
   } catch (e) {
     if (e instanceof JournalError) throw e;
-    throw new JournalError(`journal ${path}: cannot be read (${(e as { code?: string }).code ?? 'unknown error'})`);
+    if (codeOf(e) === 'ENOENT') return { states: new Map(), unknown: new Map(), salt: undefined, version: 0, endsCleanly: true, size: 0, tornBytes: 0 };
+    throw new JournalError(`journal ${path}: cannot be read (${codeOf(e)})`);
   }
-  const endsCleanly = carry === '';
-  let tornBytes = 0;
-  if (!endsCleanly) {
-    // The last line has no newline: a write cut short, unless it parses.
-    const e = read(carry);
-    if (e === undefined) tornBytes = Buffer.byteLength(carry, 'utf8');
-    else if (e !== 'header') states.set(e.key, e.state);
+  try {
+    return await readFrom(fh, path, options);
+  } finally {
+    await fh.close();
   }
-  return { states, salt, version, endsCleanly, size, tornBytes };
 }
 
 function processAlive(pid: number): boolean {
@@ -242,8 +391,8 @@ const readLock = (path: string): Promise<string | undefined> => readFile(path, '
  * cannot both remove it and both go on. Resolves to the token, which close()
  * checks before removing the lock.
  */
-async function acquireLock(lockPath: string, journalPath: string): Promise<string> {
-  const token = `${process.pid} ${randomUUID()}\n`;
+async function acquireLock(lockPath: string, journalPath: string, fileIdentity: string): Promise<string> {
+  const token = `${process.pid} ${randomUUID()} ${fileIdentity}\n`;
   const takeoverPath = `${lockPath}.takeover`;
   for (let i = 0; i < 100; i++) {
     if (await createExclusive(lockPath, token, journalPath)) return token;
@@ -282,48 +431,114 @@ async function releaseLock(lockPath: string, token: string): Promise<void> {
 export interface FileJournalOptions {
   /** fsync after each write (default true). Without it, a power loss may lose the last lines. */
   readonly fsync?: boolean;
+  /** Stops loading the journal (a large file): rejects with a JournalError, the lock released. */
+  readonly signal?: AbortSignal;
 }
 
+/** A journal file opened by {@link openFileJournal}: a {@link Journal}, with what opening it found. */
+export interface FileJournal extends Journal {
+  keyOf(request: LinkRequestIdentity): string;
+  /** Its format (3 for a new journal; 1 or 2 for a journal written by an older abha-link, continued in its format). */
+  readonly version: 1 | 2 | 3;
+  /** Bytes of a torn last line (a write cut short by a crash) removed on opening; 0 when none. */
+  readonly tornBytesRemoved: number;
+  /** The file's real path (symbolic links resolved): its lock is `<realPath>.lock`. */
+  readonly realPath: string;
+}
+
+/** The real path of a journal that may not exist yet: its folder's real path and its name. */
+async function realPathOf(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (e) {
+    if (codeOf(e) !== 'ENOENT') throw e;
+    return join(await realpath(dirname(path)), basename(path));
+  }
+}
+
+const identity = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;
+
 /**
- * Opens (or creates) a journal file for a batch. A lock file `<path>.lock`
- * keeps two batches from using the same journal at once; a lock left by a
- * process that is gone is taken over (by one batch only, when several find
- * it together). Lines written concurrently are
+ * Opens (or creates) a journal file for a batch.
+ *
+ * The lock belongs to the file, not to the name it was given: it is
+ * `<real path>.lock` (symbolic links resolved, so two names linking to one
+ * journal share one lock), it records the file's device and inode, and the
+ * file opened is checked to be the file locked. A journal with more than one
+ * hard link is refused: two names of one file would have two locks. A lock
+ * left by a process that is gone is taken over (by one batch only, when
+ * several find it together). Only a regular file is a journal (a named pipe
+ * or a device is refused without blocking). Lines written concurrently are
  * grouped into one write and one fsync; each `append` resolves once its line
  * is on disk.
  *
- * @throws JournalError when locked by a running process, damaged or unwritable
+ * @throws JournalError when locked by a running process, damaged, not a regular file, hard-linked, or unwritable
  * @example
  * const journal = await openFileJournal('links.journal')
  * await client.submitMany(items, { journal })
  * await journal.close()
  */
-export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<Journal> {
-  const lockPath = `${path}.lock`;
-  const lockToken = await acquireLock(lockPath, path);
-  let loaded: Awaited<ReturnType<typeof readJournal>>;
+export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<FileJournal> {
   let fh: FileHandle;
-  let salt: Buffer | undefined;
+  let realPath: string;
   try {
-    loaded = await readJournal(path);
+    // Created if missing (an empty file is an empty journal), so that the lock can be named by its real path.
+    fh = await openRegular(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
+  } catch (e) {
+    if (e instanceof JournalError) throw e;
+    if (codeOf(e) === 'ENOENT') throw new JournalError(`journal ${path}: the folder ${dirname(path)} does not exist; create it first, or give another path`);
+    throw new JournalError(`journal ${path}: cannot be opened for writing (${codeOf(e)})`);
+  }
+  let lockPath: string | undefined;
+  let lockToken: string | undefined;
+  let loaded: JournalContents;
+  let salt: Buffer | undefined;
+  let version: 1 | 2 | 3;
+  try {
+    realPath = await realPathOf(path).catch((e: unknown) => {
+      throw new JournalError(`journal ${path}: cannot resolve its real path (${codeOf(e)})`);
+    });
+    const opened = await fh.stat();
+    const hardLinks = (st: { nlink: number }): JournalError | undefined =>
+      st.nlink > 1
+        ? new JournalError(
+            `journal ${path} has ${st.nlink} hard links (names): two batches could each lock one name and both send; keep one name (find its others with find / -samefile ${path}), or copy the journal to a new file`,
+          )
+        : undefined;
+    const linked = hardLinks(opened);
+    if (linked !== undefined) throw linked;
+    lockPath = `${realPath}.lock`;
+    lockToken = await acquireLock(lockPath, path, identity(opened));
+    // Checked again under the lock: the name may have been pointed at another file, or linked, meanwhile.
+    const now = await stat(realPath).catch(() => undefined);
+    const again = await fh.stat();
+    if (now === undefined || identity(now) !== identity(opened) || identity(again) !== identity(opened)) {
+      throw new JournalError(`journal ${path}: the file changed while it was being opened (another file now has its name); try again`);
+    }
+    const linkedNow = hardLinks(again);
+    if (linkedNow !== undefined) throw linkedNow;
+    loaded = await readFrom(fh, path, options.signal === undefined ? {} : { signal: options.signal });
     // A line cut short by a crash is removed, so that it does not end up in the middle.
-    if (loaded.tornBytes > 0) await truncate(path, loaded.size - loaded.tornBytes);
-    fh = await open(path, 'a', 0o600);
+    if (loaded.tornBytes > 0) await fh.truncate(loaded.size - loaded.tornBytes);
     if (!loaded.endsCleanly && loaded.tornBytes === 0) await fh.write('\n');
     if (loaded.version === 0) {
-      // A new journal (or one holding no line yet): format 2, with a salt of its own.
+      // A new journal (or one holding no line yet): format 3, with a salt of its own.
       salt = randomBytes(SALT_BYTES);
       await fh.truncate(0);
       await fh.write(headerLine(salt));
       await fh.sync();
+      version = 3;
     } else {
       salt = loaded.salt;
+      version = loaded.version;
     }
   } catch (e) {
-    await releaseLock(lockPath, lockToken);
+    await fh.close().catch(() => undefined);
+    if (lockPath !== undefined && lockToken !== undefined) await releaseLock(lockPath, lockToken);
     if (e instanceof JournalError) throw e;
-    throw new JournalError(`journal ${path}: cannot be opened for writing (${(e as { code?: string }).code ?? 'unknown error'})`);
+    throw new JournalError(`journal ${path}: cannot be opened for writing (${codeOf(e)})`);
   }
+  const lock = { path: lockPath, token: lockToken };
   const fsync = options.fsync !== false;
   const queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   let writing: Promise<void> | undefined;
@@ -350,7 +565,7 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
         if (fsync) await fh.sync();
         for (const b of batch) b.resolve();
       } catch (e) {
-        broken = new JournalError(`journal ${path}: cannot be written (${(e as { code?: string }).code ?? 'unknown error'})`);
+        broken = new JournalError(`journal ${path}: cannot be written (${codeOf(e)})`);
         for (const b of batch) b.reject(broken);
       }
     }
@@ -365,14 +580,16 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     });
   };
 
-  const version = salt === undefined ? 1 : 2;
   return {
+    version,
+    tornBytesRemoved: loaded.tornBytes,
+    realPath,
     load: () => Promise.resolve(new Map(loaded.states)),
     keyOf: (request) => linkRequestKey(request, salt),
     append(entry) {
       if (closed) return Promise.reject(new JournalError(`journal ${path} is closed`));
       return new Promise<void>((resolve, reject) => {
-        queue.push({ line: toLine(entry, version), resolve, reject });
+        queue.push({ line: toLine(entry, version, salt), resolve, reject });
         kick();
       });
     },
@@ -381,7 +598,7 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
       closed = true;
       while (writing !== undefined) await writing;
       await fh.close();
-      await releaseLock(lockPath, lockToken);
+      if (lock.path !== undefined && lock.token !== undefined) await releaseLock(lock.path, lock.token);
     },
   };
 }

@@ -3,7 +3,8 @@
  * that nothing acknowledged is sent twice and nothing is lost silently.
  *
  * For each item, in order of arrival:
- * 1. invalid → reported (`invalid`, with issues), never sent;
+ * 1. invalid (the schema, then the lint's errors) → reported (`invalid`,
+ *    with issues), never sent;
  * 2. a copy of an item already taken in this run → `skipped`
  *    (`duplicate-in-input`), whatever became of the first copy;
  * 3. its key already acknowledged in the journal → `skipped`;
@@ -24,6 +25,7 @@ import { untilAborted } from './abort.js';
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
+import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import {
   AbortedError,
   AuthenticationError,
@@ -36,7 +38,7 @@ import {
   ServerError,
   TransportError,
 } from './errors.js';
-import { openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
+import { JournalError, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
 import type { CallResult } from './transport.js';
@@ -52,8 +54,20 @@ export interface SubmitOptions {
   readonly concurrency?: number;
   /** A journal, or the path of a journal file (opened, locked and closed by the batch). */
   readonly journal?: Journal | string;
-  /** Send again items whose earlier outcome is unknown (default false: they are reported, not sent). */
-  readonly retryUnknown?: boolean;
+  /**
+   * Send again items whose earlier outcome is unknown (default false: they are
+   * reported, not sent). A function sends only the items it returns true for:
+   * those a person confirmed were not linked (`abha-link submit --resend-confirmed`).
+   */
+  readonly retryUnknown?: boolean | ((item: { readonly key: string; readonly index: number }) => boolean);
+  /**
+   * Send even when the journal holds acknowledged items and none of the
+   * first {@link JOURNAL_MATCH_WINDOW} valid items of the input is in it
+   * (default false: the batch rejects with a {@link JournalMismatchError}
+   * before sending anything: a journal of another input, or one whose keys
+   * changed, would let every item be sent again).
+   */
+  readonly force?: boolean;
   /** Validate and check the journal, but send nothing and write nothing: results are `would-send`. */
   readonly dryRun?: boolean;
   /** Stop taking new items when this aborts; items in flight finish (a graceful stop). */
@@ -62,6 +76,14 @@ export interface SubmitOptions {
   readonly signal?: AbortSignal;
   /** Receives every item's result as it completes; awaited (back-pressure). */
   readonly onResult?: (result: ItemResult) => void | Promise<void>;
+  /**
+   * Lint every valid item as `abha-link validate --lint` does (lintLinkRequest):
+   * an item with a lint error (an empty careContexts, a visit date in the
+   * future) is `invalid`, with the lint's issues, and never sent. Default
+   * `true`: the rules that need no clock; pass `{ now: new Date() }` for the
+   * date rules too (the library never reads the clock); `false` turns lint off.
+   */
+  readonly lint?: LintOptions | boolean;
   /** The clock for journal timestamps (default Date.now). */
   readonly now?: () => number;
   /**
@@ -142,8 +164,24 @@ export interface SubmitSummary {
   stopReason?: 'stop-signal' | 'authentication' | 'service-unavailable';
 }
 
-/** Sends one validated link request; the client's transport. */
-export type SendLink = (request: LinkCareContextRequest, signal: AbortSignal | undefined) => Promise<CallResult>;
+/**
+ * Sends one validated link request; the client's transport. It must await
+ * `beforeSend(requestId)` right before each attempt leaves (the batch makes
+ * the item's `sending` line durable there), and send nothing when it rejects.
+ */
+export type SendLink = (request: LinkCareContextRequest, signal: AbortSignal | undefined, beforeSend: (requestId: string) => Promise<void>) => Promise<CallResult>;
+
+/** How many valid items of the input are looked at for one the journal knows, before anything is sent. */
+export const JOURNAL_MATCH_WINDOW = 1000;
+
+/**
+ * The journal holds acknowledged items, but none of the first items of the
+ * input is in it: a journal of another input, or one whose keys changed
+ * (its salt edited). Nothing was sent; `force: true` (`--force`) sends anyway.
+ */
+export class JournalMismatchError extends JournalError {
+  override name = 'JournalMismatchError';
+}
 
 const STOP = Symbol('stop');
 
@@ -199,6 +237,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   // Checked before the journal is opened (and locked).
   const iterator = iteratorOf(items);
   const now = options.now ?? Date.now;
+  const lintOptions: LintOptions | undefined = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
   const summary: SubmitSummary = {
     total: 0,
     acknowledged: 0,
@@ -224,7 +263,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       states = read.states;
       salt = read.version === 0 ? randomBytes(32) : read.salt;
     } else {
-      journal = await openFileJournal(options.journal);
+      journal = await openFileJournal(options.journal, options.stopSignal === undefined ? {} : { signal: options.stopSignal });
       keyOfJournal = journal.keyOf?.bind(journal);
     }
   } else {
@@ -259,6 +298,14 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       return;
     }
     const request = checked.value;
+    if (lintOptions !== undefined) {
+      const errors = lintLinkRequest(request, lintOptions).filter((i) => i.severity === 'error');
+      if (errors.length > 0) {
+        summary.invalid++;
+        await emit({ index, outcome: 'invalid', issues: errors });
+        return;
+      }
+    }
     const key = keyOf(request);
     // Checked before the first await: items start in input order, so the first copy is the one sent.
     if (!seen.add(key)) {
@@ -272,7 +319,8 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       await emit({ index, outcome: 'skipped', key, reason: 'acknowledged-earlier' });
       return;
     }
-    if ((prior === 'unknown' || prior === 'sending') && options.retryUnknown !== true) {
+    const retry = options.retryUnknown;
+    if ((prior === 'unknown' || prior === 'sending') && !(retry === true || (typeof retry === 'function' && retry({ key, index })))) {
       summary.unknownEarlier++;
       await emit({ index, outcome: 'unknown', key, earlier: true });
       return;
@@ -282,10 +330,12 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       await emit({ index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) });
       return;
     }
-    await record({ key, state: 'sending' });
+    // The `sending` line is made durable right before each attempt leaves, with its request id:
+    // not before a token is fetched or a retry waited for.
+    const beforeSend = (requestId: string): Promise<void> => record({ key, state: 'sending', requestId });
     let result: CallResult;
     try {
-      result = await send(request, options.signal);
+      result = await send(request, options.signal, beforeSend);
     } catch (e) {
       if (e instanceof OutcomeUnknownError) {
         failuresInARow++;
@@ -317,8 +367,40 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   };
 
   let index = 0;
+  /** Items read ahead by the journal check, taken before the rest of the input. */
+  const ahead: unknown[] = [];
+  let inputDone = false;
   try {
     states ??= journal === undefined ? undefined : await journal.load();
+    if (states !== undefined && options.force !== true && [...states.values()].includes('acknowledged')) {
+      // Before anything is sent: the journal must know one of the input's first items.
+      let valid = 0;
+      let matched = false;
+      while (valid < JOURNAL_MATCH_WINDOW) {
+        const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
+        if (next === STOP || next.done === true) {
+          inputDone = next !== STOP;
+          if (next === STOP) summary.stopped = true;
+          break;
+        }
+        ahead.push(next.value);
+        const checked = validateLinkRequest(next.value);
+        if (!checked.success) continue;
+        valid++;
+        if (states.has(keyOf(checked.value))) {
+          matched = true;
+          break;
+        }
+      }
+      if (!matched && valid > 0 && !summary.stopped) {
+        let acknowledged = 0;
+        for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
+        throw new JournalMismatchError(
+          `the journal holds ${acknowledged} acknowledged item${acknowledged === 1 ? '' : 's'}, but none of the first ${valid} valid item${valid === 1 ? '' : 's'} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
+        );
+      }
+      if (summary.stopped) summary.stopReason = 'stop-signal';
+    }
     for (;;) {
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (fatal !== undefined) break;
@@ -334,7 +416,9 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       }
       let next: IteratorResult<unknown> | typeof STOP;
       try {
-        next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
+        if (ahead.length > 0) next = { done: false, value: ahead.shift() };
+        else if (inputDone) next = { done: true, value: undefined };
+        else next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
       } catch (e) {
         // The input failed (a read error, a throwing generator): take nothing more, but let the
         // requests in flight finish and journal their outcomes before the error is reported.

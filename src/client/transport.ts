@@ -112,6 +112,11 @@ export interface CallResult {
 export interface CallOptions {
   /** Aborts the call; see AbortedError and OutcomeUnknownError for what an abort means. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Awaited right before each attempt leaves, with its request id (the batch
+   * journals its `sending` line here); when it rejects, nothing is sent.
+   */
+  readonly beforeAttempt?: ((requestId: string) => Promise<void>) | undefined;
 }
 
 type Attempt =
@@ -436,6 +441,7 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
       }
     }
     requestId = cfg.newRequestId();
+    if (options.beforeAttempt !== undefined) await options.beforeAttempt(requestId);
     httpAttempts++;
     const remaining = policy.deadlineMs - (cfg.now() - started);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };

@@ -1,12 +1,17 @@
 import { fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { createClient } from '../../client/client.js';
 import { parseBaseUrl } from '../../client/base-url.js';
-import { JournalError } from '../../client/journal.js';
+import { JournalError, openFileJournal, readJournal, type FileJournal } from '../../client/journal.js';
+import { linkRequestKey } from '../../client/key.js';
+import { validateLinkRequest } from '../../validation/validate.js';
 import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
 import { reasonCode, runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
+import { detectInputKind } from '../../input-kind.js';
+import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
 import type { Command } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut, type NdjsonLine } from '../io.js';
 
@@ -15,6 +20,12 @@ export interface SubmitArgs {
   readonly apiKey: string | undefined;
   readonly concurrency: number;
   readonly journal: string | undefined;
+  /** --no-journal: the user chose to send many items without a journal. */
+  readonly noJournal: boolean;
+  /** --force: send although the journal knows none of the input's first items. */
+  readonly force: boolean;
+  /** --resend-confirmed FILE: keys and input line numbers a person confirmed were not linked. */
+  readonly resendConfirmed: { readonly keys: ReadonlySet<string>; readonly lines: ReadonlySet<number> } | undefined;
   readonly dryRun: boolean;
   readonly ndjson: boolean;
   readonly retryUnknown: boolean;
@@ -24,7 +35,18 @@ export interface SubmitArgs {
   readonly file: string | undefined;
   /** Interval of the one-line progress when stderr is not a terminal, in ms. */
   readonly progressMs: number;
+  /** The current time, for the lint's date rules (the CLI reads the clock). */
+  readonly now: Date;
+  /** $TERM: no status line on a `dumb` terminal. */
+  readonly term: string | undefined;
 }
+
+/** The exit code after Ctrl-C (SIGINT) and SIGTERM, as shells report a process killed by them. */
+const EXIT_SIGINT = 130;
+const EXIT_SIGTERM = 143;
+
+/** What an input that is a clinical input (not a link request) is told. */
+const CLINICAL_INPUT = 'this is a clinical input: run `abha-link build` first';
 
 /**
  * The lines of an NDJSON input, one by one, read only as fast as they are
@@ -57,6 +79,18 @@ async function journalIsInput(journal: string, file: string | undefined): Promis
 /** `abha-link submit`: returns the exit code. */
 export async function runSubmit(args: SubmitArgs): Promise<number> {
   const name = inputName(args.file);
+  if (args.ndjson && args.journal === undefined && !args.noJournal && !args.dryRun) {
+    throw new UsageError(
+      'submit --ndjson sends many items: give --journal FILE, so that a run that stops early can be continued without sending acknowledged items twice, or --no-journal to send without one',
+    );
+  }
+  if (args.journal !== undefined && args.noJournal) throw new UsageError('--journal and --no-journal contradict each other; give one');
+  if (args.journal !== undefined) {
+    const folder = dirname(args.journal);
+    const st = await stat(folder).catch((e: unknown) => e as { code?: string });
+    if ('code' in st && st.code === 'ENOENT') throw new UsageError(`--journal ${args.journal}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or give another path`);
+    if ('isDirectory' in st && !st.isDirectory()) throw new UsageError(`--journal ${args.journal}: ${folder} is not a folder`);
+  }
   if (args.journal !== undefined && (await journalIsInput(args.journal, args.file))) {
     throw new UsageError(`the journal ${args.journal} is the input file ${name}: appending to it would damage the input; give the journal a file of its own`);
   }
@@ -72,20 +106,33 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   /** Abandons the requests in flight (second Ctrl-C). */
   const abort = new AbortController();
 
-  const tty = process.stderr.isTTY === true && args.ndjson;
-  let bar: { log(s: string): void; update(n: number): void; stop(): void } | undefined;
+  const tty = canDrawStatus(process.stderr, args.term) && args.ndjson;
+  /** The status line on a terminal (stderr); result lines to the same terminal are printed above it, whole. */
+  let status: StatusLine | undefined;
   const write = async (text: string): Promise<void> => {
-    if (bar !== undefined && process.stdout.isTTY === true) bar.log(text);
+    if (status !== undefined && process.stdout.isTTY === true) await status.above(() => writeOut(text));
     else await writeOut(text);
   };
+  /** A value that is not a link request but a clinical input: reported, never sent. */
+  const clinical = (value: unknown): boolean => detectInputKind(value) === 'clinical-input';
 
   if (!args.ndjson) {
     const text = await readText(args.file);
     const parsed = parseJson(text);
     if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
     if (Array.isArray(parsed.value)) throw new UsageError(`${name} holds a JSON array; submit takes one link request, or one request per line with --ndjson`);
-    items = [parsed.value];
     locate = pointerLocator(text);
+    if (clinical(parsed.value)) {
+      notJson++;
+      await write(
+        args.format === 'json'
+          ? `${JSON.stringify({ index: 0, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
+          : `${name} invalid, not sent: ${CLINICAL_INPUT}\n`,
+      );
+      items = [];
+    } else {
+      items = [parsed.value];
+    }
   } else {
     const source = ndjsonLines(args.file, stop.signal);
     let index = 0;
@@ -105,6 +152,15 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
             args.format === 'json'
               ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'invalid-json', message: `not JSON: ${reason}` }] })}\n`
               : `${name}:${l.line} invalid, not sent: not JSON (${reason})\n`,
+          );
+          continue;
+        }
+        if (clinical(parsed.value)) {
+          notJson++;
+          await write(
+            args.format === 'json'
+              ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
+              : `${name}:${l.line} invalid, not sent: ${CLINICAL_INPUT}\n`,
           );
           continue;
         }
@@ -229,11 +285,14 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       const k = `${error.name}${error.status === undefined ? '' : ` HTTP ${error.status}`}`;
       if (failureKinds.has(k) || failureKinds.size < 20) failureKinds.set(k, (failureKinds.get(k) ?? 0) + 1);
     }
-    bar?.update(counts.done);
+    showStatus();
   };
 
   let interrupts = 0;
-  const onSigint = (): void => {
+  /** The first signal that stopped the run, for the exit code. */
+  let signalled: 'SIGINT' | 'SIGTERM' | undefined;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    signalled ??= signal;
     interrupts++;
     if (interrupts === 1) {
       process.stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
@@ -243,8 +302,10 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       abort.abort();
     }
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
   // The reader of stdout went away (| head): stop as for Ctrl-C, so that the requests in flight
   // finish and are journaled and the summary reaches stderr; the CLI then exits 1.
   const onOutputClosed = (): void => stop.abort();
@@ -253,24 +314,18 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 
   const started = Date.now();
   let ticker: NodeJS.Timeout | undefined;
+  /** The input's size in bytes, when it is a file (from stdin it is unknown). */
+  const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => (st.isFile() ? st.size : 0), () => 0);
+  /** What the status line says: the share of the input read (bytes), and the items' outcomes so far, each counted once. */
+  const statusText = (): string => {
+    const secs = Math.max(0.001, (Date.now() - started) / 1000);
+    const read = size > 0 ? `input read ${Math.min(100, Math.floor((bytesRead / size) * 100))}% | ` : '';
+    return `submit: ${read}${counts.done + notJson} done: ${counts.acknowledged} acknowledged, ${counts.skipped} skipped, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.invalid + notJson} invalid | ${(counts.done / secs).toFixed(1)}/s`;
+  };
+  const showStatus = (): void => status?.set(statusText());
   if (tty && !args.dryRun) {
-    const { MultiBar, Presets } = await import('cli-progress');
-    // The bar measures the input read (bytes of the file); from stdin the size is unknown, so there is no bar.
-    const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => st.size, () => 0);
-    const stats = '{done} done | {ack} acknowledged, {failed} failed, {unknown} unknown, {invalid} invalid | {rate}/s';
-    const multi = new MultiBar({ format: size > 0 ? `submit {bar} {percentage}% | ${stats}` : `submit ${stats}`, hideCursor: true, stream: process.stderr, barsize: 20 }, Presets.shades_classic);
-    const single = multi.create(Math.max(size, 1), 0, { done: 0, ack: 0, failed: 0, unknown: 0, invalid: 0, rate: '0' });
-    bar = {
-      log: (s) => multi.log(s),
-      update: (n) => {
-        const secs = Math.max(0.001, (Date.now() - started) / 1000);
-        single.update(Math.min(bytesRead, Math.max(size, 1)), { done: n + notJson, ack: counts.acknowledged + counts.skipped, failed: counts.failed, unknown: counts.unknown, invalid: counts.invalid + notJson, rate: (n / secs).toFixed(1) });
-      },
-      stop: () => {
-        single.update(Math.max(size, 1));
-        multi.stop();
-      },
-    };
+    status = statusLine(process.stderr);
+    status.set(statusText(), true);
   } else if (args.ndjson && !args.dryRun) {
     ticker = setInterval(() => {
       const secs = Math.max(0.001, (Date.now() - started) / 1000);
@@ -281,11 +336,25 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     ticker.unref();
   }
 
+  const confirmed = args.resendConfirmed;
+  /** Confirmed items met among this input's unknown ones. */
+  const confirmedMet = new Set<string>();
   const options: SubmitOptions = {
     concurrency: args.concurrency,
     ...(args.journal === undefined ? {} : { journal: args.journal }),
-    retryUnknown: args.retryUnknown,
+    retryUnknown:
+      confirmed === undefined
+        ? args.retryUnknown
+        : ({ key, index }) => {
+            const line = lineOf.get(index) ?? (args.ndjson ? undefined : 1);
+            const yes = confirmed.keys.has(key) || (line !== undefined && confirmed.lines.has(line));
+            if (yes) confirmedMet.add(key);
+            return yes;
+          },
+    force: args.force,
     dryRun: args.dryRun,
+    // The same lint as validate --lint, with the clock the CLI read: lint errors are invalid, never sent.
+    lint: { now: args.now },
     stopSignal: stop.signal,
     signal: abort.signal,
     onResult,
@@ -293,32 +362,49 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   let summary: SubmitSummary;
   /** Why the batch ended early with an error (the journal could not be written, the input could not be read). */
   let failure: { error: unknown } | undefined;
+  let journal: FileJournal | undefined;
   try {
     if (args.dryRun) {
       summary = await runBatch(items, options, () => Promise.reject(new Error('dry run: nothing is sent')));
     } else {
       if (args.baseUrl === undefined || args.apiKey === undefined) throw new UsageError('internal: base URL and API key are checked before');
+      if (args.journal !== undefined) {
+        // Opened here to tell what opening found; Ctrl-C stops a long load.
+        journal = await openFileJournal(args.journal, { signal: stop.signal });
+        if (journal.tornBytesRemoved > 0) {
+          process.stderr.write(
+            `abha-link submit: journal ${args.journal}: removed a torn last line (${plural(journal.tornBytesRemoved, 'byte')}), a write cut short when a run stopped; its item, if any, counts as in flight\n`,
+          );
+        }
+        if (journal.version < 3) {
+          process.stderr.write(`abha-link submit: journal ${args.journal} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
+        }
+      }
       const client = createClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
-      summary = await client.submitMany(items, options);
+      summary = await client.submitMany(items, journal === undefined ? options : { ...options, journal });
     }
   } catch (e) {
     // The requests in flight have finished and the journal is closed: report what was done, then the error.
     failure = { error: e instanceof JournalError ? new UsageError(e.message) : e };
     summary = { ...tally, stopped: true };
   } finally {
+    await journal?.close().catch((e: unknown) => {
+      failure ??= { error: e instanceof JournalError ? new UsageError(e.message) : e };
+    });
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
     outputClosed.removeEventListener('abort', onOutputClosed);
     // Whatever ended the batch, the input is not read any further (an open stdin would keep the process alive).
     stop.abort();
     if (ticker !== undefined) clearInterval(ticker);
-    bar?.stop();
+    status?.stop();
   }
 
   const invalid = summary.invalid + notJson;
   const total = summary.total + notJson;
   const unknown = summary.unknown + summary.unknownEarlier;
   const lines: string[] = [];
+  const journaled = args.journal !== undefined;
   if (args.dryRun) {
     lines.push(
       `submit (dry run): ${plural(total, 'item')}: ${summary.wouldSend} would be sent, ${summary.alreadyAcknowledged} already acknowledged, ${summary.unknownEarlier} with an unknown outcome (not sent without --retry-unknown), ${invalid} invalid; nothing was sent`,
@@ -329,22 +415,120 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     );
     if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
     if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-    if (summary.failed > 0) lines.push('  failed items were not processed by the service: fix the cause and rerun (with --journal, a rerun sends only what was not acknowledged)');
+    if (summary.failed > 0) {
+      lines.push(
+        `  failed items were not processed by the service: fix the cause and rerun${journaled ? ' with the same --journal (it sends only what was not acknowledged)' : ' only the failed items (no journal recorded this run: the whole input would send the acknowledged items again)'}`,
+      );
+    }
     if (unknown > 0) {
       lines.push(
         `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
       );
     }
-    if (summary.stopReason === 'authentication') lines.push('  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then rerun with the same --journal');
-    else if (summary.stopReason === 'service-unavailable') lines.push('  stopped: too many items in a row failed because the service looked unavailable; rerun with the same --journal when it is back');
-    if (summary.stopped) lines.push('  stopped before the end of the input: rerun with the same --journal to continue');
+    const rerun = journaled
+      ? 'rerun with the same --journal'
+      : 'no journal recorded this run, so a rerun of the same input sends every item again, those acknowledged above included: remove the acknowledged lines from the input first, or start again with --journal FILE';
+    if (summary.stopReason === 'authentication') lines.push(`  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then ${journaled ? rerun : `rerun (${rerun})`}`);
+    else if (summary.stopReason === 'service-unavailable') lines.push(`  stopped: too many items in a row failed because the service looked unavailable; ${journaled ? `${rerun} when it is back` : `when it is back, rerun (${rerun})`}`);
+    if (summary.stopped) lines.push(`  stopped before the end of the input: ${journaled ? `${rerun} to continue` : rerun}`);
     if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
+  }
+  if (confirmed !== undefined) {
+    const listed = confirmed.keys.size + confirmed.lines.size;
+    lines.push(`  --resend-confirmed: ${plural(confirmedMet.size, 'confirmed item')} of ${listed} listed ${confirmedMet.size === 1 ? 'was' : 'were'} among this input's items with an unknown outcome, and sent`);
   }
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
   if (failure === undefined || total > 0) process.stderr.write(`${lines.join('\n')}\n`);
+  // Ctrl-C while the journal loaded: nothing was sent.
+  if (failure !== undefined && signalled !== undefined && total === 0) {
+    process.stderr.write(`abha-link submit: stopped before anything was sent\n`);
+    return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
+  }
   if (failure !== undefined) throw failure.error;
+  if (signalled !== undefined) return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
   const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
   return bad ? EXIT.invalid : EXIT.ok;
+}
+
+/**
+ * `abha-link submit --list-unknown --journal J FILE`: the items of FILE whose
+ * outcome the journal records as unknown (`unknown`, or `sending`: in flight
+ * when a run stopped), with the key, the last request id and its time, then
+ * those the journal holds that FILE does not. Reads the journal without
+ * locking or changing it; sends nothing.
+ */
+async function listUnknown(journalPath: string, file: string | undefined, ndjson: boolean, format: 'text' | 'json'): Promise<number> {
+  const name = inputName(file);
+  let contents: Awaited<ReturnType<typeof readJournal>>;
+  try {
+    contents = await readJournal(journalPath);
+  } catch (e) {
+    throw e instanceof JournalError ? new UsageError(e.message) : e;
+  }
+  if (contents.version === 0) throw new UsageError(`journal ${journalPath} does not exist or is empty: nothing to list`);
+  const salt = contents.salt;
+  const left = new Map(contents.unknown);
+  const describe = (line: number | undefined, key: string): string => {
+    const e = contents.unknown.get(key);
+    if (format === 'json') {
+      return `${JSON.stringify({ ...(line === undefined ? {} : { line }), key, state: e?.state, requestId: e?.requestId ?? null, at: e?.at ?? null, reason: e?.reason ?? null })}\n`;
+    }
+    const request = e?.requestId === undefined ? 'no request id recorded' : `last request ${e.requestId}`;
+    const at = e?.at === undefined ? '' : ` at ${e.at}`;
+    const why = e?.state === 'sending' ? 'in flight when a run stopped' : `no clear answer${e?.reason === undefined ? '' : ` (${e.reason})`}`;
+    return `${line === undefined ? `${journalPath} (not in ${name})` : `${name}:${line}`} outcome unknown ${key}: ${request}${at}; ${why}\n`;
+  };
+  let inInput = 0;
+  const consider = async (value: unknown, line: number | undefined): Promise<void> => {
+    const checked = validateLinkRequest(value);
+    if (!checked.success) return;
+    const key = linkRequestKey(checked.value, salt);
+    if (!left.has(key)) return;
+    left.delete(key);
+    inInput++;
+    await writeOut(describe(line, key));
+  };
+  if (ndjson) {
+    for await (const batch of lineBatches(file, undefined, undefined)) {
+      for (const l of batch) {
+        if (l.tooLong) continue;
+        const parsed = parseJson(l.text);
+        if (parsed.ok) await consider(parsed.value, l.line);
+      }
+    }
+  } else {
+    const parsed = parseJson(await readText(file));
+    if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+    await consider(parsed.value, 1);
+  }
+  for (const key of left.keys()) await writeOut(describe(undefined, key));
+  const total = contents.unknown.size;
+  process.stderr.write(
+    `submit --list-unknown: ${plural(total, 'item')} with an unknown outcome in ${journalPath}, ${inInput} of them in ${name}${
+      total > 0
+        ? '; ask the service (or your records) which were linked, list the keys of those that were NOT in a file, one per line, and send only them with --resend-confirmed FILE'
+        : ''
+    }\n`,
+  );
+  return EXIT.ok;
+}
+
+/** Reads a --resend-confirmed file: one key (`k2:…`) or input line number per line; `#` starts a comment. */
+async function readConfirmed(file: string): Promise<{ keys: Set<string>; lines: Set<number> }> {
+  // A regular file only, strict UTF-8, at most 64 MiB: the same reader as every other input.
+  const { bytes } = await readRegularFile(file);
+  const text = decodeUtf8(bytes, file);
+  const keys = new Set<string>();
+  const lines = new Set<number>();
+  text.split('\n').forEach((raw, i) => {
+    const t = raw.replace(/#.*/, '').trim();
+    if (t === '') return;
+    if (/^k\d:[0-9a-f]{32}$/.test(t)) keys.add(t);
+    else if (/^[1-9]\d{0,11}$/.test(t)) lines.add(Number(t));
+    else throw new UsageError(`--resend-confirmed ${file}:${i + 1}: expected an item key (k2: and 32 hex digits, as --list-unknown prints) or an input line number`);
+  });
+  if (keys.size + lines.size === 0) throw new UsageError(`--resend-confirmed ${file} lists no item`);
+  return { keys, lines };
 }
 
 async function readApiKeyFile(file: string): Promise<string> {
@@ -361,12 +545,18 @@ async function readApiKeyFile(file: string): Promise<string> {
 }
 
 export const command: Command = {
-  usage: 'abha-link submit [--base-url URL] [--concurrency N] [--journal FILE] [--dry-run] [--ndjson] [FILE|-]',
+  usage: 'abha-link submit [options] [--journal FILE|--no-journal] [FILE|-]\n       abha-link submit --list-unknown --journal FILE [--ndjson] [FILE|-]',
   help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
 service: one link request JSON, or one per line with --ndjson. Reads stdin when
-FILE is - or absent. Every item is validated first; invalid items are reported
-and never sent. One result line per item on stdout; progress (a bar on a
-terminal, else a line every 5 s) and the summary on stderr.
+FILE is - or absent. Every item is validated and linted first (the checks of
+validate --lint); invalid items are reported and never sent. A clinical input
+is told to go through abha-link build first. One result line per item on
+stdout; progress (a status line on a terminal, else a line every 5 s) and the
+summary on stderr.
+
+--ndjson (many items) needs --journal FILE, or --no-journal to send without
+one: without a journal nothing records which items were acknowledged, and a
+rerun of the same input sends them all again.
 
 The API key comes from the environment variable ABHA_LINK_API_KEY, or from
 --api-key-file FILE; never from a flag value (a key on the command line is
@@ -391,8 +581,17 @@ Options:
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --concurrency N       requests in flight at once, 1 to 256 (default 4)
   --journal FILE        append-only journal for resuming (NDJSON; locked while
-                        in use)
+                        in use; its folder must exist)
+  --no-journal          send many items (--ndjson) without a journal
   --retry-unknown       also send items whose earlier outcome is unknown
+  --list-unknown        list the input's items the journal records as outcome
+                        unknown (line, key, last request id, time); send nothing
+  --resend-confirmed FILE
+                        send only the unknown items listed in FILE (keys as
+                        --list-unknown prints them, or input line numbers, one
+                        a line): those a person confirmed were not linked
+  --force               send although the journal holds acknowledged items and
+                        knows none of the input's first 1000 items
   --dry-run             validate and show what would be sent; send nothing
   --ndjson              one link request per non-empty line, streamed
   --format text|json    per-item lines: text (default) or one JSON object per
@@ -406,13 +605,18 @@ Options:
   -v, --version         print the version
 
 Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
-failed, was invalid or has an unknown outcome, or the run was stopped.`,
+failed, was invalid or has an unknown outcome, or the run was stopped; 2 usage
+or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
   options: {
     'base-url': { type: 'string' },
     'api-key-file': { type: 'string' },
     'api-key': { type: 'string' },
     concurrency: { type: 'string' },
     journal: { type: 'string' },
+    'no-journal': { type: 'boolean' },
+    force: { type: 'boolean' },
+    'list-unknown': { type: 'boolean' },
+    'resend-confirmed': { type: 'string' },
     'retry-unknown': { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     ndjson: { type: 'boolean' },
@@ -432,6 +636,15 @@ failed, was invalid or has an unknown outcome, or the run was stopped.`,
     const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
     if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
     const dryRun = values['dry-run'] === true;
+    const journalPath = values.journal as string | undefined;
+    if (values['list-unknown'] === true) {
+      if (journalPath === undefined) throw new UsageError('--list-unknown needs --journal FILE: the journal whose unknown items to list');
+      return listUnknown(journalPath, positionals[0], values.ndjson === true, format);
+    }
+    const confirmedFile = values['resend-confirmed'] as string | undefined;
+    if (confirmedFile !== undefined && journalPath === undefined) throw new UsageError('--resend-confirmed needs --journal FILE: the journal that records those items as unknown');
+    if (confirmedFile !== undefined && values['retry-unknown'] === true) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
+    const resendConfirmed = confirmedFile === undefined ? undefined : await readConfirmed(confirmedFile);
 
     const rawBase = (values['base-url'] as string | undefined) ?? process.env.ABHA_LINK_BASE_URL;
     let baseUrl: string | undefined;
@@ -457,6 +670,11 @@ failed, was invalid or has an unknown outcome, or the run was stopped.`,
       apiKey,
       concurrency,
       journal: values.journal as string | undefined,
+      noJournal: values['no-journal'] === true,
+      force: values.force === true,
+      resendConfirmed,
+      now: new Date(),
+      term: process.env.TERM,
       dryRun,
       ndjson: values.ndjson === true,
       retryUnknown: values['retry-unknown'] === true,
