@@ -113,8 +113,9 @@ interface Draft {
   readonly make: () => Issue;
 }
 
-function issue(path: string, code: string, text: string): Draft {
-  return { path, code, make: () => ({ path, code, message: `${label(path)} ${text}`, severity: 'error' }) };
+/** A draft whose message (`text`, after the field's label) is written only if the issue is listed. */
+function issue(path: string, code: string, text: () => string): Draft {
+  return { path, code, make: () => ({ path, code, message: `${label(path)} ${text()}`, severity: 'error' }) };
 }
 
 /** 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st. */
@@ -247,39 +248,37 @@ function toDraft(e: AjvError, ctx: Context): Draft | undefined {
       return { path, code: 'unknown-field', make: () => unknownFieldIssue(ctx, at, key, path) };
     }
     case 'required':
-      return issue(`${at}/${escapePointerToken(String(p.missingProperty))}`, 'required', 'is required');
-    case 'type': {
-      const types = String(p.type).split(',');
-      return issue(at, 'type', `must be ${types.map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`);
-    }
+      return issue(`${at}/${escapePointerToken(String(p.missingProperty))}`, 'required', () => 'is required');
+    case 'type':
+      return issue(at, 'type', () => `must be ${String(p.type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`);
     case 'maxLength':
-      return issue(at, 'too-long', `must be at most ${String(p.limit)} characters long`);
+      return issue(at, 'too-long', () => `must be at most ${String(p.limit)} characters long`);
     case 'minLength':
-      return p.limit === 1 ? issue(at, 'empty', 'must not be empty') : issue(at, 'too-short', `must be at least ${String(p.limit)} characters long`);
+      return p.limit === 1 ? issue(at, 'empty', () => 'must not be empty') : issue(at, 'too-short', () => `must be at least ${String(p.limit)} characters long`);
     case 'maxItems':
-      return issue(at, 'too-many-items', `must have at most ${String(p.limit)} items`);
+      return issue(at, 'too-many-items', () => `must have at most ${String(p.limit)} items`);
     case 'minItems':
-      return issue(at, 'too-few-items', `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`);
+      return issue(at, 'too-few-items', () => `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`);
     case 'exclusiveMinimum':
-      return issue(at, 'out-of-range', `must be greater than ${String(p.limit)}`);
+      return issue(at, 'out-of-range', () => `must be greater than ${String(p.limit)}`);
     case 'enum':
-      return issue(at, 'not-allowed', `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`);
+      return issue(at, 'not-allowed', () => `must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`);
     case 'minimum':
     case 'maximum':
-      return issue(at, 'out-of-range', `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`);
+      return issue(at, 'out-of-range', () => `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`);
     case 'pattern': {
       const named = patternByRegex.get(String(p.pattern));
-      return named === undefined ? issue(at, 'pattern', 'has the wrong shape') : issue(at, named.code, `must be ${named.expects}`);
+      return named === undefined ? issue(at, 'pattern', () => 'has the wrong shape') : issue(at, named.code, () => `must be ${named.expects}`);
     }
     case 'format': {
       const f = FORMATS[String(p.format) as keyof typeof FORMATS] as { expects: string; code: string } | undefined;
-      return f === undefined ? issue(at, 'format', `must be a valid ${String(p.format)}`) : issue(at, f.code, `must be ${f.expects}`);
+      return f === undefined ? issue(at, 'format', () => `must be a valid ${String(p.format)}`) : issue(at, f.code, () => `must be ${f.expects}`);
     }
     case 'if':
     case 'anyOf':
       return undefined;
     default:
-      return issue(at, 'invalid', `does not satisfy the "${e.keyword}" rule of the schema`);
+      return issue(at, 'invalid', () => `does not satisfy the "${e.keyword}" rule of the schema`);
   }
 }
 
@@ -329,15 +328,18 @@ function tooManyIssues(omitted: number, max: number): Issue {
 
 /** The listed issues, deduplicated, and how many more there are. Linear in the number of errors. */
 function collect(raw: readonly AjvError[], ctx: Context, max: number): { issues: Issue[]; omitted: number } {
-  const seen = new Set<string>();
+  // The codes seen at each path: one lookup of a string ajv already made, no key to build.
+  const seen = new Map<string, string | string[]>();
   const issues: Issue[] = [];
   let omitted = 0;
   for (const e of foldUnions(raw)) {
     const d = toDraft(e, ctx);
     if (d === undefined) continue;
-    const key = `${d.path}\u0000${d.code}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const codes = seen.get(d.path);
+    if (codes === undefined) seen.set(d.path, d.code);
+    else if (codes === d.code || (Array.isArray(codes) && codes.includes(d.code))) continue;
+    else if (Array.isArray(codes)) codes.push(d.code);
+    else seen.set(d.path, [codes, d.code]);
     if (issues.length < max) issues.push(d.make());
     else omitted++;
   }
