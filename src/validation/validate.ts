@@ -366,7 +366,7 @@ function collect(raw: readonly AjvError[], ctx: Context, max: number): { issues:
  * @example
  * validate('search-abha-request', { mobile: '98765' })
  * //=> { success: false, issues: [{ path: '/mobile', code: 'invalid-mobile',
- * //      message: 'mobile must be exactly 10 digits', severity: 'error' }] }
+ * //      message: 'mobile must be exactly 10 digits', severity: 'error' }], omitted: 0 }
  */
 export function validate<N extends SchemaName>(name: N, value: unknown, options: ValidateOptions = {}): ValidationResult<SchemaTypes[N]> {
   const v = validators[name] as StandaloneValidator | undefined;
