@@ -78,15 +78,17 @@ describe('issueLines: printed issues per document are capped', () => {
 
   it('prints at most 20 issues, then how many more and where to find them', () => {
     const issues = Array.from({ length: 75 }, (_, i) => issue(`/a/${i}`));
-    const lines = issueLines(issues, 'f.json', () => 1).trimEnd().split('\n');
+    const lines = issueLines(issues, 'f.json', () => 1, undefined, 'use --format json for all').trimEnd().split('\n');
     expect(lines).toHaveLength(21);
     expect(lines[19]).toBe('f.json:1 /a/19 x must be a string (type)');
     expect(lines[20]).toBe('f.json: … and 55 more; use --format json for all');
+    // a command without a way to show them all gives no hint
+    expect(issueLines(issues, 'f.json', () => 1).trimEnd().split('\n')[20]).toBe('f.json: … and 55 more');
   });
 
   it('keeps the too-many-issues summary of the library visible after the cut', () => {
     const issues = [...Array.from({ length: 100 }, (_, i) => issue(`/a/${i}`)), { path: '', code: 'too-many-issues', message: 'the document has 5 more issues that are not listed', severity: 'error' } as const];
-    const lines = issueLines(issues, 'f.json', () => 1).trimEnd().split('\n');
+    const lines = issueLines(issues, 'f.json', () => 1, 20, 'use --format json for all').trimEnd().split('\n');
     expect(lines.slice(20)).toEqual(['f.json: … and 80 more; use --format json for all', 'f.json:1 / the document has 5 more issues that are not listed (too-many-issues)']);
   });
 

@@ -398,15 +398,16 @@ function issueLine(i: Issue, name: string, lineOf: (pointer: string) => number):
 
 /**
  * Issues of one document as lines for people: `FILE:LINE PATH [warning: ]MESSAGE (code)`,
- * at most `max` of them, then `FILE: … and N more; use --format json for all`.
+ * at most `max` of them, then `FILE: … and N more` and, when the command has
+ * one, where to see them all (`hint`, e.g. `use --format json for all`).
  * The library's `too-many-issues` summary, if any, is printed last whatever the cut.
  * Lines are looked up for printed issues only.
  */
-export function issueLines(issues: readonly Issue[], name: string, lineOf: (pointer: string) => number, max = MAX_PRINTED_ISSUES): string {
+export function issueLines(issues: readonly Issue[], name: string, lineOf: (pointer: string) => number, max = MAX_PRINTED_ISSUES, hint?: string): string {
   const listed = issues.filter((i) => i.code !== TOO_MANY_ISSUES);
   let s = '';
   for (const i of listed.slice(0, max)) s += issueLine(i, name, lineOf);
-  if (listed.length > max) s += `${name}: … and ${listed.length - max} more; use --format json for all\n`;
+  if (listed.length > max) s += `${name}: … and ${listed.length - max} more${hint === undefined ? '' : `; ${hint}`}\n`;
   for (const i of issues) if (i.code === TOO_MANY_ISSUES) s += issueLine(i, name, lineOf);
   return s;
 }

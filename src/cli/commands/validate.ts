@@ -54,7 +54,7 @@ function jsonLine(r: DocResult, lint: boolean): string {
 
 function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
   if (r.syntax !== undefined) return `${name}:${r.syntax.line}:${r.syntax.column} invalid JSON: ${r.syntax.reason}\n`;
-  return issueLines([...r.errors, ...r.warnings], name, lineOf);
+  return issueLines([...r.errors, ...r.warnings], name, lineOf, undefined, 'use --format json for all');
 }
 
 /** `abha-link validate`: returns the exit code. */
