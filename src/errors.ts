@@ -13,7 +13,11 @@ export type Severity = 'error' | 'warning';
  * data.
  */
 export interface Issue {
-  /** JSON Pointer (RFC 6901) into the input, e.g. `/careContexts/0/visitDate`; `""` is the whole document. */
+  /**
+   * JSON Pointer (RFC 6901) into the input, e.g. `/careContexts/0/visitDate`; `""` is the whole document.
+   * An unknown key (code `unknown-field`) is named by its position among its object's keys in
+   * `Object.keys` order, `#N` (0-based): `/careContexts/0/#3` is the 4th key of that care context.
+   */
   readonly path: string;
   /** Stable machine-readable code, e.g. `required`, `invalid-date`, `duplicate-reference-number`. */
   readonly code: string;
