@@ -14,6 +14,9 @@
  *      JSON.parse loop (bench/baseline-parse.mjs), both child processes, with
  *      peak RSS at two input sizes
  *   4. `abha-link validate FILE` wall time vs `node -e 0`
+ *   5. hostile documents (bench/hostile.mjs): validate of 80 KB / 160 KB of
+ *      wrong-typed items vs JSON.parse; text vs json output of a 2.8 MB
+ *      request with 40,000 warnings
  *
  * Environment:
  *   BENCH_NDJSON_MB       size of the generated NDJSON file in MB (10^6 bytes), default 100
@@ -34,6 +37,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, INVALID_RATE, generateNdjson } from './gen-ndjson.mjs';
+import { measureHostile } from './hostile.mjs';
 import { formatSummary, summarizeProfile } from './profile-summary.mjs';
 import { compare as compareRates, median, summary } from './lib.mjs';
 
@@ -66,7 +70,7 @@ if (!existsSync(join(ROOT, 'dist', 'index.js')) || !existsSync(CLI)) {
   process.exit(2);
 }
 const lib = await import('../dist/index.js');
-const { validateLinkRequest, buildLinkRequest } = lib;
+const { validateLinkRequest, buildLinkRequest, validate } = lib;
 
 const TARGET_NDJSON = 0.8;
 const TARGET_STARTUP = 3;
@@ -332,6 +336,10 @@ log(`\n[4/4] abha-link validate examples/opd-prescription.request.json vs node -
 const m4 = startup(CONFIG.startupRuns);
 log(`  validate ${fmt(m4.cli.median)} ms, node -e 0 ${fmt(m4.node.median)} ms, ratio ${fmtRatio(m4.ratio)}`);
 
+// 5. hostile documents
+log('\n[5] hostile documents: wrong-typed items vs JSON.parse; text vs json output with 40,000 warnings');
+const m5 = measureHostile({ validate, compare, cli: CLI, root: ROOT, dataDir: DATA, runs: 3, log });
+
 if (!CONFIG.keepData) {
   for (const d of [full, small]) {
     rmSync(d.file, { force: true });
@@ -356,6 +364,11 @@ const rows = [
   ['3e', 'peak RSS of bare parse: full vs quarter size', `${fmt(n3full.baseline.peakRssMiB.median)} MiB`, `quarter: ${fmt(n3small.baseline.peakRssMiB.median)} MiB`, fmtRatio(n3full.baseline.peakRssMiB.median / n3small.baseline.peakRssMiB.median), fmtSpread(n3full.baseline.peakRssMiB, (x) => fmt(x, 0)), ''],
   ['3f', 'peak RSS, full size: validate vs bare parse', `${fmt(rssFull)} MiB`, `bare parse: ${fmt(n3full.baseline.peakRssMiB.median)} MiB`, fmtRatio(rssFull / n3full.baseline.peakRssMiB.median), '', ''],
   ['4', 'abha-link validate FILE (one request), wall time', `${fmt(m4.cli.median)} ms`, `node -e 0: ${fmt(m4.node.median)} ms`, fmtRatio(m4.ratio), fmtSpread(m4.pairRatios, (x) => fmt(x, 2)), `<= ${TARGET_STARTUP}x ${pass(m4.ratio <= TARGET_STARTUP)}`],
+  ...[80_000, 160_000].map((b, i) => {
+    const m = m5.wrongTyped[b];
+    return [`5${'ab'[i]}`, `validate, link request of ${fmtInt(m.bytes)} bytes of wrong-typed items (${fmt(m.secondsPerValidate, 3)} s each)`, `${fmt(m.subject.median)} ops/s`, `JSON.parse same text: ${fmt(m.baseline.median)} ops/s`, `${fmt(m.ratio.median, 4)}x`, fmtSpread(m.ratio, (x) => fmt(x, 4)), ''];
+  }),
+  ['5c', 'validate --lint, 2.8 MB request with 40,000 warnings, text format, wall time', `${fmt(m5.located.textMs.median, 0)} ms`, `--format json: ${fmt(m5.located.jsonMs.median, 0)} ms`, fmtRatio(m5.located.ratio.median), fmtSpread(m5.located.ratio, (x) => fmt(x, 2)), ''],
 ];
 const header = ['#', 'Measurement', 'Subject (median)', 'Baseline (median)', 'Ratio', 'Ratio spread (min..max)', 'Target'];
 const table = [
@@ -413,6 +426,7 @@ const json = {
     rssGrowthFullVsQuarter: rssFull / rssSmall,
     profile,
   },
+  hostile: m5,
   startup: { cliMs: m4.cli, nodeMs: m4.node, ratio: m4.ratio, pairRatios: m4.pairRatios, target: TARGET_STARTUP, meetsTarget: m4.ratio <= TARGET_STARTUP },
   table,
 };

@@ -13,7 +13,11 @@ export type Severity = 'error' | 'warning';
  * data.
  */
 export interface Issue {
-  /** JSON Pointer (RFC 6901) into the input, e.g. `/careContexts/0/visitDate`; `""` is the whole document. */
+  /**
+   * JSON Pointer (RFC 6901) into the input, e.g. `/careContexts/0/visitDate`; `""` is the whole document.
+   * An unknown key (code `unknown-field`) is named by its position among its object's keys in
+   * `Object.keys` order, `#N` (0-based): `/careContexts/0/#3` is the 4th key of that care context.
+   */
   readonly path: string;
   /** Stable machine-readable code, e.g. `required`, `invalid-date`, `duplicate-reference-number`. */
   readonly code: string;
@@ -21,6 +25,12 @@ export interface Issue {
   readonly message: string;
   readonly severity: Severity;
 }
+
+/**
+ * The code of the last issue of a document that had more issues than are
+ * listed (100 by default): its message says how many more there are.
+ */
+export const TOO_MANY_ISSUES = 'too-many-issues';
 
 /** The base class of every error abha-link throws on purpose. */
 export class AbhaLinkError extends Error {
@@ -41,9 +51,16 @@ export class ValidationError extends AbhaLinkError {
   readonly issues: readonly Issue[];
 
   constructor(issues: readonly Issue[], what = 'input') {
-    const errors = issues.filter((i) => i.severity === 'error');
-    const first = errors[0] ?? issues[0];
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+    const listed = issues.filter((i) => i.code !== TOO_MANY_ISSUES);
+    const first = listed.find((i) => i.severity === 'error') ?? listed[0] ?? issues[0];
+    const others = listed.length - 1;
+    // A too-many-issues summary means there are more than the listed ones.
+    const more =
+      listed.length < issues.length
+        ? ` (and more than ${others} other issue${others === 1 ? '' : 's'})`
+        : others > 0
+          ? ` (and ${others} more issue${others > 1 ? 's' : ''})`
+          : '';
     super(first === undefined ? `invalid ${what}` : `invalid ${what}: ${first.path || '/'} ${first.message}${more}`);
     this.issues = issues;
   }

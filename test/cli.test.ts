@@ -298,7 +298,8 @@ describe('hostile input to the CLI', () => {
       expect(r.stdout).not.toMatch(/[\u001b\u202e]/);
       expect(r.stdout).not.toMatch(/^fake\.json/m);
     }
-    expect(run(['validate', p]).stdout).toContain('this field is not in the spec; remove it or check its spelling (unknown-field)');
+    // by position (the 7th and 8th keys), never by the key itself
+    expect(run(['validate', p]).stdout).toContain(' /#6 the 7th key of the document is not in the spec; remove it or check its spelling (unknown-field)');
   });
 
   it('stops early and does not report success when the reader of its output goes away', () => {

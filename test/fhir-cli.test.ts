@@ -204,7 +204,7 @@ describe('abha-link fhir', () => {
       }
     };
     visit(join(root, 'dist/fhir/index.js'));
-    expect([...bare].sort()).toEqual(['date-fns', 'node:module', 'uuid']);
+    expect([...bare].sort()).toEqual(['date-fns', 'fastest-levenshtein', 'node:module', 'uuid']);
   });
 
   it('documents its options in --help', () => {

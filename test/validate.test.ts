@@ -11,6 +11,7 @@ describe('validate: string lengths', () => {
     expect(validate('diagnosis', { diagnosisName: '😀'.repeat(256) })).toEqual({
       success: false,
       issues: [{ path: '/diagnosisName', code: 'too-long', message: 'diagnosisName must be at most 255 characters long', severity: 'error' }],
+      omitted: 0,
     });
   });
 

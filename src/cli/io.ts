@@ -6,7 +6,7 @@
 import { constants as fsConstants, createReadStream, fstatSync, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { parsePointer, type Issue } from '../errors.js';
+import { TOO_MANY_ISSUES, parsePointer, type Issue } from '../errors.js';
 import { createRequire } from 'node:module';
 import type { ParseError } from 'jsonc-parser';
 
@@ -317,34 +317,107 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
+type JsonNode = NonNullable<ReturnType<JsoncParser['parseTree']>>;
+
+/** The offsets at which the lines of `text` start, in one pass. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** The 1-based line holding `offset`: a binary search of the line starts. */
+function lineAt(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** True for a key that JavaScript lists before the others (an array index: 0 to 2^32-2, no leading zero). */
+function isIndexKey(k: string): boolean {
+  return /^(0|[1-9]\d{0,9})$/.test(k) && Number(k) < 4294967295;
+}
+
+/** The members of one object node: by key (the last of duplicates wins, as in JSON.parse) and in JavaScript key order. */
+interface Members {
+  readonly byKey: Map<string, JsonNode>;
+  readonly order: readonly string[];
+}
+
+function membersOf(node: JsonNode): Members {
+  const byKey = new Map<string, JsonNode>();
+  for (const prop of node.children ?? []) {
+    const [keyNode, valueNode] = prop.children ?? [];
+    if (keyNode === undefined || typeof keyNode.value !== 'string') continue;
+    byKey.set(keyNode.value, valueNode ?? keyNode);
+  }
+  // Object.keys / for-in order: integer-like keys ascending, then the others in first-seen order.
+  const keys = [...byKey.keys()];
+  const order = [...keys.filter(isIndexKey).sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndexKey(k))];
+  return { byKey, order };
+}
+
 /**
  * A function giving the 1-based line of a JSON Pointer in `text`, or of its
  * nearest ancestor that exists (a missing required field points at its
- * parent object). The tree is built on first use only.
+ * parent object). A last token `#N` is an unknown key given by position (see
+ * `validate`): the Nth key of its object in JavaScript order. The parse tree
+ * and a table of line starts are built once, on first use; each lookup then
+ * costs the depth of the pointer (members of an object are indexed the first
+ * time a pointer goes through it), so locating every issue of a large file
+ * stays linear.
  */
 export function pointerLocator(text: string): (pointer: string) => number {
-  let tree: ReturnType<JsoncParser['parseTree']> | undefined;
+  let tree: JsonNode | undefined;
+  let starts: number[] | undefined;
+  let failed = false;
+  const members = new Map<JsonNode, Members>();
+  const membersAt = (node: JsonNode): Members => {
+    let m = members.get(node);
+    if (m === undefined) members.set(node, (m = membersOf(node)));
+    return m;
+  };
+  const child = (node: JsonNode, token: string, last: boolean): JsonNode | undefined => {
+    if (node.type === 'array') return /^(0|[1-9]\d*)$/.test(token) ? node.children?.[Number(token)] : undefined;
+    if (node.type !== 'object') return undefined;
+    const m = membersAt(node);
+    const position = last ? /^#(\d+)$/.exec(token) : null;
+    if (position !== null) {
+      const key = m.order[Number(position[1])];
+      return key === undefined ? undefined : m.byKey.get(key);
+    }
+    return m.byKey.get(token);
+  };
   return (ptr: string): number => {
+    if (failed) return 1;
     if (tree === undefined) {
       try {
         tree = jsonc().parseTree(text, [], { disallowComments: true }) ?? undefined;
       } catch {
         // Nested deeper than the parser's recursion allows: give the first line rather than fail.
+        tree = undefined;
+      }
+      if (tree === undefined) {
+        failed = true;
         return 1;
       }
+      starts = lineStarts(text);
     }
-    if (tree === undefined) return 1;
     const tokens = parsePointer(ptr);
-    for (let n = tokens.length; n >= 0; n--) {
-      const segs = tokens.slice(0, n).map((t) => (/^\d+$/.test(t) ? Number(t) : t));
-      const node = jsonc().findNodeAtLocation(tree, segs);
-      if (node !== undefined) {
-        // For a property, point at its key's line.
-        const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;
-        return lineColumnOf(text, at).line;
-      }
+    let node: JsonNode = tree;
+    for (let i = 0; i < tokens.length; i++) {
+      const next = child(node, tokens[i] ?? '', i === tokens.length - 1);
+      if (next === undefined) break;
+      node = next;
     }
-    return 1;
+    // For a property, point at its key's line.
+    const at = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+    return lineAt(starts ?? [0], at);
   };
 }
 
@@ -501,10 +574,26 @@ export async function readJsonInput(file: string | undefined, options: { regular
   return { name, text, value: parsed.value, lineOf: pointerLocator(text) };
 }
 
-/** Issues as lines for people: `FILE:LINE PATH [warning: ]MESSAGE (code)`. */
-export function issueLines(issues: readonly Issue[], name: string, lineOf: (pointer: string) => number): string {
+/** How many issues of one document the text format prints. */
+export const MAX_PRINTED_ISSUES = 20;
+
+function issueLine(i: Issue, name: string, lineOf: (pointer: string) => number): string {
+  return `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+}
+
+/**
+ * Issues of one document as lines for people: `FILE:LINE PATH [warning: ]MESSAGE (code)`,
+ * at most `max` of them, then `FILE: … and N more` and, when the command has
+ * one, where to see them all (`hint`, e.g. `use --format json for all`).
+ * The library's `too-many-issues` summary, if any, is printed last whatever the cut.
+ * Lines are looked up for printed issues only.
+ */
+export function issueLines(issues: readonly Issue[], name: string, lineOf: (pointer: string) => number, max = MAX_PRINTED_ISSUES, hint?: string): string {
+  const listed = issues.filter((i) => i.code !== TOO_MANY_ISSUES);
   let s = '';
-  for (const i of issues) s += `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+  for (const i of listed.slice(0, max)) s += issueLine(i, name, lineOf);
+  if (listed.length > max) s += `${name}: … and ${listed.length - max} more${hint === undefined ? '' : `; ${hint}`}\n`;
+  for (const i of issues) if (i.code === TOO_MANY_ISSUES) s += issueLine(i, name, lineOf);
   return s;
 }
 

@@ -507,7 +507,7 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
       let checked = validate(`${ep.id}-response` as SchemaName, value);
       if (ep.dataRequired && checked.success && (value as { data?: unknown }).data == null) {
         // The spec shows a payload for this endpoint; the typed result promises it.
-        checked = { success: false, issues: [{ path: '/data', code: 'required', message: 'data is required: the spec shows a payload for this endpoint', severity: 'error' }] };
+        checked = { success: false, omitted: 0, issues: [{ path: '/data', code: 'required', message: 'data is required: the spec shows a payload for this endpoint', severity: 'error' }] };
       }
       if (!checked.success) {
         if (!ep.idempotent) {

@@ -82,7 +82,7 @@ function jsonLine(r: DocResult, lint: boolean, file?: string): string {
 function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
   if (r.syntax !== undefined) return `${problemLine(name, r.syntax)}\n`;
   const hint = r.hint === undefined ? '' : `${name}:${lineOf('')} hint: ${r.hint}\n`;
-  return issueLines([...r.errors, ...r.warnings], name, lineOf) + hint;
+  return issueLines([...r.errors, ...r.warnings], name, lineOf, undefined, 'use --format json for all') + hint;
 }
 
 /** `abha-link validate`: returns the exit code. */

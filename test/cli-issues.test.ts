@@ -1,0 +1,72 @@
+/**
+ * How `abha-link validate` prints many issues and unknown keys: the built
+ * dist/cli/main.js in a child process (npm test builds first).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+const tmp = mkdtempSync(join(tmpdir(), 'abha-link-issues-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, content: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+const request = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as Record<string, unknown>;
+
+describe('validate prints a bounded number of issues per document', () => {
+  const p = file('wrong-typed.json', JSON.stringify({ ...request(), careContexts: Array.from({ length: 5000 }, () => 1) }));
+
+  it('prints 20 issues, how many more, and the count of those not listed at all', () => {
+    const r = run(['validate', p]);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(22);
+    expect(lines[0]).toBe(`${p}:1 /careContexts careContexts must have at most 100 items (too-many-items)`);
+    expect(lines[20]).toBe(`${p}: … and 80 more; use --format json for all`);
+    expect(lines[21]).toBe(`${p}:1 / the document has 4901 more issues that are not listed (at most 100 are listed per document); fix these and validate again (too-many-issues)`);
+  });
+
+  it('lists the 100 issues and the summary in --format json', () => {
+    const r = run(['validate', '--format', 'json', p]);
+    const doc = JSON.parse(r.stdout) as { errors: { code: string }[] };
+    expect(doc.errors).toHaveLength(101);
+    expect(doc.errors.at(-1)?.code).toBe('too-many-issues');
+  });
+});
+
+describe('validate shows unknown keys by position, at their line', () => {
+  it('prints the position and the line of the key, never the key', () => {
+    const req = request();
+    const text = JSON.stringify({ ...req, 'asha.verma@sbx has HIV': true }, null, 2);
+    const p = file('secret-key.json', text);
+    const r = run(['validate', p]);
+    expect(r.code).toBe(1);
+    const line = text.split('\n').findIndex((l) => l.includes('asha.verma@sbx has HIV')) + 1;
+    expect(r.stdout).toBe(`${p}:${line} /#6 the 7th key of the document is not in the spec; remove it or check its spelling (unknown-field)\n`);
+    expect(`${r.stdout}${r.stderr}`).not.toContain('HIV');
+  });
+
+  it('suggests the field a misspelt key was meant to be', () => {
+    const req = request();
+    const text = JSON.stringify(req, null, 2).replace('"drugName": "Metformin', '"drugname": "Metformin');
+    const p = file('misspelt.json', text);
+    const r = run(['validate', p]);
+    const line = text.split('\n').findIndex((l) => l.includes('"drugname"')) + 1;
+    expect(r.stdout).toContain(`${p}:${line} /careContexts/0/bundleData/medications/0/#0 the 1st key of medications[0] is not in the spec; did you mean drugName? (unknown-field)`);
+  });
+});
