@@ -19,6 +19,7 @@ import {
   bearerTokenProblem,
   createClient,
   linkAnswerMismatches,
+  memoryJournal,
   sanitizeCause,
   type FetchLike,
   type ItemResult,
@@ -332,6 +333,27 @@ describe('a success: true link answer that contradicts the request', () => {
     expect(await silent.linkCareContexts(twoContexts)).toEqual({ success: true, message: 'done', data: {} });
     expect(linkAnswerMismatches(twoContexts, null)).toBeUndefined();
     expect(linkAnswerMismatches(twoContexts, { careContexts: 'all of them' })?.[0]).toMatchObject({ code: 'care-context-unreadable' });
+  });
+  it('counts such an item in the batch summary: acknowledged (never sent again), with its mismatches on the result and in the journal as a reason code', async () => {
+    // Answers each request with its own care contexts, all LINKED but the second reference of twoContexts.
+    const c = createClient({
+      baseUrl: await serve((_req, res, body) => {
+        const sent = JSON.parse(body) as LinkCareContextRequest;
+        const careContexts = sent.careContexts.map(({ referenceNumber }) => ({ referenceNumber, status: referenceNumber === refs[1] ? 'FAILED' : 'LINKED' }));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ success: true, message: 'done', data: { careContexts } }));
+      }),
+      apiKey: API_KEY,
+    });
+    const journal = memoryJournal();
+    const results: ItemResult[] = [];
+    const summary = await c.submitMany([twoContexts, request(41)], { journal, onResult: (r) => void results.push(r) });
+    expect(summary).toMatchObject({ total: 2, acknowledged: 2, mismatches: 1, failed: 0, unknown: 0 });
+    const flagged = results.find((r) => r.index === 0);
+    expect(flagged).toMatchObject({ outcome: 'acknowledged', mismatches: [expect.objectContaining({ code: 'care-context-not-linked' })] });
+    expect(results.find((r) => r.index === 1)).not.toHaveProperty('mismatches');
+    expect(journal.entries.filter((e) => e.state === 'acknowledged').map((e) => e.reason)).toEqual(expect.arrayContaining(['answer-mismatch', undefined]));
+    for (const e of journal.entries) for (const v of refs) expect(JSON.stringify(e)).not.toContain(v);
   });
 });
 

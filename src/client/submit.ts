@@ -122,6 +122,14 @@ export type ItemResult =
        * item was processed, so it is acknowledged, with this warning.
        */
       readonly warnings?: readonly Issue[];
+      /**
+       * Set when the service said `success: true` but the care contexts of its
+       * answer contradict the request (one reported as not linked, a reference
+       * the request did not send, one missing): paths and codes, never values.
+       * The item is acknowledged (sending it again could link it twice); a
+       * person should look at it.
+       */
+      readonly mismatches?: readonly Issue[];
     }
   | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
   | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
@@ -144,6 +152,8 @@ export interface SubmitSummary {
   acknowledged: number;
   /** Of those, acknowledged with an answer that does not match the spec's response schema (see ItemResult `warnings`). */
   warnings: number;
+  /** Of those, acknowledged with an answer whose care contexts contradict the request (see ItemResult `mismatches`). */
+  mismatches: number;
   /** Skipped: acknowledged in an earlier run (journal). */
   alreadyAcknowledged: number;
   /** Skipped: a second copy of an item already taken in this run. */
@@ -242,6 +252,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     total: 0,
     acknowledged: 0,
     warnings: 0,
+    mismatches: 0,
     alreadyAcknowledged: 0,
     duplicates: 0,
     failed: 0,
@@ -360,10 +371,22 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     }
     failuresInARow = 0;
     const warnings = result.offSpec;
-    await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(warnings === undefined ? {} : { reason: 'answer-off-spec' }) });
+    const mismatches = result.mismatches;
+    const reason = mismatches !== undefined ? 'answer-mismatch' : warnings !== undefined ? 'answer-off-spec' : undefined;
+    await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(reason === undefined ? {} : { reason }) });
     summary.acknowledged++;
     if (warnings !== undefined) summary.warnings++;
-    await emit({ index, outcome: 'acknowledged', key, requestId: result.requestId, status: result.status, attempts: result.attempts, ...(warnings === undefined ? {} : { warnings }) });
+    if (mismatches !== undefined) summary.mismatches++;
+    await emit({
+      index,
+      outcome: 'acknowledged',
+      key,
+      requestId: result.requestId,
+      status: result.status,
+      attempts: result.attempts,
+      ...(warnings === undefined ? {} : { warnings }),
+      ...(mismatches === undefined ? {} : { mismatches }),
+    });
   };
 
   let index = 0;

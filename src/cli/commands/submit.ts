@@ -177,13 +177,14 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   const failureKinds = new Map<string, number>();
   const counts = { done: 0, acknowledged: 0, failed: 0, unknown: 0, invalid: 0, skipped: 0 };
   /** The batch's counts as the results came, for the summary also when the batch ends with an error. */
-  const tally: SubmitSummary = { total: 0, acknowledged: 0, warnings: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
+  const tally: SubmitSummary = { total: 0, acknowledged: 0, warnings: 0, mismatches: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
   const count = (r: ItemResult): void => {
     tally.total++;
     switch (r.outcome) {
       case 'acknowledged':
         tally.acknowledged++;
         if (r.warnings !== undefined) tally.warnings++;
+        if (r.mismatches !== undefined) tally.mismatches++;
         break;
       case 'skipped':
         if (r.reason === 'acknowledged-earlier') tally.alreadyAcknowledged++;
@@ -228,6 +229,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
         case 'acknowledged':
           Object.assign(o, { status: r.status, requestId: r.requestId, attempts: r.attempts });
           if (r.warnings !== undefined) o.warnings = r.warnings.map((i) => ({ path: i.path, code: i.code, message: i.message }));
+          if (r.mismatches !== undefined) o.mismatches = r.mismatches.map((i) => ({ path: i.path, code: i.code, message: i.message }));
           break;
         case 'skipped':
           o.reason = r.reason;
@@ -255,6 +257,8 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
         case 'acknowledged':
           text = `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})${
             r.warnings === undefined ? '' : `; warning: the service said success: true, but its answer does not have the spec's shape (${r.warnings.map((i) => `${i.path || '/'} ${i.code}`).join(', ')})`
+          }${
+            r.mismatches === undefined ? '' : `; warning: the service said success: true, but its care contexts contradict the request (${r.mismatches.map((i) => `${i.path || '/'} ${i.code}`).join(', ')}): check this item with the service`
           }\n`;
           break;
         case 'skipped':
@@ -414,6 +418,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
       `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`,
     );
     if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
+    if (summary.mismatches > 0) lines.push(`  ${plural(summary.mismatches, 'item')} acknowledged with an answer whose care contexts contradict the request (see the warnings above): check them with the service`);
     if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
     if (summary.failed > 0) {
       lines.push(
