@@ -7,7 +7,7 @@
  * of the core made by esbuild and run without Node's globals.
  */
 import { execFile as execFileCb } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -240,5 +240,33 @@ describe('the packed package', () => {
     expect(packed).toEqual(expect.arrayContaining(examples));
     expect(packed.filter((f) => /^(src|test|scripts|bench|\.ci)\//.test(f))).toEqual([]);
     expect(readFileSync(join(app, 'node_modules/abha-link/LICENSE'), 'utf8')).toMatch(/^MIT License/);
+  });
+
+  it('has README links and images that work on the npm registry page: absolute, to files the repository holds', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/!?\[[^\]]*\]\(([^)\s]+)[^)]*\)|<(?:a|img)\b[^>]*?(?:href|src)="([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? '');
+    expect(targets.length).toBeGreaterThan(0);
+    const repo = /^https:\/\/(?:github\.com\/abha-link\/abha-link\/blob\/main|raw\.githubusercontent\.com\/abha-link\/abha-link\/main)\/([^#?]+)/;
+    for (const t of targets) {
+      if (t.startsWith('#')) continue;
+      if (!/^https?:\/\//.test(t)) {
+        expect(packed, `relative link ${t} must be a shipped file`).toContain(t.split('#')[0]);
+        continue;
+      }
+      const inRepo = repo.exec(t);
+      if (inRepo?.[1] !== undefined) expect(existsSync(join(root, inRepo[1])), `${t} names a file of the repository`).toBe(true);
+    }
+    // No pointer to files that are not part of the repository.
+    expect(readme).not.toMatch(/shared\/(reference|spec)\//);
+  });
+
+  it('states in the README as many entry points as package.json exports', () => {
+    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/abha-link/package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const entries = Object.entries(pkg.exports).filter(([, v]) => typeof v === 'object' && v !== null && 'import' in v && 'require' in v);
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven'];
+    const stated = /\b(\w+) entry points\b/i.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1]?.toLowerCase() ?? '';
+    expect(words.indexOf(stated)).toBe(entries.length);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const [sub] of entries) expect(readme).toContain(`\`${sub === '.' ? 'abha-link' : `abha-link/${sub.slice(2)}`}\``);
   });
 });
