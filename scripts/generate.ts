@@ -306,15 +306,20 @@ export function buildValidators(files: SchemaFile[]): string {
   code = cheapLengthChecks(code);
   // Then load each helper module with a static import instead of require(), so
   // that the core bundles for browsers and edge runtimes (no node:module) and
-  // compiles to CommonJS as well. A default import is the module's exports
-  // object in Node ESM, in bundlers' Node mode and in CommonJS with interop.
+  // converts to CommonJS as well. A default import of these CommonJS modules
+  // is their exports object in Node ESM and in bundlers' Node mode, but their
+  // `default` export under loaders with default interop (vitest): the
+  // generated __exportsOf turns either into the exports object.
   const helpers = new Map<string, string>();
   code = code.replace(/__require\("([^"]+)"\)/g, (_, spec: string) => {
     let id = helpers.get(spec);
     if (id === undefined) helpers.set(spec, (id = `__helpers${helpers.size}`));
     return id;
   });
-  const imports = [...helpers].map(([spec, id]) => `import ${id} from '${spec}.js';\n`).join('');
+  const imports =
+    [...helpers].map(([spec, id]) => `import ${id}_import from '${spec}.js';\n`).join('') +
+    `const __exportsOf = (m) => (m != null && m.__esModule === true ? m : { default: m });\n` +
+    [...helpers].map(([, id]) => `const ${id} = __exportsOf(${id}_import);\n`).join('');
   const table = files.map((f) => `  ${JSON.stringify(f.entry.name)}: ${exportNameOf(f.entry.name)},`).join('\n');
   return (
     `// ${GENERATED_NOTE}\n` +

@@ -200,7 +200,7 @@ describe('the packed package', () => {
             medications: [{ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: '1-0-1' }],
           });
           const good = validate('link-carecontext-request', request);
-          const bad = validate('link-carecontext-request', { ...request, careContexts: [] , hipId: 7 });
+          const bad = validate('link-carecontext-request', { ...request, hipId: 7, visitDate: '2026-02-30', careContexts: [{ ...request.careContexts[0], display: 'x'.repeat(5000) }] });
           const findings = lintLinkRequest({ ...request, careContexts: [] }, { now: new Date('2026-11-22T00:00:00Z') });
           globalThis.result = JSON.stringify({
             good: good.success, badPaths: bad.success ? [] : bad.issues.map((i) => i.path),
@@ -223,7 +223,7 @@ describe('the packed package', () => {
     runInNewContext(code, sandbox);
     expect(JSON.parse(sandbox.result ?? 'null')).toEqual({
       good: true,
-      badPaths: expect.arrayContaining(['/hipId']) as unknown,
+      badPaths: expect.arrayContaining(['/hipId', '/visitDate', '/careContexts/0/display']) as unknown,
       lint: ['empty-care-contexts'],
       visitDate: '2026-11-21',
       frequency: '1-0-1 (twice a day: morning and night)',
