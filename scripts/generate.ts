@@ -300,17 +300,32 @@ export function buildValidators(files: SchemaFile[]): string {
   const exportsMap: Record<string, string> = {};
   for (const f of files) exportsMap[exportNameOf(f.entry.name)] = `${SCHEMA_BASE}${f.entry.name}.schema.json`;
   let code = standaloneCode(ajv, exportsMap);
-  // ajv's "esm" output still loads its runtime helpers with require(); give it one.
+  // ajv's "esm" output still loads its runtime helpers with require(): mark them.
   code = code.replace(/require\("(ajv|ajv-formats)\//g, '__require("$1/');
   if (/\brequire\(/.test(code)) throw new Error('unexpected require() left in standalone code');
   code = cheapLengthChecks(code);
+  // Then load each helper module with a static import instead of require(), so
+  // that the core bundles for browsers and edge runtimes (no node:module) and
+  // converts to CommonJS as well. A default import of these CommonJS modules
+  // is their exports object in Node ESM and in bundlers' Node mode, but their
+  // `default` export under loaders with default interop (vitest): the
+  // generated __exportsOf turns either into the exports object.
+  const helpers = new Map<string, string>();
+  code = code.replace(/__require\("([^"]+)"\)/g, (_, spec: string) => {
+    let id = helpers.get(spec);
+    if (id === undefined) helpers.set(spec, (id = `__helpers${helpers.size}`));
+    return id;
+  });
+  const imports =
+    [...helpers].map(([spec, id]) => `import ${id}_import from '${spec}.js';\n`).join('') +
+    `const __exportsOf = (m) => (m != null && m.__esModule === true ? m : { default: m });\n` +
+    [...helpers].map(([, id]) => `const ${id} = __exportsOf(${id}_import);\n`).join('');
   const table = files.map((f) => `  ${JSON.stringify(f.entry.name)}: ${exportNameOf(f.entry.name)},`).join('\n');
   return (
     `// ${GENERATED_NOTE}\n` +
     `// @ts-nocheck\n` +
     `/* eslint-disable */\n` +
-    `import { createRequire } from 'node:module';\n` +
-    `const __require = createRequire(import.meta.url);\n` +
+    imports +
     code.replace(/^"use strict";/, '') +
     `\n\n/** Every validator by schema name. */\nexport const validatorsByName = {\n${table}\n};\n`
   );
