@@ -150,6 +150,67 @@ describe(`in Chromium${SKIP}`, () => {
     }, 60_000);
   });
 
+  it.skipIf(!hasChromium)(`runs no script and makes no request from a custom template with <script>, external images and a looser policy of its own, with JavaScript on${SKIP}`, async () => {
+    // The page is served over http as a person would open it, with the network open: only the policy stands in the way.
+    let asked: string[] = [];
+    let page = '';
+    const server = createServer((req, res) => {
+      if (req.url === '/page.html') {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end(page);
+        return;
+      }
+      asked.push(req.url ?? '');
+      res.end(req.url === '/s.js' ? "document.title = 'ran'" : 'x');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const active = [
+      `<link rel="stylesheet" href="${origin}/style.css"><script src="${origin}/s.js"></script>`,
+      `<script>document.title = 'ran'; fetch('${origin}/fetch'); new Image().src = '${origin}/beacon';</script>`,
+    ].join('');
+    const body = `<img src="https://tracker.invalid/p.png"><img src="${origin}/pixel.png"><iframe src="${origin}/frame"></iframe><p id="name">{{hospital.name}}</p><img src="x" onerror="document.title = 'ran'">`;
+    const looser = `<meta http-equiv="Content-Security-Policy" content="default-src * 'unsafe-inline'; script-src * 'unsafe-inline'; img-src *">`;
+    // The policy goes after <head>, after the doctype when there is no <head>, or first when there is no doctype either.
+    const templates = {
+      'with-head': `<!DOCTYPE html><html lang="en"><head>${looser}${active}</head><body>${body}</body></html>`,
+      'no-head': `<!DOCTYPE html>\n${looser}${active}<body>${body}</body>`,
+      fragment: `${active}${body}`,
+    };
+    const renderer = await createRenderer({ templates });
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+    try {
+      for (const template of Object.keys(templates)) {
+        page = renderer.render(example('opd-prescription'), { template })[0]?.html ?? '';
+        const tab = await browser.newPage({ javaScriptEnabled: true });
+        // Chromium announces the requests it then blocks: each must fail as blocked by the policy, none may finish.
+        const finished: string[] = [];
+        const failed: string[] = [];
+        tab.on('requestfinished', (r) => {
+          if (!r.url().endsWith('/page.html')) finished.push(r.url());
+        });
+        tab.on('requestfailed', (r) => failed.push(r.failure()?.errorText ?? ''));
+        asked = [];
+        await tab.goto(`${origin}/page.html`, { waitUntil: 'load' });
+        // Evaluated by the test through the debugging protocol, which the page's policy does not govern.
+        const seen = (await tab.evaluate('({ title: document.title, text: document.getElementById("name").textContent, policies: document.head.querySelectorAll("meta[http-equiv=Content-Security-Policy]").length })')) as { title: string; text: string; policies: number };
+        expect(seen.text, template).toBe('Sanjeevani Family Clinic');
+        expect(seen.title, template).not.toBe('ran');
+        expect(finished, template).toEqual([]);
+        expect(asked, template).toEqual([]);
+        expect(failed.length, template).toBeGreaterThan(0);
+        for (const f of failed) expect(f, template).toMatch(/^(csp|net::ERR_BLOCKED_BY_CSP)$/);
+        // Ours is in the head (the template's own, looser policy too, changing nothing).
+        expect(seen.policies, template).toBe(template === 'fragment' ? 1 : 2);
+        await tab.close();
+      }
+    } finally {
+      await browser.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 60_000);
+
   it.skipIf(!hasChromium)(`wraps a 128-character registration number and HPR id inside the page, keeping each label on one line; usual ones stay on one line${SKIP}`, async () => {
     const input = example('opd-prescription');
     const long = { ...input, doctor: { ...input.doctor, licNumber: `KMC-${'1234567890'.repeat(12)}1234`, hpId: `71-2665-5777-2713-${'ABCDEFGHIJ'.repeat(11)}` } };
