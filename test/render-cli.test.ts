@@ -141,6 +141,8 @@ describe('abha-link render', () => {
     expect(textOf(readFileSync(link, 'utf8'))).toContain('Metformin 500 mg tablet');
     expect(run(['render', '--force', '-o', earlier, 'examples/opd-prescription.input.json']).code).toBe(0);
     expect(textOf(readFileSync(earlier, 'utf8'))).toContain('Metformin 500 mg tablet');
+    expect(run(['render', '-o', dir, 'examples/opd-prescription.input.json'])).toMatchObject({ code: 2, stderr: `abha-link: ${dir}: is a directory; give the path of a file\n` });
+    expect(run(['render', '--force', '-o', dir, 'examples/opd-prescription.input.json'])).toMatchObject({ code: 2, stderr: `abha-link: ${dir}: cannot be written (is a directory)\n` });
     // No temporary file is left beside them.
     expect(readdirSync(dir).sort()).toEqual(['dangling.html', 'link.html', 'rx.html']);
   });

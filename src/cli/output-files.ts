@@ -97,7 +97,10 @@ async function occupant(path: string): Promise<string> {
 export async function writeOutputFile(path: string, body: string | Uint8Array, options: { readonly force: boolean }): Promise<WrittenFile> {
   try {
     if (options.force) await replaceFile(path, body);
-    else if (!(await createExclusive(path, body))) throw new UsageError(`${path}: ${await occupant(path)} (give --force to replace it, or another name)`);
+    else if (!(await createExclusive(path, body))) {
+      const what = await occupant(path);
+      throw new UsageError(what === 'is a directory' ? `${path}: is a directory; give the path of a file` : `${path}: ${what} (give --force to replace it, or another name)`);
+    }
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw cannotWrite(path, e);
