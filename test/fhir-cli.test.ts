@@ -3,7 +3,7 @@
  * process (npm test builds first).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,30 @@ describe('abha-link fhir', () => {
     const s = run(['examples/multi-care-context.request.json']);
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/\/careContexts\/2\/bundleData\/documentUrl .*--attach URL=FILE.*\(document-data-required\)/);
+  });
+
+  it('never writes a bundle through a link planted at an --out name nor over an earlier file; --force replaces the link itself', () => {
+    const dir = join(tmp, 'planted');
+    mkdirSync(dir);
+    const victim = file('other-patient.json', '{"other":"patient"}');
+    symlinkSync(victim, join(dir, 'OPD-2026-0042-Prescription.json'));
+    const r = run(['--out', dir, 'examples/opd-prescription.request.json']);
+    expect(r.code).toBe(0);
+    const written = join(dir, 'OPD-2026-0042-Prescription-2.json');
+    expect(r.stdout).toBe(`${written}\n`);
+    expect(r.stderr).toContain(`abha-link: ${join(dir, 'OPD-2026-0042-Prescription.json')} is taken, so the document went to ${written} (--force replaces instead)\n`);
+    expect(readFileSync(victim, 'utf8')).toBe('{"other":"patient"}');
+    expect(validateFhirBundle(JSON.parse(readFileSync(written, 'utf8')) as Bundle).success).toBe(true);
+    // A second run does not overwrite the first.
+    const before = readFileSync(written, 'utf8');
+    expect(run(['--out', dir, 'examples/opd-prescription.request.json']).stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription-3.json')}\n`);
+    expect(readFileSync(written, 'utf8')).toBe(before);
+    const forced = run(['--force', '--out', dir, 'examples/opd-prescription.request.json']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription.json')}\n`);
+    expect(readFileSync(victim, 'utf8')).toBe('{"other":"patient"}');
+    expect(lstatSync(join(dir, 'OPD-2026-0042-Prescription.json')).isSymbolicLink()).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['OPD-2026-0042-Prescription-2.json', 'OPD-2026-0042-Prescription-3.json', 'OPD-2026-0042-Prescription.json']);
   });
 
   it('makes file names safe from any reference number', () => {
@@ -174,8 +198,10 @@ describe('abha-link fhir', () => {
       run(['--from-fhir', file('not-fhir.json', JSON.stringify({ hello: secret }))]),
       run(['--attach', 'x', 'examples/lab-order.input.json']),
       run(['--timestamp', 'yesterday', 'examples/lab-order.input.json']),
+      run(['--force', 'examples/lab-order.input.json']),
     ];
-    expect(results.map((r) => r.code)).toEqual([1, 1, 2, 2, 2, 1, 2, 2]);
+    expect(results.map((r) => r.code)).toEqual([1, 1, 2, 2, 2, 1, 2, 2, 2]);
+    expect(results.at(-1)?.stderr).toBe('abha-link: --force applies to the files of --out DIR\n');
     for (const r of results) {
       expect(r.stderr).not.toMatch(STACK);
       expect(r.stderr).not.toContain(secret);
@@ -210,6 +236,6 @@ describe('abha-link fhir', () => {
   it('documents its options in --help', () => {
     const r = spawnSync(process.execPath, [cli, 'fhir', '--help'], { cwd: root, encoding: 'utf8' });
     expect(r.status).toBe(0);
-    for (const o of ['--hi-type', '--out', '--attach', '--timestamp', '--from-fhir', 'Exit codes']) expect(r.stdout).toContain(o);
+    for (const o of ['--hi-type', '--out', '--force', '--attach', '--timestamp', '--from-fhir', 'Exit codes']) expect(r.stdout).toContain(o);
   });
 });

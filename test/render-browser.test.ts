@@ -5,15 +5,17 @@
  * page with JavaScript on. These tests need a Chromium where findChromium()
  * looks (Debian's /usr/bin/chromium…) and are skipped, saying so, without it. The PDF-unavailable paths run always.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/generated/types.js';
-import { CHROMIUM_ARGS, createPdfPrinter, createRenderer, findChromium, htmlToPdf, isPdfUnavailableError, renderDocuments, type PdfPrinter } from '../src/render/index.js';
+import { CHROMIUM_ARGS, createPdfPrinter, createRenderer, findChromium, htmlToPdf, isPdfUnavailableError, renderDocuments, sweepStaleProfileFolders, type PdfPrinter } from '../src/render/index.js';
 import { decodePng, pdfPages } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -47,6 +49,94 @@ describe('when PDF output is not possible', () => {
     // node is a file that exists but is no browser: the launch fails.
     await expect(createPdfPrinter({ executablePath: process.execPath, timeoutMs: 15_000 })).rejects.toMatchObject({ name: 'PdfUnavailableError', code: 'launch-failed' });
   });
+});
+
+describe('the private profile folders of PDF printing', () => {
+  const hostTag = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+  it('are swept only when they are ours, of this host, and their process is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'abha-link-sweep-'));
+    try {
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+      const alive = process.ppid;
+      const names = {
+        stale: `abha-link-chromium-${hostTag}-${gone}-Ab12Cd`,
+        running: `abha-link-chromium-${hostTag}-${alive}-Ab12Cd`,
+        mine: `abha-link-chromium-${hostTag}-${process.pid}-Ab12Cd`,
+        otherHost: `abha-link-chromium-00000000-${gone}-Ab12Cd`,
+        otherProgram: 'playwright_chromiumdev_profile-Ab12Cd',
+        aFile: `abha-link-chromium-${hostTag}-${gone}-Ef34Gh`,
+        aLink: `abha-link-chromium-${hostTag}-${gone}-Ij56Kl`,
+      };
+      for (const n of [names.stale, names.running, names.mine, names.otherHost, names.otherProgram]) mkdirSync(join(dir, n, 'profile', 'Default'), { recursive: true });
+      writeFileSync(join(dir, names.stale, 'profile', 'Default', 'Cookies'), 'x');
+      writeFileSync(join(dir, names.aFile), 'x');
+      symlinkSync(join(dir, names.otherProgram), join(dir, names.aLink));
+      expect(await sweepStaleProfileFolders(dir)).toEqual([names.stale]);
+      expect(readdirSync(dir).sort()).toEqual(Object.values(names).filter((n) => n !== names.stale).sort());
+      expect(lstatSync(join(dir, names.otherProgram, 'profile')).isDirectory()).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves nothing behind when the browser does not start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'abha-link-nostart-'));
+    try {
+      await expect(createPdfPrinter({ executablePath: process.execPath, timeoutMs: 15_000, tempDirectory: dir })).rejects.toMatchObject({ code: 'launch-failed' });
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  /** The pids of processes whose command line mentions `text` (Linux /proc). */
+  const processesMentioning = (text: string): number[] =>
+    readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          return readFileSync(`/proc/${n}/cmdline`, 'latin1').includes(text);
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+
+  it.skipIf(!hasChromium || process.platform !== 'linux')(`a PDF render killed mid-way, then a new render, leave no profile folder in the temp directory, and it is private while it exists${SKIP}`, async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'abha-link-tmpdir-'));
+    try {
+      const child = spawn(process.execPath, [join(root, 'test/fixtures/render/print-and-wait.mjs')], { cwd: root, env: { ...process.env, TMPDIR: temp }, stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (b: Buffer) => {
+          if (b.toString().includes('printing')) resolve();
+        });
+        child.on('exit', () => reject(new Error('the printing child ended before the kill')));
+      });
+      const folders = readdirSync(temp);
+      expect(folders.length).toBeGreaterThan(0);
+      for (const f of folders) expect((lstatSync(join(temp, f)).mode & 0o777).toString(8), f).toBe('700');
+      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+      // Nothing cleaned up after the kill: the folder is there.
+      expect(readdirSync(temp).length).toBeGreaterThan(0);
+      // The browser sees its pipe close and ends; wait for that (or end it) so that it writes no more.
+      for (let i = 0; i < 100 && processesMentioning(temp).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+      for (const pid of processesMentioning(temp)) process.kill(pid, 'SIGKILL');
+      const r = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'render', '--pdf', '-o', join(temp, '..', `${temp.split('/').pop() ?? ''}.pdf`), 'examples/opd-prescription.input.json'], {
+        cwd: root,
+        env: { ...process.env, TMPDIR: temp },
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+      rmSync(`${temp}.pdf`, { force: true });
+    }
+  }, 90_000);
 });
 
 describe(`in Chromium${SKIP}`, () => {
@@ -149,6 +239,67 @@ describe(`in Chromium${SKIP}`, () => {
       expect(requests).toBe(0);
     }, 60_000);
   });
+
+  it.skipIf(!hasChromium)(`runs no script and makes no request from a custom template with <script>, external images and a looser policy of its own, with JavaScript on${SKIP}`, async () => {
+    // The page is served over http as a person would open it, with the network open: only the policy stands in the way.
+    let asked: string[] = [];
+    let page = '';
+    const server = createServer((req, res) => {
+      if (req.url === '/page.html') {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end(page);
+        return;
+      }
+      asked.push(req.url ?? '');
+      res.end(req.url === '/s.js' ? "document.title = 'ran'" : 'x');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const active = [
+      `<link rel="stylesheet" href="${origin}/style.css"><script src="${origin}/s.js"></script>`,
+      `<script>document.title = 'ran'; fetch('${origin}/fetch'); new Image().src = '${origin}/beacon';</script>`,
+    ].join('');
+    const body = `<img src="https://tracker.invalid/p.png"><img src="${origin}/pixel.png"><iframe src="${origin}/frame"></iframe><p id="name">{{hospital.name}}</p><img src="x" onerror="document.title = 'ran'">`;
+    const looser = `<meta http-equiv="Content-Security-Policy" content="default-src * 'unsafe-inline'; script-src * 'unsafe-inline'; img-src *">`;
+    // The policy goes after <head>, after the doctype when there is no <head>, or first when there is no doctype either.
+    const templates = {
+      'with-head': `<!DOCTYPE html><html lang="en"><head>${looser}${active}</head><body>${body}</body></html>`,
+      'no-head': `<!DOCTYPE html>\n${looser}${active}<body>${body}</body>`,
+      fragment: `${active}${body}`,
+    };
+    const renderer = await createRenderer({ templates });
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+    try {
+      for (const template of Object.keys(templates)) {
+        page = renderer.render(example('opd-prescription'), { template })[0]?.html ?? '';
+        const tab = await browser.newPage({ javaScriptEnabled: true });
+        // Chromium announces the requests it then blocks: each must fail as blocked by the policy, none may finish.
+        const finished: string[] = [];
+        const failed: string[] = [];
+        tab.on('requestfinished', (r) => {
+          if (!r.url().endsWith('/page.html')) finished.push(r.url());
+        });
+        tab.on('requestfailed', (r) => failed.push(r.failure()?.errorText ?? ''));
+        asked = [];
+        await tab.goto(`${origin}/page.html`, { waitUntil: 'load' });
+        // Evaluated by the test through the debugging protocol, which the page's policy does not govern.
+        const seen = (await tab.evaluate('({ title: document.title, text: document.getElementById("name").textContent, policies: document.head.querySelectorAll("meta[http-equiv=Content-Security-Policy]").length })')) as { title: string; text: string; policies: number };
+        expect(seen.text, template).toBe('Sanjeevani Family Clinic');
+        expect(seen.title, template).not.toBe('ran');
+        expect(finished, template).toEqual([]);
+        expect(asked, template).toEqual([]);
+        expect(failed.length, template).toBeGreaterThan(0);
+        for (const f of failed) expect(f, template).toMatch(/^(csp|net::ERR_BLOCKED_BY_CSP)$/);
+        // Ours is in the head (the template's own, looser policy too, changing nothing).
+        expect(seen.policies, template).toBe(template === 'fragment' ? 1 : 2);
+        await tab.close();
+      }
+    } finally {
+      await browser.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 60_000);
 
   it.skipIf(!hasChromium)(`wraps a 128-character registration number and HPR id inside the page, keeping each label on one line; usual ones stay on one line${SKIP}`, async () => {
     const input = example('opd-prescription');

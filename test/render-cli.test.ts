@@ -4,7 +4,7 @@
  * tested in render-browser.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,79 @@ describe('abha-link render', () => {
     expect(textOf(readFileSync(out, 'utf8'))).toContain('Telmisartan 40 mg tablet');
   });
 
+  it('never writes through a link planted at an --out name nor over an earlier document: it takes the next free name and lists it', () => {
+    const dir = join(tmp, 'planted');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    // Another patient's document, the target of a link planted at the name this render would use.
+    const victim = file('other-patient.html', 'OTHER PATIENT: Zzother Person');
+    symlinkSync(victim, join(dir, 'OPD-2026-0042-Prescription.html'));
+    writeFileSync(join(dir, 'OPD-2026-0042-Prescription-2.html'), 'EARLIER DOCUMENT');
+    const r = run(['render', '--out', dir, 'examples/opd-prescription.input.json']);
+    expect(r.code).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT: Zzother Person');
+    expect(lstatSync(join(dir, 'OPD-2026-0042-Prescription.html')).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(dir, 'OPD-2026-0042-Prescription.html'))).toBe(victim);
+    expect(readFileSync(join(dir, 'OPD-2026-0042-Prescription-2.html'), 'utf8')).toBe('EARLIER DOCUMENT');
+    const written = join(dir, 'OPD-2026-0042-Prescription-3.html');
+    expect(r.stdout).toBe(`${written}\n`);
+    expect(r.stderr).toBe(`abha-link: ${join(dir, 'OPD-2026-0042-Prescription.html')} is taken, so the document went to ${written} (--force replaces instead)\n`);
+    expect(textOf(readFileSync(written, 'utf8'))).toContain('Metformin 500 mg tablet');
+    // A second run takes the next name again; nothing is overwritten.
+    expect(run(['render', '--out', dir, 'examples/opd-prescription.input.json']).stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription-4.html')}\n`);
+    expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT: Zzother Person');
+  });
+
+  it('with --force replaces the file or the link at an --out name itself, never the file a link points at', () => {
+    const dir = join(tmp, 'forced');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const victim = file('other-patient-2.html', 'OTHER PATIENT');
+    symlinkSync(victim, join(dir, 'GVH-ENC-55012-OPConsultation.html'));
+    writeFileSync(join(dir, 'GVH-LAB-2026-88120.html'), 'EARLIER DOCUMENT');
+    const r = run(['render', '--force', '--template', 'visit-summary', '--out', dir, 'examples/multi-care-context.input.json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const names = ['GVH-ENC-55012-OPConsultation.html', 'GVH-ENC-55012-Prescription.html', 'GVH-LAB-2026-88120.html'];
+    expect(readdirSync(dir).sort()).toEqual(names);
+    expect(r.stdout).toBe(names.map((n) => `${join(dir, n)}\n`).join(''));
+    expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT');
+    expect(lstatSync(join(dir, names[0] ?? '')).isSymbolicLink()).toBe(false);
+    expect(textOf(readFileSync(join(dir, names[0] ?? ''), 'utf8'))).toContain('OP Consultation');
+    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Blood test report');
+  });
+
+  it('-o FILE refuses an existing file or a planted link without --force (exit 2, nothing written), and --force replaces the link, not its target', () => {
+    const dir = join(tmp, 'single');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const earlier = join(dir, 'rx.html');
+    writeFileSync(earlier, 'EARLIER DOCUMENT');
+    const refused = run(['render', '-o', earlier, 'examples/opd-prescription.input.json']);
+    expect(refused).toMatchObject({ code: 2, stdout: '', stderr: `abha-link: ${earlier}: already exists; not overwritten (give --force to replace it, or another name)\n` });
+    expect(readFileSync(earlier, 'utf8')).toBe('EARLIER DOCUMENT');
+    const victim = file('other-patient-3.html', 'OTHER PATIENT');
+    const link = join(dir, 'link.html');
+    symlinkSync(victim, link);
+    const dangling = join(dir, 'dangling.html');
+    symlinkSync(join(dir, 'not-yet-there.html'), dangling);
+    for (const p of [link, dangling]) {
+      const r = run(['render', '-o', p, 'examples/opd-prescription.input.json']);
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `abha-link: ${p}: is a symbolic link; not written through it (give --force to replace it, or another name)\n` });
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT');
+    expect(existsSync(join(dir, 'not-yet-there.html'))).toBe(false);
+    expect(run(['render', '--force', '-o', link, 'examples/opd-prescription.input.json'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT');
+    expect(lstatSync(link).isSymbolicLink()).toBe(false);
+    expect(textOf(readFileSync(link, 'utf8'))).toContain('Metformin 500 mg tablet');
+    expect(run(['render', '--force', '-o', earlier, 'examples/opd-prescription.input.json']).code).toBe(0);
+    expect(textOf(readFileSync(earlier, 'utf8'))).toContain('Metformin 500 mg tablet');
+    expect(run(['render', '-o', dir, 'examples/opd-prescription.input.json'])).toMatchObject({ code: 2, stderr: `abha-link: ${dir}: is a directory; give the path of a file\n` });
+    expect(run(['render', '--force', '-o', dir, 'examples/opd-prescription.input.json'])).toMatchObject({ code: 2, stderr: `abha-link: ${dir}: cannot be written (is a directory)\n` });
+    // No temporary file is left beside them.
+    expect(readdirSync(dir).sort()).toEqual(['dangling.html', 'link.html', 'rx.html']);
+  });
+
   it('exits 1 listing every issue as FILE:LINE PATH MESSAGE (code), without values from the document', () => {
     const input = JSON.parse(example('opd-prescription.input.json')) as Record<string, unknown>;
     const p = file(
@@ -115,6 +188,7 @@ describe('abha-link render', () => {
     [['--size', 'letter'], '--size must be A4 or A5'],
     [['--out', 'd', '-o', 'f'], 'give either --out DIR or -o FILE, not both'],
     [['--colour'], 'unknown option --colour (abha-link render --help lists the options)'],
+    [['--force'], '--force applies to the files of --out DIR or -o FILE'],
   ])('exits 2 for %j', (args, message) => {
     const r = run(['render', ...args, 'examples/lab-order.input.json']);
     expect(r.code).toBe(2);
@@ -162,8 +236,8 @@ describe('abha-link render', () => {
     const r = run(['render', '--help']);
     expect(r.code).toBe(0);
     // The usage line is wrapped at 80 columns.
-    expect(r.stdout.replace(/\n +/g, ' ')).toContain('Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--pdf] [--chromium PATH] [FILE|-]');
-    for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
+    expect(r.stdout.replace(/\n +/g, ' ')).toContain('Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]');
+    for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
     expect(run(['--help']).stdout).toMatch(/^\s+render\s+printable prescription/m);
   });
 });

@@ -298,3 +298,39 @@ describe('right-to-left overrides and other bidi controls in the data', () => {
     expect(title).toMatch(/^OP Consultation · \u2068[^\u2068\u2069]*\u2069$/);
   });
 });
+
+describe('the Content-Security-Policy', () => {
+  const META = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">`;
+  const input = (): ClinicalInput => JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as ClinicalInput;
+  const render = async (template: string): Promise<string> => {
+    const renderer = await createRenderer({ templates: { mine: template } });
+    return renderer.render(input(), { template: 'mine' })[0]?.html ?? '';
+  };
+
+  it('opens the head of every bundled template, once', () => {
+    for (const template of TEMPLATE_NAMES) {
+      const html = renderDocuments(input(), { template })[0]?.html ?? '';
+      expect(html.split('Content-Security-Policy').length - 1, template).toBe(1);
+      expect(html.startsWith(`<!DOCTYPE html>\n<html lang="en" class="page-a4 template-${template}">\n<head>${META}\n<meta charset="utf-8">`), template).toBe(true);
+    }
+  });
+
+  it('is put first into a custom template that has <script>, an external image and a looser policy of its own', async () => {
+    const html = await render(
+      `<!doctype html><html lang="en" data-x='a > b'><HEAD><meta http-equiv="Content-Security-Policy" content="default-src *; script-src 'unsafe-inline' *"><script>document.title = 'ran'</script></head><body><img src="https://tracker.example/p.png"><p>{{hospital.name}}</p></body></html>`,
+    );
+    expect(html.startsWith(`<!doctype html><html lang="en" data-x='a > b'><HEAD>${META}<meta http-equiv="Content-Security-Policy" content="default-src *;`)).toBe(true);
+  });
+
+  it('is put right after the doctype of a custom template without a <head>, and at the very start of one without a doctype', async () => {
+    expect(await render('<!DOCTYPE html>\n<body><script>alert(1)</script><p>{{hospital.name}}</p></body>')).toBe(`<!DOCTYPE html>\n${META}<body><script>alert(1)</script><p>Sanjeevani Family Clinic</p></body>`);
+    expect(await render('<p>{{hospital.name}}</p><script>alert(1)</script>')).toBe(`${META}<p>Sanjeevani Family Clinic</p><script>alert(1)</script>`);
+  });
+
+  it('cannot be moved by markup further on: a <head> inside a comment, an <html> tag the tokenizer reads differently', async () => {
+    expect(await render('<!DOCTYPE html><!-- <html><head> --><script>alert(1)</script>')).toBe(`<!DOCTYPE html>${META}<!-- <html><head> --><script>alert(1)</script>`);
+    // An attribute value that would hide the policy if the tag were cut at its first ">".
+    expect(await render('<!DOCTYPE html><html title="x><head>"><head><script>alert(1)</script>')).toBe(`<!DOCTYPE html><html title="x><head>"><head>${META}<script>alert(1)</script>`);
+    expect(await render(`<!DOCTYPE html><html title="x"onclick='y'><head><script>alert(1)</script>`)).toBe(`<!DOCTYPE html>${META}<html title="x"onclick='y'><head><script>alert(1)</script>`);
+  });
+});

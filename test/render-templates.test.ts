@@ -110,7 +110,7 @@ describe('createRenderer', () => {
     expect(doc?.html).toContain('Sanjeevani Family Clinic (custom letterhead)');
     expect(doc?.html).toContain('<li>Metformin 500 mg tablet | 1 tablet | 1-0-1 (twice a day: morning and night) | 30 days</li>');
     expect(doc?.html).toContain('<footer class="custom-footer">Ref OPD-2026-0042-Prescription</footer>');
-    // The bundled head partial still provides the CSP and the styles.
+    // The renderer puts the CSP in; the bundled head partial still provides the styles.
     expect(doc?.html).toContain('Content-Security-Policy');
   });
 

@@ -29,6 +29,7 @@ export { resolveInput, type RenderInput, type RenderInputKind, type RenderContex
 export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, type PageSize, type DocumentModel, type DocumentSource, type PrintPatient } from './model.js';
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
 export { qrCodeSvg } from './qr.js';
+export { CONTENT_SECURITY_POLICY, withContentSecurityPolicy } from './csp.js';
 export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';
 export { checkTemplateAst, isTemplateName, COMPILE_OPTIONS, HELPER_NAMES, TEMPLATE_NAME } from './template-rules.js';
-export { htmlToPdf, createPdfPrinter, findChromium, DEFAULT_CHROMIUM_PATHS, CHROMIUM_ARGS, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';
+export { htmlToPdf, createPdfPrinter, findChromium, sweepStaleProfileFolders, PROFILE_FOLDER_PREFIX, DEFAULT_CHROMIUM_PATHS, CHROMIUM_ARGS, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';

@@ -2,10 +2,17 @@
  * Optional PDF (and PNG) output through a Chromium already on the machine,
  * driven by playwright-core, which is loaded only here and only when asked
  * for. Nothing is downloaded: no browser at install time, none at run time.
- * Each document is printed in its own browser context with JavaScript off
- * and every network request aborted, in memory (no temp files of ours).
+ * Each document is printed in its own off-the-record browser context with
+ * JavaScript off and every network request aborted, in memory. The browser's
+ * profile goes into a private folder of ours (`abha-link-chromium-…`, mode
+ * 0700) that is removed on close; folders left by a process that was killed
+ * are removed when the next printer starts.
  */
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PdfUnavailableError } from './errors.js';
 import type { PageSize } from './model.js';
 
@@ -55,6 +62,8 @@ interface PwRoute {
   abort(): Promise<void>;
 }
 interface PwPage {
+  setViewportSize(size: { width: number; height: number }): Promise<void>;
+  close(): Promise<void>;
   setContent(html: string, options: { waitUntil: 'load'; timeout: number }): Promise<void>;
   emulateMedia(options: { media: 'print' | 'screen' }): Promise<void>;
   pdf(options: Record<string, unknown>): Promise<Uint8Array>;
@@ -64,13 +73,13 @@ interface PwContext {
   route(url: string, handler: (route: PwRoute) => Promise<void>): Promise<void>;
   newPage(): Promise<PwPage>;
   close(): Promise<void>;
+  browser(): PwBrowser | null;
 }
 interface PwBrowser {
   newContext(options: Record<string, unknown>): Promise<PwContext>;
-  close(): Promise<void>;
 }
 interface PwModule {
-  chromium: { launch(options: { executablePath: string; args: string[]; timeout: number; headless: true }): Promise<PwBrowser> };
+  chromium: { launchPersistentContext(userDataDir: string, options: Record<string, unknown>): Promise<PwContext> };
 }
 
 /**
@@ -88,6 +97,68 @@ export interface PdfPrinterOptions {
   readonly timeoutMs?: number;
   /** Loads playwright-core; tests and bundlers may inject it. Default: `import('playwright-core')`. */
   readonly loadPlaywright?: () => Promise<unknown>;
+  /** Where the browser's private profile folder is made (and stale ones of ours are swept). Default: the system's temp directory (`os.tmpdir()`). */
+  readonly tempDirectory?: string;
+}
+
+/**
+ * The name prefix of the private profile folders, `abha-link-chromium-HOST-PID-XXXXXX`
+ * (HOST: 8 hex digits of a hash of the host name; PID: the process that made it).
+ *
+ * @example
+ * PROFILE_FOLDER_PREFIX //=> 'abha-link-chromium-'
+ */
+export const PROFILE_FOLDER_PREFIX = 'abha-link-chromium-';
+
+const hostTag = (): string => createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the profile folders of ours in `directory` that a printer left
+ * when its process was killed: only folders named {@link PROFILE_FOLDER_PREFIX}
+ * of this host, owned by this user, whose process is gone (a running
+ * process's folder, another user's, another program's are left alone).
+ * {@link createPdfPrinter} calls it at start. Returns the names removed.
+ *
+ * @example
+ * await sweepStaleProfileFolders(os.tmpdir()) //=> ['abha-link-chromium-1a2b3c4d-4242-Xy12Ab']
+ */
+export async function sweepStaleProfileFolders(directory: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch {
+    return [];
+  }
+  const host = hostTag();
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^abha-link-chromium-([0-9a-f]{8})-(\d{1,10})-[A-Za-z0-9]{6}$/.exec(name);
+    if (m === null || m[1] !== host) continue;
+    const pid = Number(m[2]);
+    if (pid === process.pid || isRunning(pid)) continue;
+    const path = join(directory, name);
+    try {
+      const st = await lstat(path);
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+      // A browser of the dead process may still be closing: retry a non-empty folder.
+      await rm(path, { recursive: true, force: true, maxRetries: 3 });
+      removed.push(name);
+    } catch {
+      // gone meanwhile, or not ours to remove: leave it
+    }
+  }
+  return removed;
 }
 
 /**
@@ -165,24 +236,47 @@ export async function createPdfPrinter(options: PdfPrinterOptions = {}): Promise
     throw new PdfUnavailableError('no-browser', `PDF output needs a Chromium, and none was found in ${DEFAULT_CHROMIUM_PATHS.slice(0, 3).join(', ')} or other usual places: ${HOW_TO}.`);
   if (findChromium([executablePath]) === undefined) throw new PdfUnavailableError('no-browser', `no Chromium at ${executablePath}: ${HOW_TO}.`);
   const timeout = options.timeoutMs ?? 30_000;
-  let browser: PwBrowser;
+  const temp = options.tempDirectory ?? tmpdir();
+  await sweepStaleProfileFolders(temp);
+  const folder = await mkdtemp(join(temp, `${PROFILE_FOLDER_PREFIX}${hostTag()}-${process.pid}-`));
+  const removeFolder = (): Promise<void> => rm(folder, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  const contextOptions = { javaScriptEnabled: false, offline: true, acceptDownloads: false, serviceWorkers: 'block' };
+  let persistent: PwContext;
   try {
-    browser = await pw.chromium.launch({ executablePath, args: [...(options.args ?? CHROMIUM_ARGS)], timeout, headless: true });
+    await chmod(folder, 0o700);
+    // A persistent launch is the one way to choose where the profile goes (a plain launch puts it in the temp directory);
+    // the documents are still printed in off-the-record contexts of that browser.
+    persistent = await pw.chromium.launchPersistentContext(join(folder, 'profile'), {
+      executablePath,
+      args: [...(options.args ?? CHROMIUM_ARGS)],
+      timeout,
+      headless: true,
+      artifactsDir: join(folder, 'artifacts'),
+      ...contextOptions,
+    });
   } catch (e) {
+    await removeFolder();
     const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
     throw new PdfUnavailableError('launch-failed', `Chromium at ${executablePath} did not start (${first.slice(0, 200)}): ${HOW_TO}.`);
   }
+  const abortAll = (route: PwRoute): Promise<void> => route.abort();
+  const browser = persistent.browser();
+  if (browser === null) await persistent.route('**/*', abortAll);
   const withPage = async <T>(html: string, pageSize: PageSize, media: 'print' | 'screen', job: (page: PwPage) => Promise<T>): Promise<T> => {
-    const context = await browser.newContext({ javaScriptEnabled: false, offline: true, viewport: PAGE_PX[pageSize], acceptDownloads: false, serviceWorkers: 'block' });
+    // An older playwright-core without browser() on a persistent context: pages of that one context.
+    const context = browser === null ? persistent : await browser.newContext({ ...contextOptions, viewport: PAGE_PX[pageSize] });
+    let page: PwPage | undefined;
     try {
       // Nothing leaves the machine: an <img src> or a stylesheet link in a custom template is aborted.
-      await context.route('**/*', (route) => route.abort());
-      const page = await context.newPage();
+      if (context !== persistent) await context.route('**/*', abortAll);
+      page = await context.newPage();
+      await page.setViewportSize(PAGE_PX[pageSize]);
       await page.emulateMedia({ media });
       await page.setContent(html, { waitUntil: 'load', timeout });
       return await job(page);
     } finally {
-      await context.close();
+      if (context === persistent) await page?.close();
+      else await context.close();
     }
   };
   return {
@@ -195,7 +289,13 @@ export async function createPdfPrinter(options: PdfPrinterOptions = {}): Promise
       const pageSize = o.pageSize ?? 'A4';
       return withPage(html, pageSize, 'screen', (page) => page.screenshot({ fullPage: true, type: 'png', scale: o.scale === 1 ? 'css' : 'device', timeout }));
     },
-    close: () => browser.close(),
+    async close() {
+      try {
+        await persistent.close();
+      } finally {
+        await removeFolder();
+      }
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ValidationError, type Issue } from '../errors.js';
 import type { LintOptions } from '../validation/lint.js';
+import { withContentSecurityPolicy } from './csp.js';
 import { TemplateError } from './errors.js';
 import { uniqueFileName } from './file-name.js';
 import { BUNDLED_PARTIAL_NAMES, BUNDLED_TEMPLATE_NAMES, PARTIAL_SPECS, TEMPLATE_SPECS } from './generated/templates.js';
@@ -78,7 +79,11 @@ export interface RenderedDocument {
   readonly template: string;
   readonly lang: Language;
   readonly pageSize: PageSize;
-  /** A complete, standalone HTML document: inline CSS, no scripts, no external requests. */
+  /**
+   * A complete, standalone HTML document: inline CSS, no scripts, no external
+   * requests. Its first element is the CONTENT_SECURITY_POLICY meta,
+   * put there by the renderer whatever the template.
+   */
   readonly html: string;
 }
 
@@ -170,6 +175,8 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
       } catch (e) {
         throw runtimeError(template, e);
       }
+      // The renderer's policy, whatever the template wrote (see csp.ts).
+      html = withContentSecurityPolicy(html);
       const cc = source.careContext;
       return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(cc.referenceNumber, used), template, lang, pageSize, html };
     });

@@ -1,6 +1,6 @@
 import { detectInputKind } from '../../input-kind.js';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
 import { validate } from '../../validation/validate.js';
 import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
@@ -11,6 +11,7 @@ import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
 import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
+import { writeListedFiles } from '../output-files.js';
 
 export interface FhirArgs {
   file: string | undefined;
@@ -18,6 +19,8 @@ export interface FhirArgs {
   hiType: string | undefined;
   out: string | undefined;
   attach: string[];
+  /** Replace a file or link already at an --out name (never writing through a link) instead of taking the next free name. */
+  force: boolean;
   timestamp: Date;
   /** The clock, for the lint rule "visit date in the future" (as build and render run it). */
   now: Date;
@@ -91,9 +94,10 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
 export async function runFhir(args: FhirArgs): Promise<number> {
   if (args.fromFhir !== undefined) {
     if (args.file !== undefined) throw new UsageError('give either --from-fhir FILE or a clinical input / link request FILE, not both');
-    if (args.out !== undefined || args.attach.length > 0) throw new UsageError('--out and --attach apply to FHIR output, not to --from-fhir');
+    if (args.out !== undefined || args.attach.length > 0 || args.force) throw new UsageError('--out, --force and --attach apply to FHIR output, not to --from-fhir');
     return runFromFhir(args);
   }
+  if (args.force && args.out === undefined) throw new UsageError('--force applies to the files of --out DIR');
   if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw optionError('hi-type', `one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`, { given: args.hiType, choices: FHIR_HI_TYPES });
   const { attachments, files } = await readAttachments(args.attach);
   const read = await readJsonInput(args.file, { regularOnly: true });
@@ -148,22 +152,13 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     throw new UsageError(`--out: ${args.out} cannot be created`);
   }
   const taken = new Set<string>();
-  let list = '';
-  for (const d of r.bundles) {
-    const path = join(args.out, `${uniqueFileName(d.referenceNumber, taken)}.json`);
-    try {
-      await writeFile(path, `${JSON.stringify(d.bundle, null, 2)}\n`);
-    } catch {
-      throw new UsageError(`--out: ${path} cannot be written`);
-    }
-    list += `${path}\n`;
-  }
-  await writeOut(list);
+  const outputs = r.bundles.map((d) => ({ stem: uniqueFileName(d.referenceNumber, taken), ext: 'json', body: `${JSON.stringify(d.bundle, null, 2)}\n` }));
+  await writeListedFiles(args.out, outputs, args.force);
   return EXIT.ok;
 }
 
 export const command: Command = {
-  usage: 'abha-link fhir [--hi-type T] [--out DIR] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
+  usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -184,7 +179,11 @@ Options:
   --hi-type T          emit every care context as hiType T (Prescription,
                        OPConsultation, DiagnosticReport, HealthDocumentRecord);
                        with --from-fhir, the hiType of the clinical input
-  --out DIR            write one file per care context into DIR
+  --out DIR            write one file per care context into DIR; files are
+                       created new: a name that is taken (an earlier file, a
+                       symbolic link) gets the next free name (REF-2.json...)
+  --force              with --out, replace a file or link at the name instead
+                       (the link itself, never what it points at)
   --attach URL=FILE    embed FILE as the document of documentUrl URL (NRCeS
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
@@ -198,6 +197,7 @@ Options:
     'hi-type': { type: 'string' },
     out: { type: 'string' },
     attach: { type: 'string', multiple: true },
+    force: { type: 'boolean' },
     timestamp: { type: 'string' },
     'from-fhir': { type: 'string' },
   },
@@ -219,6 +219,7 @@ Options:
       hiType,
       out: values.out as string | undefined,
       attach: (values.attach as string[] | undefined) ?? [],
+      force: values.force === true,
       timestamp,
       now,
     });

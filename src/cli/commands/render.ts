@@ -1,4 +1,4 @@
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, type Language } from '../../render/labels.js';
@@ -8,6 +8,7 @@ import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDoc
 import { isTemplateName } from '../../render/template-rules.js';
 import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
+import { writeListedFiles, writeOutputFile } from '../output-files.js';
 
 /** A template is a page of markup: 1 MiB is far more than one needs. */
 const MAX_TEMPLATE_BYTES = 1024 * 1024;
@@ -22,6 +23,8 @@ export interface RenderArgs {
   outDir: string | undefined;
   outFile: string | undefined;
   pdf: boolean;
+  /** Replace a file or link already at an output name (never writing through a link) instead of taking the next free name (--out) or refusing (-o). */
+  force: boolean;
   /** Chromium executable for --pdf: --chromium, else ABHA_LINK_CHROMIUM, else the usual places. */
   chromium: string | undefined;
   now: Date;
@@ -89,10 +92,11 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
  * `abha-link render`: returns the exit code.
  *
  * @example
- * await runRender({ file: 'visit.json', template: 'prescription', lang: 'en', pageSize: 'A4', outDir: 'out', outFile: undefined, pdf: false, chromium: undefined, now: new Date() }) //=> 0
+ * await runRender({ file: 'visit.json', template: 'prescription', lang: 'en', pageSize: 'A4', outDir: 'out', outFile: undefined, pdf: false, force: false, chromium: undefined, now: new Date() }) //=> 0
  */
 export async function runRender(args: RenderArgs): Promise<number> {
   if (args.outDir !== undefined && args.outFile !== undefined) throw new UsageError('give either --out DIR or -o FILE, not both');
+  if (args.force && args.outDir === undefined && args.outFile === undefined) throw new UsageError('--force applies to the files of --out DIR or -o FILE');
   let loaded: { renderer: Renderer; name: string };
   try {
     loaded = await loadRenderer(args.template);
@@ -131,15 +135,9 @@ export async function runRender(args: RenderArgs): Promise<number> {
     } catch {
       throw new UsageError(`${args.outDir}: cannot create the directory`);
     }
-    let list = '';
-    for (const [i, d] of docs.entries()) {
-      const path = join(args.outDir, `${d.fileName}.${ext}`);
-      await writeOrFail(path, bodies[i] ?? '');
-      list += `${path}\n`;
-    }
-    await writeOut(list);
+    await writeListedFiles(args.outDir, docs.map((d, i) => ({ stem: d.fileName, ext, body: bodies[i] ?? '' })), args.force);
   } else if (args.outFile !== undefined) {
-    await writeOrFail(args.outFile, bodies[0] ?? '');
+    await writeOutputFile(args.outFile, bodies[0] ?? '', { force: args.force });
   } else {
     const body = bodies[0] ?? '';
     await writeOut(typeof body === 'string' ? body : '');
@@ -148,17 +146,8 @@ export async function runRender(args: RenderArgs): Promise<number> {
   return EXIT.ok;
 }
 
-async function writeOrFail(path: string, body: string | Uint8Array): Promise<void> {
-  try {
-    await writeFile(path, body);
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new UsageError(`${path}: cannot be written (${code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'error')})`);
-  }
-}
-
 export const command: Command = {
-  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--pdf] [--chromium PATH] [FILE|-]',
+  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
   help: `Renders printable documents, one per care context: standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
 PDF with --pdf. The input is a clinical input (see examples/*.input.json) or
@@ -179,8 +168,14 @@ Options:
   --size A4|A5          page size (default A4)
   --out DIR             write one file per document into DIR, named after the
                         care-context reference (REF.html or REF.pdf), and list
-                        the files on stdout; needed when there are several
+                        the files on stdout; needed when there are several.
+                        Files are created new: nothing is overwritten and no
+                        symbolic link is followed (see --force)
   -o, --output FILE     write the one document to FILE
+  --force               replace a file or link already at an output name (the
+                        link itself, never what it points at); without it, an
+                        --out name that is taken gets the next free name
+                        (REF-2.html...) and -o FILE refuses (exit 2)
   --pdf                 write PDF instead of HTML; needs playwright-core and a
                         Chromium on this machine (Debian/Ubuntu: apt-get install
                         chromium). Nothing is downloaded.
@@ -196,6 +191,7 @@ Options:
     out: { type: 'string' },
     output: { type: 'string', short: 'o' },
     pdf: { type: 'boolean' },
+    force: { type: 'boolean' },
     chromium: { type: 'string' },
   },
   run({ values, positionals }) {
@@ -215,6 +211,7 @@ Options:
       outDir: values.out as string | undefined,
       outFile: values.output as string | undefined,
       pdf: values.pdf === true,
+      force: values.force === true,
       chromium,
       now: new Date(),
     });

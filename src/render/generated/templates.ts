@@ -445,8 +445,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"abha-link\">\n<title>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "title", {"start":{"line":6,"column":9},"end":{"line":6,"column":14}} ), depth0))
+  return "<meta charset=\"utf-8\">\n<meta name=\"referrer\" content=\"no-referrer\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"abha-link\">\n<title>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "title", {"start":{"line":5,"column":9},"end":{"line":5,"column":14}} ), depth0))
     + "</title>\n<style>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"styles"),depth0,{"name":"styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</style>\n";
