@@ -61,6 +61,15 @@ describe('validate shows unknown keys by position, at their line', () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain('HIV');
   });
 
+  it('names the key itself only when asked with --show-keys, at the same line', () => {
+    const text = JSON.stringify({ ...request(), 'stray note': true }, null, 2);
+    const p = file('shown-key.json', text);
+    const r = run(['validate', '--show-keys', p]);
+    expect(r.code).toBe(1);
+    const line = text.split('\n').findIndex((l) => l.includes('stray note')) + 1;
+    expect(r.stdout).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line} /stray note .*\\(unknown-field\\)\n$`));
+  });
+
   it('suggests the field a misspelt key was meant to be', () => {
     const req = request();
     const text = JSON.stringify(req, null, 2).replace('"drugName": "Metformin', '"drugname": "Metformin');

@@ -408,24 +408,39 @@ describe('openFileJournal', () => {
       const c = spawn(process.execPath, ['-e', '0']);
       c.on('exit', () => resolve(c.pid ?? 0));
     });
-    // Each contender waits for the same moment, so that they all find the stale lock together;
-    // the winner keeps the lock long after, so that a contender that started late cannot win after it.
+    // Each contender waits for the same moment, so that they all find the stale lock together.
+    // The winner says so and holds the lock until every contender has answered (it reads a line
+    // from its stdin then), so a contender that started late still meets the lock, however slow
+    // the machine: no outcome depends on timing.
     const code = `import { openFileJournal } from ${JSON.stringify(join(root, 'dist/client/index.js'))};
-await new Promise((r) => setTimeout(r, Number(process.argv[2]) - Date.now()));
-try { const j = await openFileJournal(process.argv[1]); await new Promise((r) => setTimeout(r, Number(process.argv[2]) + 2500 - Date.now())); await j.close(); console.log('won'); }
-catch (e) { console.log(/is in use by process/.test(e.message) ? 'busy' : e.message); }`;
+import { once } from 'node:events';
+await new Promise((r) => setTimeout(r, Math.max(0, Number(process.argv[2]) - Date.now())));
+let j;
+try { j = await openFileJournal(process.argv[1]); }
+catch (e) { console.log(/is in use by process/.test(e.message) ? 'busy' : e.message); process.exit(0); }
+console.log('won');
+await once(process.stdin, 'data');
+await j.close();`;
     let startAt = 0;
-    const contender = (): Promise<string> =>
-      new Promise((resolve) => {
-        const c = spawn(process.execPath, ['--input-type=module', '-e', code, path, String(startAt)]);
-        let out = '';
-        c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        c.on('close', () => resolve(out.trim()));
+    const contender = (): { answer: Promise<string>; release(): void; closed: Promise<void> } => {
+      const c = spawn(process.execPath, ['--input-type=module', '-e', code, path, String(startAt)]);
+      let out = '';
+      let answered: (s: string) => void = () => {};
+      const answer = new Promise<string>((resolve) => (answered = resolve));
+      c.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) answered(out.trim());
       });
+      const closed = new Promise<void>((resolve) => c.on('close', () => (answered(out.trim()), resolve())));
+      return { answer, release: () => c.stdin.end('close\n'), closed };
+    };
     for (let round = 0; round < 2; round++) {
       writeFileSync(`${path}.lock`, `${dead}\n`);
       startAt = Date.now() + 1500;
-      const outcomes = await Promise.all(Array.from({ length: 6 }, contender));
+      const contenders = Array.from({ length: 6 }, contender);
+      const outcomes = await Promise.all(contenders.map((c) => c.answer));
+      for (const c of contenders) c.release();
+      await Promise.all(contenders.map((c) => c.closed));
       expect(outcomes.sort(), `round ${round}: ${JSON.stringify(outcomes)}`).toEqual(['busy', 'busy', 'busy', 'busy', 'busy', 'won']);
       expect(existsSync(`${path}.lock`)).toBe(false);
     }

@@ -18,6 +18,8 @@ export interface ValidateArgs {
   files: readonly string[];
   /** Name the file in each JSON result (several FILE arguments or a pattern were given). */
   nameFiles: boolean;
+  /** Show unknown keys themselves in issue paths (they can be data: a mobile number typed as a key). */
+  showKeys: boolean;
   now: Date;
 }
 
@@ -47,7 +49,7 @@ const LINK_SCHEMA = 'link-carecontext-request';
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 
 function check(value: unknown, args: ValidateArgs, index: number): DocResult {
-  const r = validate(args.schema as typeof LINK_SCHEMA, value);
+  const r = validate(args.schema as typeof LINK_SCHEMA, value, { revealKeys: args.showKeys });
   if (!r.success) {
     const clinical = args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
     return { index, valid: false, errors: [...r.issues], warnings: [], ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
@@ -167,9 +169,11 @@ Options:
                        when the document is of another kind)
   --lint               also apply ABDM lint rules (link requests only); lint
                        errors make a document invalid, warnings do not
+  --show-keys          name unknown keys in paths as written, not by position
+                       (/#3); a key can be data, such as a mobile number
   -h, --help           show this help
   -v, --version        print the version`,
-  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' } },
+  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, 'show-keys': { type: 'boolean' } },
   async run({ values, positionals }) {
     const format = (values.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
@@ -181,6 +185,7 @@ Options:
       lint: values.lint === true,
       files,
       nameFiles: files.length > 1 || hasPattern(positionals),
+      showKeys: values['show-keys'] === true,
       now: new Date(),
     });
   },
