@@ -3,7 +3,8 @@ import type { LinkCareContextRequest } from '../../generated/types.js';
 import { lintLinkRequest } from '../../validation/lint.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
 import type { Command } from '../command.js';
-import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, readText, streamLines, writeOut, type JsonSyntaxProblem, type NdjsonLine } from '../io.js';
+import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
 
 export interface ValidateArgs {
   schema: string;
@@ -12,9 +13,11 @@ export interface ValidateArgs {
   lint: boolean;
   file: string | undefined;
   now: Date;
+  /** Worker threads for --ndjson; 1: on the main thread. */
+  jobs?: number;
 }
 
-interface DocResult {
+export interface DocResult {
   index: number;
   valid: boolean;
   errors: Issue[];
@@ -57,6 +60,17 @@ function textLines(r: DocResult, name: string, lineOf: (path: string) => number)
   return issueLines([...r.errors, ...r.warnings], name, lineOf);
 }
 
+/** The output and result of one NDJSON line: the same on the main thread (--jobs 1) and in the workers. */
+export function ndjsonLineOutput(l: NdjsonLine, index: number, args: ValidateArgs, name: string): { text: string; result: DocResult } {
+  let r: DocResult;
+  if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
+  else {
+    const parsed = parseJson(l.text);
+    r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
+  }
+  return { text: args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, () => l.line), result: r };
+}
+
 /** `abha-link validate`: returns the exit code. */
 export async function runValidate(args: ValidateArgs): Promise<number> {
   if (!isSchemaName(args.schema)) throw new UsageError(`unknown schema "${args.schema}"; run abha-link schemas to list them`);
@@ -76,20 +90,19 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
     count(r);
     await writeOut(args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, pointerLocator(text)));
+  } else if ((args.jobs ?? 1) > 1) {
+    const c = await validateNdjsonInWorkers(args.file, args.jobs ?? 1, { ...args, name }, writeOut, outputClosed);
+    docs += c.docs;
+    invalid += c.invalid;
+    broken += c.broken;
   } else {
     let index = 0;
     await streamLines(args.file, (lines) => {
       let out = '';
       for (const l of lines) {
-        let r: DocResult;
-        if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
-        else {
-          const parsed = parseJson(l.text);
-          r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
-        }
-        index++;
-        count(r);
-        out += args.format === 'json' ? jsonLine(r, args.lint) : textLines(r, name, () => l.line);
+        const o = ndjsonLineOutput(l, index++, args, name);
+        count(o.result);
+        out += o.text;
       }
       return writeOut(out);
     }, undefined, outputClosed);
@@ -105,13 +118,16 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
 }
 
 export const command: Command = {
-  usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|-]',
+  usage: 'abha-link validate [--schema NAME] [--ndjson [--jobs N]] [--format text|json] [--lint] [FILE|-]',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
 
 Options:
   --schema NAME          a schema name from abha-link schemas
   --ndjson               one document per non-empty line, streamed in bounded memory
+  --jobs N               with --ndjson: threads to validate on, the main one and
+                         N-1 workers (default: the number of cores); output stays
+                         in input order
   --format text|json     text (default): FILE:LINE PATH MESSAGE (code), for people;
                          json: one object per document and line, in input order:
                          {"index":n,"valid":true|false,"errors":[{"path","message","code"}]}
@@ -119,11 +135,12 @@ Options:
   --lint                 also apply ABDM lint rules (link requests only); lint errors
                          make a document invalid, warnings do not
   -h, --help             show this help`,
-  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' } },
+  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, jobs: { type: 'string' } },
   run({ values, positionals }) {
     const format = (values.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
+    if (values.jobs !== undefined && values.ndjson !== true) throw new UsageError('--jobs works only with --ndjson');
     return runValidate({
       schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
       ndjson: values.ndjson === true,
@@ -131,6 +148,7 @@ Options:
       lint: values.lint === true,
       file: positionals[0],
       now: new Date(),
+      jobs: values.jobs === undefined ? defaultJobs() : parseJobs(values.jobs as string),
     });
   },
 };
