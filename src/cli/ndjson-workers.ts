@@ -17,14 +17,16 @@
  * itself waits for stdout to drain), so a slow reader of the output slows the
  * reading of the input.
  */
-import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ValidateArgs } from './commands/validate.js';
 import { UsageError, describeFsError, inputName, type NdjsonLine } from './io.js';
 
-/** Smallest batch handed to a worker (the last one of the input may be smaller). */
+/** Smallest batch handed to a worker from a stream (the last one of the input may be smaller). */
 const BATCH_BYTES = 512 * 1024;
+/** Bytes read from a file at a time: about one batch. */
+const READ_BYTES = 1024 * 1024;
 /** Batches in flight per worker: one being worked on, one waiting, so a worker never idles. */
 const IN_FLIGHT_PER_WORKER = 2;
 /** A longer line is reported as too long and not kept, as by the single-threaded line reader. */
@@ -185,18 +187,70 @@ async function* pieces(stream: AsyncIterable<Buffer | string>): AsyncGenerator<P
   if (partsLength > 0) yield batch();
 }
 
-/** The input as a byte stream: a file (read in 1 MiB chunks) or stdin. */
-async function openInput(file: string | undefined): Promise<NodeJS.ReadableStream & { destroy(): void }> {
+/**
+ * Batches of a file read straight into buffers of their own, so that nothing
+ * is copied but the partial line at the end of each read (a line longer than
+ * one read grows the next buffer, doubling, so long lines cost linear time).
+ */
+async function* filePieces(handle: FileHandle, signal: AbortSignal | undefined): AsyncGenerator<Piece> {
+  let carry = new Uint8Array(0);
+  let skipping = false;
+  for (;;) {
+    if (signal?.aborted === true) return;
+    const size = carry.length + Math.max(READ_BYTES, carry.length);
+    const buf = new Uint8Array(size);
+    buf.set(carry, 0);
+    const { bytesRead } = await handle.read(buf, carry.length, size - carry.length, null);
+    const end = carry.length + bytesRead;
+    if (bytesRead === 0) {
+      if (skipping) yield { kind: 'too-long' };
+      else if (carry.length > 0) yield { kind: 'lines', bytes: carry };
+      return;
+    }
+    const view = Buffer.from(buf.buffer, 0, end);
+    let start = 0;
+    if (skipping) {
+      const first = view.indexOf(10);
+      if (first === -1) {
+        carry = new Uint8Array(0);
+        continue;
+      }
+      yield { kind: 'too-long' };
+      skipping = false;
+      start = first + 1;
+    }
+    const last = view.lastIndexOf(10);
+    if (last < start) {
+      carry = buf.subarray(start, end);
+    } else {
+      // Copied before the batch's buffer is handed over (transfer empties it here).
+      carry = buf.slice(last + 1, end);
+      yield { kind: 'lines', bytes: buf.subarray(start, last + 1) };
+    }
+    if (carry.length > MAX_LINE_LENGTH) {
+      carry = new Uint8Array(0);
+      skipping = true;
+    }
+  }
+}
+
+/** The input: a file handle, or stdin as a stream. */
+async function openInput(file: string | undefined): Promise<{ handle: FileHandle } | { stream: NodeJS.ReadableStream & { destroy(): void } }> {
   if (file === undefined || file === '-') {
     if (process.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
-    return process.stdin;
+    return { stream: process.stdin };
   }
-  const s = createReadStream(file, { highWaterMark: 1024 * 1024 });
-  await new Promise<void>((resolve, reject) => {
-    s.once('open', () => resolve());
-    s.once('error', (e) => reject(new UsageError(describeFsError(e, file))));
-  });
-  return s;
+  try {
+    const handle = await open(file, 'r');
+    const st = await handle.stat();
+    if (st.isDirectory()) {
+      await handle.close();
+      throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    }
+    return { handle };
+  } catch (e) {
+    throw new UsageError(describeFsError(e, file));
+  }
 }
 
 /** A worker thread and the answers it owes, in the order it was asked. */
@@ -249,8 +303,10 @@ export async function validateNdjsonInWorkers(
     counts.invalid += r.invalid;
     counts.broken += r.broken;
   };
-  const stream = await openInput(file);
-  const close = (): void => stream.destroy();
+  const input = await openInput(file);
+  const close = (): void => {
+    if ('stream' in input) input.stream.destroy();
+  };
   if (signal?.aborted === true) close();
   signal?.addEventListener('abort', close, { once: true });
 
@@ -321,7 +377,7 @@ export async function validateNdjsonInWorkers(
     roomMade = undefined;
   };
 
-  const it = pieces(stream as AsyncIterable<Buffer>);
+  const it = 'stream' in input ? pieces(input.stream as AsyncIterable<Buffer>) : filePieces(input.handle, signal);
   const read = async (): Promise<IteratorResult<Piece>> => {
     try {
       return await it.next();
@@ -363,7 +419,8 @@ export async function validateNdjsonInWorkers(
     if (failure !== undefined) throw failure;
   } finally {
     signal?.removeEventListener('abort', close);
-    if (signal?.aborted === true || failure !== undefined) stream.destroy();
+    if (signal?.aborted === true || failure !== undefined) close();
+    if ('handle' in input) await input.handle.close();
     await Promise.all(lanes.map((l) => l.worker.terminate()));
   }
   return counts;
