@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lineBatches } from '../src/cli/io.js';
 import { forEachLine } from '../src/cli/ndjson-workers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -165,5 +167,25 @@ describe('forEachLine', () => {
     const seen: number[] = [];
     forEachLine(bytes, 7, (_line, start) => seen.push(start));
     expect(seen).toEqual([0]);
+  });
+});
+
+describe('forEachLine against the single-threaded line reader', () => {
+  it('sees the same lines, numbers and texts for any mix of whitespace, BOMs, CRs and non-ASCII text', async () => {
+    const piece = fc.constantFrom(' ', '\t', '\r', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', 'x', '{}', 'आ', '\u0085', '\u200b');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), async (parts) => {
+        const text = parts.join('');
+        const p = join(tmp, 'prop.ndjson');
+        writeFileSync(p, text);
+        const expected: Array<[number, string]> = [];
+        for await (const batch of lineBatches(p)) for (const l of batch) expected.push([l.line, l.text]);
+        const bytes = new TextEncoder().encode(text);
+        const seen: Array<[number, string]> = [];
+        forEachLine(bytes, 1, (line, start, end) => seen.push([line, Buffer.from(bytes.subarray(start, end)).toString('utf8')]));
+        expect(seen).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
