@@ -148,6 +148,33 @@ describe('validate --ndjson --jobs', () => {
   });
 });
 
+describe('validateNdjsonInWorkers with tiny reads', () => {
+  it('cuts batches anywhere, reports lines over the limit in place, and matches one thread line for line', async () => {
+    const dist = (m: string) => import(pathToFileURL(join(root, `dist/cli/${m}.js`)).href);
+    const mod = (await dist('ndjson-workers')) as typeof import('../src/cli/ndjson-workers.js');
+    const { ndjsonLineOutput } = (await dist('commands/validate')) as typeof import('../src/cli/commands/validate.js');
+    const long = JSON.stringify({ ...example('lab-order'), note: 'x'.repeat(1000) });
+    const kinds = ['{"a":1}', '', '{"b": }', long, '  ', '[1,2]\r', 'आ', long];
+    const lines = Array.from({ length: 120 }, (_, i) => kinds[(i * 5 + (i >> 2)) % kinds.length] ?? '');
+    const p = join(tmp, 'tiny.ndjson');
+    writeFileSync(p, lines.join('\n'));
+    const args = { schema: 'link-carecontext-request', ndjson: true, format: 'json' as const, lint: false, file: p, now: new Date(0), name: p };
+    let expected = '';
+    let index = 0;
+    lines.forEach((l, i) => {
+      const text = l.replace(/\r$/, '');
+      if (text.trim() === '') return;
+      expected += ndjsonLineOutput({ line: i + 1, text, tooLong: text.length > 200 }, index++, args, p).text;
+    });
+    expect(expected).toContain('line is too long');
+    let out = '';
+    const counts = await mod.validateNdjsonInWorkers(p, 2, args, (t) => void (out += t), undefined, { readBytes: 37, maxLineLength: 200 });
+    expect(out === expected).toBe(true);
+    expect(counts.docs).toBe(index);
+    expect(counts.workerBatches).toBeGreaterThan(0);
+  });
+});
+
 describe('forEachLine', () => {
   it('cuts lines as the line reader does: CR and a first-line BOM removed, blank lines skipped, numbers kept', () => {
     const bytes = new TextEncoder().encode('\ufeff{"a":1}\r\n\n  \n\u00a0\n x\n{"b":2}');

@@ -23,14 +23,17 @@ import { Worker } from 'node:worker_threads';
 import type { ValidateArgs } from './commands/validate.js';
 import { UsageError, describeFsError, inputName, type NdjsonLine } from './io.js';
 
-/** Smallest batch handed to a worker from a stream (the last one of the input may be smaller). */
-const BATCH_BYTES = 512 * 1024;
-/** Bytes read from a file at a time: about one batch. */
-const READ_BYTES = 1024 * 1024;
+/** Sizes of the reading; only tests change them. */
+export interface NdjsonLimits {
+  /** Smallest batch handed to a worker from a stream (the last one of the input may be smaller). Default 512 KiB. */
+  readonly batchBytes?: number;
+  /** Bytes read from a file at a time: about one batch. Default 1 MiB. */
+  readonly readBytes?: number;
+  /** A longer line is reported as too long and not kept, as by the single-threaded line reader. Default 64 MiB. */
+  readonly maxLineLength?: number;
+}
 /** Batches in flight per worker: one being worked on, one waiting, so a worker never idles. */
 const IN_FLIGHT_PER_WORKER = 2;
-/** A longer line is reported as too long and not kept, as by the single-threaded line reader. */
-const MAX_LINE_LENGTH = 64 * 1024 * 1024;
 
 /** The default of --jobs: the number of cores Node may use. */
 export function defaultJobs(): number {
@@ -126,7 +129,7 @@ type Piece = { kind: 'lines'; bytes: Uint8Array } | { kind: 'too-long' };
  * A line longer than the limit is dropped as the line reader drops it, and
  * stands for itself.
  */
-async function* pieces(stream: AsyncIterable<Buffer | string>): AsyncGenerator<Piece> {
+async function* pieces(stream: AsyncIterable<Buffer | string>, batchBytes: number, maxLineLength: number): AsyncGenerator<Piece> {
   let parts: Uint8Array[] = [];
   let partsLength = 0;
   let tail: Uint8Array[] = [];
@@ -170,12 +173,12 @@ async function* pieces(stream: AsyncIterable<Buffer | string>): AsyncGenerator<P
       tail = last + 1 < buf.length ? [buf.subarray(last + 1)] : [];
       tailLength = buf.length - last - 1;
     }
-    if (!skipping && tailLength > MAX_LINE_LENGTH) {
+    if (!skipping && tailLength > maxLineLength) {
       tail = [];
       tailLength = 0;
       skipping = true;
     }
-    if (partsLength >= BATCH_BYTES) yield batch();
+    if (partsLength >= batchBytes) yield batch();
   }
   if (skipping) {
     if (partsLength > 0) yield batch();
@@ -192,12 +195,12 @@ async function* pieces(stream: AsyncIterable<Buffer | string>): AsyncGenerator<P
  * is copied but the partial line at the end of each read (a line longer than
  * one read grows the next buffer, doubling, so long lines cost linear time).
  */
-async function* filePieces(handle: FileHandle, signal: AbortSignal | undefined): AsyncGenerator<Piece> {
+async function* filePieces(handle: FileHandle, readBytes: number, maxLineLength: number, signal: AbortSignal | undefined): AsyncGenerator<Piece> {
   let carry = new Uint8Array(0);
   let skipping = false;
   for (;;) {
     if (signal?.aborted === true) return;
-    const size = carry.length + Math.max(READ_BYTES, carry.length);
+    const size = carry.length + Math.max(readBytes, carry.length);
     const buf = new Uint8Array(size);
     buf.set(carry, 0);
     const { bytesRead } = await handle.read(buf, carry.length, size - carry.length, null);
@@ -227,7 +230,7 @@ async function* filePieces(handle: FileHandle, signal: AbortSignal | undefined):
       carry = buf.slice(last + 1, end);
       yield { kind: 'lines', bytes: buf.subarray(start, last + 1) };
     }
-    if (carry.length > MAX_LINE_LENGTH) {
+    if (carry.length > maxLineLength) {
       carry = new Uint8Array(0);
       skipping = true;
     }
@@ -294,7 +297,9 @@ export async function validateNdjsonInWorkers(
   options: ValidateArgs & { readonly name: string },
   write: (text: string) => void | Promise<void>,
   signal?: AbortSignal,
+  limits: NdjsonLimits = {},
 ): Promise<NdjsonCounts> {
+  const maxLineLength = limits.maxLineLength ?? 64 * 1024 * 1024;
   const { ndjsonLineOutput } = await import('./commands/validate.js');
   const { name, ...args } = options;
   const counts: NdjsonCounts = { docs: 0, invalid: 0, broken: 0, workerBatches: 0, peakInFlight: 0 };
@@ -377,7 +382,10 @@ export async function validateNdjsonInWorkers(
     roomMade = undefined;
   };
 
-  const it = 'stream' in input ? pieces(input.stream as AsyncIterable<Buffer>) : filePieces(input.handle, signal);
+  const it =
+    'stream' in input
+      ? pieces(input.stream as AsyncIterable<Buffer>, limits.batchBytes ?? 512 * 1024, maxLineLength)
+      : filePieces(input.handle, limits.readBytes ?? 1024 * 1024, maxLineLength, signal);
   const read = async (): Promise<IteratorResult<Piece>> => {
     try {
       return await it.next();
