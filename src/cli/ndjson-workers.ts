@@ -398,14 +398,26 @@ export async function validateNdjsonInWorkers(
   let line = 1;
   let index = 0;
   try {
-    let next = await read();
-    while (!next.done && signal?.aborted !== true) {
-      const piece = next.value;
-      next = await read();
+    let current = await read();
+    while (!current.done && signal?.aborted !== true) {
+      const piece = current.value;
+      // The next read runs while this piece is handed out; before the first
+      // worker exists, it tells whether this piece is the whole input.
+      let upcoming: Promise<IteratorResult<Piece>>;
+      let whole = false;
+      if (lanes.length === 0) {
+        const n = await read();
+        whole = n.done === true;
+        upcoming = Promise.resolve(n);
+      } else {
+        upcoming = read();
+        // Handled when awaited below; this keeps a failed read from counting as unhandled meanwhile.
+        upcoming.catch(() => undefined);
+      }
       // The main thread is one of the jobs: it takes a line over the limit, the
       // whole input when it is one batch, and a batch whenever every worker has
       // its hands full (also while the workers are still starting).
-      const lane = piece.kind === 'lines' && !(lanes.length === 0 && next.done === true) ? freeLane() : undefined;
+      const lane = piece.kind === 'lines' && !whole ? freeLane() : undefined;
       if (lane !== undefined && piece.kind === 'lines') {
         const firstLine = line;
         const firstIndex = index;
@@ -422,6 +434,7 @@ export async function validateNdjsonInWorkers(
       }
       await room();
       if (failure !== undefined) break;
+      current = await upcoming;
     }
     await writing;
     if (failure !== undefined) throw failure;
