@@ -8,14 +8,14 @@
  * each batch's bytes to a worker by transfer, not copy. Workers decode, parse,
  * validate, lint and format with the same function as the single-threaded
  * path (ndjsonLineOutput), and answer with the output text. When every worker
- * holds two batches (and while they start), the main thread does the next
+ * holds four batches (and while they start), the main thread does the next
  * batch itself, so no core idles and start-up costs no time. The main thread
  * writes the answers in input order.
  *
- * Memory stays bounded: at most `2 × jobs` batches are in flight; when that
- * many are out, reading waits for the oldest answer to be written (which
- * itself waits for stdout to drain), so a slow reader of the output slows the
- * reading of the input.
+ * Memory stays bounded: at most `4 × jobs` batches (of about 1 MiB) are in
+ * flight; when that many are out, reading waits for the oldest answer to be
+ * written (which itself waits for stdout to drain), so a slow reader of the
+ * output slows the reading of the input.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
@@ -32,8 +32,12 @@ export interface NdjsonLimits {
   /** A longer line is reported as too long and not kept, as by the single-threaded line reader. Default 64 MiB. */
   readonly maxLineLength?: number;
 }
-/** Batches in flight per worker: one being worked on, one waiting, so a worker never idles. */
-const IN_FLIGHT_PER_WORKER = 2;
+
+/**
+ * Batches in flight per job: one being worked on and three waiting, so that a
+ * worker does not idle while the main thread is busy or not scheduled.
+ */
+const IN_FLIGHT_PER_WORKER = 4;
 
 /** The default of --jobs: the number of cores Node may use. */
 export function defaultJobs(): number {
@@ -79,7 +83,7 @@ export interface NdjsonCounts {
   broken: number;
   /** Batches done by worker threads (the rest by the main thread). */
   workerBatches: number;
-  /** The most batches that were at once read and not yet written (at most 2 × jobs). */
+  /** The most batches that were at once read and not yet written (at most 4 × jobs). */
   peakInFlight: number;
 }
 

@@ -13,7 +13,7 @@ export interface ValidateArgs {
   lint: boolean;
   file: string | undefined;
   now: Date;
-  /** Worker threads for --ndjson; 1: on the main thread. */
+  /** Threads for --ndjson: the main one and jobs - 1 workers; 1 (default): the main thread only. */
   jobs?: number;
 }
 
