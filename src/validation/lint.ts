@@ -67,7 +67,7 @@ export const LINT_RULES: readonly LintRule[] = [
   { code: 'frequency-not-understood', severity: 'warning', description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.' },
   { code: 'bidi-control-in-medication', severity: 'warning', description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").' },
   { code: 'document-url-credentials', severity: 'warning', description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).' },
-  { code: 'abha-number-shape', severity: 'warning', description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits (91-1234-5678-9012 or 91123456789012) (§8); checked by lintClinicalInput and build.' },
+  { code: 'abha-number-shape', severity: 'warning', description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.' },
   { code: 'doctor-without-identifier', severity: 'warning', description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.' },
   { code: 'hospital-id-differs-from-hip-id', severity: 'warning', description: 'bundleData.hospital.id differs from the request hipId.' },
 ];
