@@ -12,7 +12,7 @@
  * batch itself, so no core idles and start-up costs no time. The main thread
  * writes the answers in input order.
  *
- * Memory stays bounded: at most `4 × jobs` batches (of about 1 MiB) are in
+ * Memory stays bounded: at most `8 × jobs` batches (of about 512 KiB) are in
  * flight; when that many are out, reading waits for the oldest answer to be
  * written (which itself waits for stdout to drain), so a slow reader of the
  * output slows the reading of the input.
@@ -27,17 +27,22 @@ import { UsageError, describeFsError, inputName, type NdjsonLine } from './io.js
 export interface NdjsonLimits {
   /** Smallest batch handed to a worker from a stream (the last one of the input may be smaller). Default 512 KiB. */
   readonly batchBytes?: number;
-  /** Bytes read from a file at a time: about one batch. Default 1 MiB. */
+  /** Bytes read from a file at a time: about one batch. Default 512 KiB. */
   readonly readBytes?: number;
   /** A longer line is reported as too long and not kept, as by the single-threaded line reader. Default 64 MiB. */
   readonly maxLineLength?: number;
 }
 
 /**
- * Batches in flight per job: one being worked on and three waiting, so that a
- * worker does not idle while the main thread is busy or not scheduled.
+ * Batches a worker holds: one being worked on and three waiting, so that it
+ * does not idle while the main thread is busy or not scheduled.
  */
 const IN_FLIGHT_PER_WORKER = 4;
+/**
+ * Batches read and not yet written, per job: room for the main thread to
+ * work ahead of a worker's oldest batch, since output is written in order.
+ */
+const WINDOW_PER_JOB = 8;
 
 /** The default of --jobs: the number of cores Node may use. */
 export function defaultJobs(): number {
@@ -83,7 +88,7 @@ export interface NdjsonCounts {
   broken: number;
   /** Batches done by worker threads (the rest by the main thread). */
   workerBatches: number;
-  /** The most batches that were at once read and not yet written (at most 4 × jobs). */
+  /** The most batches that were at once read and not yet written (at most 8 × jobs). */
   peakInFlight: number;
 }
 
@@ -360,7 +365,7 @@ export async function validateNdjsonInWorkers(
 
   // Batches asked for and not yet written, oldest first; the writer takes them in this order.
   let inFlight = 0;
-  const maxInFlight = jobs * IN_FLIGHT_PER_WORKER;
+  const maxInFlight = jobs * WINDOW_PER_JOB;
   let roomMade: (() => void) | undefined;
   let writing: Promise<void> = Promise.resolve();
   const enqueue = (answer: Promise<NdjsonBatchResult>): void => {
@@ -389,7 +394,7 @@ export async function validateNdjsonInWorkers(
   const it =
     'stream' in input
       ? pieces(input.stream as AsyncIterable<Buffer>, limits.batchBytes ?? 512 * 1024, maxLineLength)
-      : filePieces(input.handle, limits.readBytes ?? 1024 * 1024, maxLineLength, signal);
+      : filePieces(input.handle, limits.readBytes ?? 512 * 1024, maxLineLength, signal);
   const read = async (): Promise<IteratorResult<Piece>> => {
     try {
       return await it.next();
