@@ -11,8 +11,9 @@
  *   1. validateLinkRequest of a typical request vs JSON.parse of its text
  *   2. buildLinkRequest(JSON.parse(input)) vs validateLinkRequest(built payload)
  *   3. `abha-link validate --ndjson --format json` MB/s vs a bare streaming
- *      JSON.parse loop (bench/baseline-parse.mjs), both child processes, with
- *      peak RSS at two input sizes
+ *      single-threaded JSON.parse loop (bench/baseline-parse.mjs), both child
+ *      processes, with peak RSS at two input sizes: with --jobs N (default:
+ *      the number of cores, the CLI's default) and with --jobs 1
  *   4. `abha-link validate FILE` wall time vs `node -e 0`
  *   5. hostile documents (bench/hostile.mjs): validate of 80 KB / 160 KB of
  *      wrong-typed items vs JSON.parse; text vs json output of a 2.8 MB
@@ -21,6 +22,7 @@
  * Environment:
  *   BENCH_NDJSON_MB       size of the generated NDJSON file in MB (10^6 bytes), default 100
  *   BENCH_NDJSON_ROUNDS   timed rounds of each NDJSON run, default 5
+ *   BENCH_NDJSON_JOBS     --jobs of the parallel NDJSON runs, default os.availableParallelism()
  *   BENCH_MICRO_ROUNDS    timed rounds of each in-process measurement, default 7
  *   BENCH_MICRO_MS        duration of one in-process round in ms, default 300
  *   BENCH_STARTUP_RUNS    timed runs of each startup measurement, default 15
@@ -58,6 +60,7 @@ const envNum = (name, dflt) => {
 const CONFIG = {
   ndjsonMB: envNum('BENCH_NDJSON_MB', 100),
   ndjsonRounds: Math.round(envNum('BENCH_NDJSON_ROUNDS', 5)),
+  ndjsonJobs: Math.round(envNum('BENCH_NDJSON_JOBS', os.availableParallelism())),
   microRounds: Math.round(envNum('BENCH_MICRO_ROUNDS', 7)),
   microMs: envNum('BENCH_MICRO_MS', 300),
   startupRuns: Math.round(envNum('BENCH_STARTUP_RUNS', 15)),
@@ -72,7 +75,10 @@ if (!existsSync(join(ROOT, 'dist', 'index.js')) || !existsSync(CLI)) {
 const lib = await import('../dist/index.js');
 const { validateLinkRequest, buildLinkRequest, validate } = lib;
 
+/** --jobs 1 against the bare single-threaded parse loop. */
 const TARGET_NDJSON = 0.8;
+/** --jobs N (N >= 2) against the same bare single-threaded loop. */
+const TARGET_NDJSON_PARALLEL = 1.6;
 const TARGET_STARTUP = 3;
 const TARGET_RSS_GROWTH = 1.25;
 
@@ -175,9 +181,15 @@ function ensureNdjson(megabytes) {
   return { file, ...meta, reused: false };
 }
 
-/** Checks the CLI and the baseline see every document, and the CLI finds the planted invalid ones. */
+/**
+ * Checks the CLI and the baseline see every document, the CLI finds the
+ * planted invalid ones, and --jobs N writes exactly what --jobs 1 writes.
+ */
 function sanityCheck(data) {
-  const cli = spawnSync(process.execPath, [CLI, 'validate', '--ndjson', '--format', 'json', data.file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const cliOf = (jobs) => spawnSync(process.execPath, [CLI, 'validate', '--ndjson', '--jobs', String(jobs), '--format', 'json', data.file], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const cli = cliOf(1);
+  const parallel = cliOf(CONFIG.ndjsonJobs);
+  if (parallel.status !== cli.status || parallel.stdout !== cli.stdout) throw new Error(`sanity check failed: --jobs ${CONFIG.ndjsonJobs} and --jobs 1 differ on ${data.file}`);
   const lines = cli.stdout.split('\n').filter((l) => l !== '');
   const invalid = lines.filter((l) => l.includes('"valid":false')).length;
   const expectCode = data.invalid > 0 ? 1 : 0;
@@ -194,8 +206,8 @@ function sanityCheck(data) {
   }
 }
 
-async function ndjsonRounds(data, rounds) {
-  const cliArgs = [CLI, 'validate', '--ndjson', '--format', 'json', data.file];
+async function ndjsonRounds(data, rounds, jobs) {
+  const cliArgs = [CLI, 'validate', '--ndjson', '--jobs', String(jobs), '--format', 'json', data.file];
   const baseArgs = [BASELINE, data.file];
   const cli = [];
   const base = [];
@@ -218,7 +230,7 @@ async function ndjsonRounds(data, rounds) {
     cli.push(c);
     base.push(b);
     ratio.push(b.ms / c.ms);
-    log(`    round ${i + 1}/${rounds}: validate ${fmt(data.bytes / MB / (c.ms / 1000))} MB/s (${fmtInt(c.rssKB / 1024)} MiB), bare parse ${fmt(data.bytes / MB / (b.ms / 1000))} MB/s (${fmtInt(b.rssKB / 1024)} MiB)`);
+    log(`    round ${i + 1}/${rounds}: validate --jobs ${jobs} ${fmt(data.bytes / MB / (c.ms / 1000))} MB/s (${fmtInt(c.rssKB / 1024)} MiB), bare parse ${fmt(data.bytes / MB / (b.ms / 1000))} MB/s (${fmtInt(b.rssKB / 1024)} MiB)`);
   }
   const mbps = (rs) => summary(rs.map((r) => data.bytes / MB / (r.ms / 1000)));
   const rss = (rs) => summary(rs.map((r) => (r.rssKB ?? NaN) / 1024));
@@ -298,7 +310,7 @@ const m2 = compare(
 log(`  build ${fmtInt(m2.subject.median)} ops/s, validate ${fmtInt(m2.baseline.median)} ops/s, ratio ${fmtRatio(m2.ratio.median)}`);
 
 // 3. NDJSON throughput and memory
-log(`\n[3/4] abha-link validate --ndjson --format json vs bare streaming JSON.parse (bench/baseline-parse.mjs)`);
+log(`\n[3/4] abha-link validate --ndjson --format json (--jobs ${CONFIG.ndjsonJobs}, then --jobs 1) vs bare single-threaded streaming JSON.parse (bench/baseline-parse.mjs)`);
 const fullMB = CONFIG.ndjsonMB;
 const smallMB = Math.max(0.25, Math.round((fullMB / 4) * 100) / 100);
 const full = ensureNdjson(fullMB);
@@ -307,22 +319,25 @@ log('  sanity check (outputs and counts) on the small file');
 sanityCheck(small);
 log('  warm-up');
 await runNode([BASELINE, full.file]);
-await runNode([CLI, 'validate', '--ndjson', '--format', 'json', full.file]);
-log(`  full size (${fmt(full.bytes / MB)} MB):`);
-const n3full = await ndjsonRounds(full, CONFIG.ndjsonRounds);
-log(`  quarter size (${fmt(small.bytes / MB)} MB):`);
-const n3small = await ndjsonRounds(small, CONFIG.ndjsonRounds);
+await runNode([CLI, 'validate', '--ndjson', '--jobs', String(CONFIG.ndjsonJobs), '--format', 'json', full.file]);
+const targetParallel = CONFIG.ndjsonJobs >= 2 && cpus.length >= 2 ? TARGET_NDJSON_PARALLEL : TARGET_NDJSON;
+log(`  full size (${fmt(full.bytes / MB)} MB), --jobs ${CONFIG.ndjsonJobs}:`);
+const n3full = await ndjsonRounds(full, CONFIG.ndjsonRounds, CONFIG.ndjsonJobs);
+log(`  quarter size (${fmt(small.bytes / MB)} MB), --jobs ${CONFIG.ndjsonJobs}:`);
+const n3small = await ndjsonRounds(small, CONFIG.ndjsonRounds, CONFIG.ndjsonJobs);
+log(`  full size (${fmt(full.bytes / MB)} MB), --jobs 1:`);
+const n3one = CONFIG.ndjsonJobs === 1 ? n3full : await ndjsonRounds(full, CONFIG.ndjsonRounds, 1);
 // Throughput without the fixed start-up cost: the extra bytes of the big file over the extra time.
 const marginal = (side) => (full.bytes - small.bytes) / MB / ((n3full[side].ms.median - n3small[side].ms.median) / 1000);
 const steady = { cli: marginal('cli'), baseline: marginal('baseline') };
 steady.ratio = steady.cli / steady.baseline;
 
 let profile = null;
-if (CONFIG.profile === 'always' || (CONFIG.profile === 'when-target-missed' && n3full.ratio.median < TARGET_NDJSON)) {
+if (CONFIG.profile === 'always' || (CONFIG.profile === 'when-target-missed' && n3one.ratio.median < TARGET_NDJSON)) {
   const dir = join(DATA, 'profile');
   rmSync(dir, { recursive: true, force: true });
-  log(`  profiling validate --ndjson on the full file (node --cpu-prof, output in ${dir})`);
-  const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, CLI, 'validate', '--ndjson', '--format', 'json', full.file], { cwd: ROOT, stdio: 'ignore' });
+  log(`  profiling validate --ndjson --jobs 1 on the full file (node --cpu-prof, output in ${dir})`);
+  const r = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, CLI, 'validate', '--ndjson', '--jobs', '1', '--format', 'json', full.file], { cwd: ROOT, stdio: 'ignore' });
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [];
   if (files.length === 0) log(`  profiling failed (exit ${r.status})`);
   else {
@@ -357,10 +372,11 @@ const elapsed = (performance.now() - started) / 1000;
 const rows = [
   ['1', 'validateLinkRequest (opd request)', `${fmtInt(m1.subject.median)} ops/s`, `JSON.parse same text: ${fmtInt(m1.baseline.median)} ops/s`, fmtRatio(m1.ratio.median), fmtSpread(m1.ratio, (x) => fmt(x, 2)), ''],
   ['2', 'buildLinkRequest(JSON.parse(input)) (opd input)', `${fmtInt(m2.subject.median)} ops/s`, `validateLinkRequest(built): ${fmtInt(m2.baseline.median)} ops/s`, fmtRatio(m2.ratio.median), fmtSpread(m2.ratio, (x) => fmt(x, 2)), ''],
-  ['3a', `validate --ndjson --format json, ${fmt(full.bytes / MB)} MB, ${fmtInt(full.docs)} docs`, `${fmt(n3full.cli.mbPerS.median)} MB/s`, `bare parse: ${fmt(n3full.baseline.mbPerS.median)} MB/s`, fmtRatio(n3full.ratio.median), fmtSpread(n3full.ratio, (x) => fmt(x, 2)), `>= ${TARGET_NDJSON}x ${pass(n3full.ratio.median >= TARGET_NDJSON)}`],
+  ['3a', `validate --ndjson --jobs ${CONFIG.ndjsonJobs} --format json, ${fmt(full.bytes / MB)} MB, ${fmtInt(full.docs)} docs`, `${fmt(n3full.cli.mbPerS.median)} MB/s`, `bare single-threaded parse: ${fmt(n3full.baseline.mbPerS.median)} MB/s`, fmtRatio(n3full.ratio.median), fmtSpread(n3full.ratio, (x) => fmt(x, 2)), `>= ${targetParallel}x ${pass(n3full.ratio.median >= targetParallel)}`],
+  ['3a1', `same with --jobs 1 (single-threaded), ${fmt(full.bytes / MB)} MB`, `${fmt(n3one.cli.mbPerS.median)} MB/s`, `bare parse: ${fmt(n3one.baseline.mbPerS.median)} MB/s`, fmtRatio(n3one.ratio.median), fmtSpread(n3one.ratio, (x) => fmt(x, 2)), `>= ${TARGET_NDJSON}x ${pass(n3one.ratio.median >= TARGET_NDJSON)}`],
   ['3b', `same, ${fmt(small.bytes / MB)} MB (quarter size), ${fmtInt(small.docs)} docs`, `${fmt(n3small.cli.mbPerS.median)} MB/s`, `bare parse: ${fmt(n3small.baseline.mbPerS.median)} MB/s`, fmtRatio(n3small.ratio.median), fmtSpread(n3small.ratio, (x) => fmt(x, 2)), ''],
-  ['3c', 'same, steady state (full minus quarter: no start-up)', `${fmt(steady.cli)} MB/s`, `bare parse: ${fmt(steady.baseline)} MB/s`, fmtRatio(steady.ratio), '', `>= ${TARGET_NDJSON}x ${pass(steady.ratio >= TARGET_NDJSON)}`],
-  ['3d', 'peak RSS of validate --ndjson: full vs quarter size', `${fmt(rssFull)} MiB`, `quarter: ${fmt(rssSmall)} MiB`, fmtRatio(rssFull / rssSmall), fmtSpread(n3full.cli.peakRssMiB, (x) => fmt(x, 0)), `< ${TARGET_RSS_GROWTH}x (input ${fmt(full.bytes / small.bytes)}x) ${pass(rssFull / rssSmall < TARGET_RSS_GROWTH)}`],
+  ['3c', `--jobs ${CONFIG.ndjsonJobs}, steady state (full minus quarter: no start-up)`, `${fmt(steady.cli)} MB/s`, `bare parse: ${fmt(steady.baseline)} MB/s`, fmtRatio(steady.ratio), '', `>= ${targetParallel}x ${pass(steady.ratio >= targetParallel)}`],
+  ['3d', `peak RSS of validate --ndjson --jobs ${CONFIG.ndjsonJobs}: full vs quarter size`, `${fmt(rssFull)} MiB`, `quarter: ${fmt(rssSmall)} MiB`, fmtRatio(rssFull / rssSmall), fmtSpread(n3full.cli.peakRssMiB, (x) => fmt(x, 0)), `< ${TARGET_RSS_GROWTH}x (input ${fmt(full.bytes / small.bytes)}x) ${pass(rssFull / rssSmall < TARGET_RSS_GROWTH)}`],
   ['3e', 'peak RSS of bare parse: full vs quarter size', `${fmt(n3full.baseline.peakRssMiB.median)} MiB`, `quarter: ${fmt(n3small.baseline.peakRssMiB.median)} MiB`, fmtRatio(n3full.baseline.peakRssMiB.median / n3small.baseline.peakRssMiB.median), fmtSpread(n3full.baseline.peakRssMiB, (x) => fmt(x, 0)), ''],
   ['3f', 'peak RSS, full size: validate vs bare parse', `${fmt(rssFull)} MiB`, `bare parse: ${fmt(n3full.baseline.peakRssMiB.median)} MiB`, fmtRatio(rssFull / n3full.baseline.peakRssMiB.median), '', ''],
   ['4', 'abha-link validate FILE (one request), wall time', `${fmt(m4.cli.median)} ms`, `node -e 0: ${fmt(m4.node.median)} ms`, fmtRatio(m4.ratio), fmtSpread(m4.pairRatios, (x) => fmt(x, 2)), `<= ${TARGET_STARTUP}x ${pass(m4.ratio <= TARGET_STARTUP)}`],
@@ -418,11 +434,15 @@ const json = {
   validateVsParse: { subjectOpsPerS: m1.subject, baselineOpsPerS: m1.baseline, ratio: m1.ratio },
   buildVsValidate: { subjectOpsPerS: m2.subject, baselineOpsPerS: m2.baseline, ratio: m2.ratio, builtMatchesExample },
   ndjson: {
+    jobs: CONFIG.ndjsonJobs,
     full: n3full,
     quarter: n3small,
+    singleThreaded: n3one,
+    targetParallel,
+    meetsParallelTarget: n3full.ratio.median >= targetParallel,
     steadyStateMBPerS: steady,
     target: TARGET_NDJSON,
-    meetsTarget: n3full.ratio.median >= TARGET_NDJSON,
+    meetsTarget: n3one.ratio.median >= TARGET_NDJSON,
     rssGrowthFullVsQuarter: rssFull / rssSmall,
     profile,
   },

@@ -142,6 +142,39 @@ describe('normalizeFrequency', () => {
     expect(normalizeFrequency(input)).toBe(expected);
   });
 
+  it.each([
+    ['1/2-0-1/2', '½-0-½ (twice a day: morning and night)'],
+    ['1 1/2-0-1', '1½-0-1 (twice a day: morning and night)'],
+    ['1–0–1', '1-0-1 (twice a day: morning and night)'],
+    ['Q6H', 'Every 6 hours (Q6H)'],
+    ['q8h', 'Every 8 hours (Q8H)'],
+    ['Q12H', 'Every 12 hours (Q12H)'],
+    ['Q4H', 'Every 4 hours (Q4H)'],
+    ['q.6.h.', 'Every 6 hours (Q6H)'],
+    ['every 8 hours', 'Every 8 hours (Q8H)'],
+    ['Once every 8 hours', 'Every 8 hours (Q8H)'],
+    ['12 hourly', 'Every 12 hours (Q12H)'],
+    ['twice daily', 'Twice a day (BD)'],
+    ['Twice a day', 'Twice a day (BD)'],
+    ['BDS', 'Twice a day (BD)'],
+    ['thrice daily', 'Three times a day (TDS)'],
+    ['3 times a day', 'Three times a day (TDS)'],
+    ['once daily', 'Once a day (OD)'],
+    ['four times daily', 'Four times a day (QID)'],
+    ['OD HS', 'At bedtime (HS)'],
+    ['at bedtime', 'At bedtime (HS)'],
+    ['as needed', 'When required (SOS)'],
+    ['1-1-1-1', '1-1-1-1 (four times a day: morning, afternoon, evening and night)'],
+  ])('reads %s, as typed on a keyboard, as %s', (input, expected) => {
+    expect(normalizeFrequency(input)).toBe(expected);
+    // Its own output reads back the same: normalising twice changes nothing.
+    expect(normalizeFrequency(expected)).toBe(expected);
+  });
+
+  it.each(['Q0H', 'Q25H', 'every 30 hours', 'twice weekly', 'Every 6 hours (Q8H)'])('keeps %s as written: it is not a frequency it reads', (input) => {
+    expect(normalizeFrequency(input)).toBe(input);
+  });
+
   it('gives a structured dose pattern the same string as its notation', () => {
     expect(normalizeFrequency({ morning: 1, night: 1 })).toBe(normalizeFrequency('1-0-1'));
     expect(normalizeFrequency({ morning: 1, afternoon: 1, evening: 1, night: 1 })).toBe(normalizeFrequency('1-1-1-1'));

@@ -3,6 +3,7 @@
  * constants per hiType, determinism, profile fit, narratives, and the IG's
  * Prescription example-06 reproduced from an equivalent input.
  */
+import { timingOf } from '../src/fhir/dosage.js';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/index.js';
 import {
@@ -550,5 +551,17 @@ describe('the IG Prescription example-06, reproduced from an equivalent input', 
     expect(mrs[0]?.dosageInstruction?.[0]?.timing?.repeat).toEqual({ frequency: 1, period: 1, periodUnit: 'd' });
     expect(mrs[0]?.dosageInstruction?.[0]?.text).toBe('One tablet at once; Once a day (OD)');
     expect(mrs[1]?.dosageInstruction?.[0]?.text).toBe('Take two tablets orally with or after meal once a day');
+  });
+});
+
+describe('FHIR timing of frequencies typed as keyboards type them', () => {
+  it.each([
+    ['Q6H', { frequency: 1, period: 6, periodUnit: 'h' }],
+    ['Every 8 hours (Q8H)', { frequency: 1, period: 8, periodUnit: 'h' }],
+    ['twice daily', { frequency: 2, period: 1, periodUnit: 'd' }],
+    ['OD HS', { frequency: 1, period: 1, periodUnit: 'd' }],
+    ['1/2-0-1/2', { frequency: 2, period: 1, periodUnit: 'd' }],
+  ])('gives %s a repeat', (frequency, repeat) => {
+    expect(timingOf(frequency)).toEqual({ repeat });
   });
 });

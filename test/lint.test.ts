@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LINT_RULES, lintLinkRequest, validateLinkRequest, type LinkCareContextRequest } from '../src/index.js';
+import { LINT_RULES, buildLinkRequest, lintClinicalInput, lintLinkRequest, safeBuildLinkRequest, validateLinkRequest, type ClinicalInput, type LinkCareContextRequest } from '../src/index.js';
 
 const load = (name: string): LinkCareContextRequest =>
   JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
@@ -96,10 +96,34 @@ describe('lintLinkRequest', () => {
     expect(codes(r)).toEqual([]);
   });
 
-  it('warns when a Prescription carries lab orders or advice it has no place for', () => {
-    const r = request();
-    careContext(r, 1).bundleData.advice = 'Rest';
-    expect(codes(r)).toEqual([['/careContexts/1/bundleData', 'prescription-extra-content', 'warning']]);
+  describe('a Prescription carrying lab orders or advice', () => {
+    const extra = (r: LinkCareContextRequest) => lintLinkRequest(r).filter((f) => f.code === 'prescription-extra-content');
+
+    it('names only the advice, at its path, and says it stays in the request and on paper', () => {
+      const r = request();
+      careContext(r, 1).bundleData.advice = 'Rest';
+      expect(codes(r)).toEqual([['/careContexts/1/bundleData/advice', 'prescription-extra-content', 'warning']]);
+      const [f] = extra(r);
+      expect(f?.message).toMatch(/^advice is kept in the link request and on the printed prescription/);
+      expect(f?.message).toContain('FHIR Prescription profile has no place for it');
+      expect(f?.message).not.toContain('labInvestigations');
+    });
+
+    it('names only the lab investigations, at their path', () => {
+      const r = request();
+      careContext(r, 1).bundleData.labInvestigations = [{ testName: 'HbA1c' }];
+      const found = extra(r);
+      expect(found.map((f) => f.path)).toEqual(['/careContexts/1/bundleData/labInvestigations']);
+      expect(found[0]?.message).toMatch(/^labInvestigations are kept in the link request/);
+      expect(found[0]?.message).not.toContain('advice');
+    });
+
+    it('gives one finding for each when both are present', () => {
+      const r = request();
+      careContext(r, 1).bundleData.labInvestigations = [{ testName: 'HbA1c' }];
+      careContext(r, 1).bundleData.advice = 'Rest';
+      expect(extra(r).map((f) => f.path)).toEqual(['/careContexts/1/bundleData/labInvestigations', '/careContexts/1/bundleData/advice']);
+    });
   });
 
   it('warns about a DiagnosticReport with no content and a HealthDocumentRecord with no URL', () => {
@@ -124,6 +148,61 @@ describe('lintLinkRequest', () => {
       ['/careContexts/1/bundleData/medications/0/dosage', 'medication-without-dosage', 'warning'],
       ['/careContexts/1/bundleData/medications/0/frequency', 'medication-without-frequency', 'warning'],
     ]);
+  });
+
+  describe('frequencies', () => {
+    const withFrequency = (frequency: string): LinkCareContextRequest => {
+      const r = request();
+      const m = careContext(r, 1).bundleData.medications?.[0];
+      if (m === undefined) throw new Error('example changed');
+      m.frequency = frequency;
+      return r;
+    };
+
+    it.each(['alternate days', 'BD after food', '1-0', 'every other Sunday'])('warns that %s is not understood, naming its path', (frequency) => {
+      expect(codes(withFrequency(frequency))).toEqual([['/careContexts/1/bundleData/medications/0/frequency', 'frequency-not-understood', 'warning']]);
+    });
+
+    it.each(['1/2-0-1/2', 'Q6H', 'q8h', 'twice daily', 'OD HS', 'thrice daily', 'once daily', 'at bedtime', 'Q12H', 'Q4H', 'BDS', '1-1-1-1', 'Twice a day (BD)', '1-0-1 (after food)', 'Every 6 hours (Q6H)'])(
+      'accepts %s as understood',
+      (frequency) => {
+        expect(codes(withFrequency(frequency))).toEqual([]);
+      },
+    );
+  });
+
+  describe('hostile text in medications', () => {
+    it.each(['drugName', 'dosage', 'frequency', 'duration', 'instructions'] as const)('warns about a right-to-left override inside %s', (field) => {
+      const r = request();
+      const m = careContext(r, 1).bundleData.medications?.[0];
+      if (m === undefined) throw new Error('example changed');
+      m[field] = `${m[field] ?? '1 tablet'}\u202E01 x`;
+      const found = lintLinkRequest(r).filter((f) => f.code === 'bidi-control-in-medication');
+      expect(found.map((f) => [f.path, f.severity])).toEqual([[`/careContexts/1/bundleData/medications/0/${field}`, 'warning']]);
+    });
+
+    it('warns about an isolate control (U+2066) and leaves Devanagari and Urdu text alone', () => {
+      const r = request();
+      const m = careContext(r, 1).bundleData.medications?.[0];
+      if (m === undefined) throw new Error('example changed');
+      m.instructions = 'खाने के बाद \u2066x\u2069';
+      expect(lintLinkRequest(r).map((f) => f.code)).toContain('bidi-control-in-medication');
+      m.instructions = 'खाने के बाद, کھانے کے بعد';
+      expect(lintLinkRequest(r).map((f) => f.code)).not.toContain('bidi-control-in-medication');
+    });
+  });
+
+  it.each([
+    ['https://asha:s3cret@records.example/rx/1.pdf', true],
+    ['https://token@records.example/rx/1.pdf', true],
+    ['https://records.example/rx/1.pdf?user=a@b', false],
+    ['https://records.example/rx/a@b.pdf', false],
+  ])('warns about credentials inside documentUrl %s: %s', (url, warned) => {
+    const r = request();
+    careContext(r, 2).bundleData.documentUrl = url;
+    const found = lintLinkRequest(r).filter((f) => f.code === 'document-url-credentials');
+    expect(found.map((f) => [f.path, f.severity])).toEqual(warned ? [['/careContexts/2/bundleData/documentUrl', 'warning']] : []);
+    expect(JSON.stringify(found)).not.toContain('s3cret');
   });
 
   it.each([
@@ -212,17 +291,57 @@ describe('lintLinkRequest', () => {
     delete rx.bundleData.medications;
     rx.bundleData.advice = 'Rest';
     report.referenceNumber = rx.referenceNumber;
-    report.bundleData.documentUrl = 'http://x.example/a.pdf';
-    const meds = [{ drugName: 'ORS sachet' }];
+    const meds = [{ drugName: 'ORS sachet' }, { drugName: 'ORS\u202E sachet', dosage: '1', frequency: 'alternate days' }];
     r.careContexts.push(
       { ...structuredClone(report), referenceNumber: 'EMPTY-REPORT', hiType: 'DiagnosticReport', bundleData: { hospital: report.bundleData.hospital, doctor: report.bundleData.doctor } },
       { ...structuredClone(rx), referenceNumber: 'ODD-TYPE', hiType: 'Prescriptions', bundleData: { ...structuredClone(rx.bundleData), medications: meds } },
     );
     expect(validateLinkRequest(r).success).toBe(true);
+    report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
-    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts');
+    // abha-number-shape is about the clinical input (lintClinicalInput), not the request.
+    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && c !== 'abha-number-shape');
     expect([...found].sort()).toEqual([...documented].sort());
     expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
     expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
+  });
+});
+
+describe('lintClinicalInput', () => {
+  const input = (): ClinicalInput =>
+    JSON.parse(readFileSync(new URL('../examples/opd-prescription.input.json', import.meta.url), 'utf8')) as ClinicalInput;
+
+  it.each(['91-1234-5678-9012', '91123456789012', ' 91-1234-5678-9012 '])('accepts the ABHA number %s', (n) => {
+    const i = input();
+    i.patient.ABHANumber = n;
+    expect(lintClinicalInput(i)).toEqual([]);
+  });
+
+  it.each(['5555', '77-8888-9999-000', '77-8888-99990000', '77 8888 9999 0000x', 'asha.verma@sbx'])('warns about %s, which is not of the 14-digit shape', (n) => {
+    const i = input();
+    i.patient.ABHANumber = n;
+    const found = lintClinicalInput(i);
+    expect(found.map((f) => [f.path, f.code, f.severity])).toEqual([['/patient/ABHANumber', 'abha-number-shape', 'warning']]);
+    expect(JSON.stringify(found)).not.toContain(n.trim());
+  });
+
+  it('runs in build: the warning points into the input and the request is still built', () => {
+    const i = input();
+    i.patient.ABHANumber = '12-34';
+    const r = safeBuildLinkRequest(i);
+    expect(r.success).toBe(true);
+    if (r.success) expect(r.warnings.map((w) => [w.path, w.code])).toContainEqual(['/patient/ABHANumber', 'abha-number-shape']);
+    expect(() => buildLinkRequest(i, { lint: { disable: ['abha-number-shape'] } })).not.toThrow();
+    const off = safeBuildLinkRequest(i, { lint: { disable: ['abha-number-shape'] } });
+    expect(off.success && off.warnings.map((w) => w.code)).not.toContain('abha-number-shape');
+  });
+
+  it('warns in build about a frequency it keeps as written, at the input path', () => {
+    const i = input();
+    const m = i.medications?.[0];
+    if (m === undefined) throw new Error('example changed');
+    m.frequency = 'alternate days';
+    const r = safeBuildLinkRequest(i);
+    expect(r.success && r.warnings.map((w) => [w.path, w.code])).toEqual([['/medications/0/frequency', 'frequency-not-understood']]);
   });
 });

@@ -1,7 +1,7 @@
 import { ValidationError, pointer, type Issue } from '../errors.js';
 import type { CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
-import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
+import { lintClinicalInput, lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import { validate } from '../validation/validate.js';
 import { defaultHiType, makeCareContext } from './care-context.js';
 import { text } from './check.js';
@@ -158,7 +158,7 @@ export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions
   const out = validate('link-carecontext-request', request);
   const mapped = (list: readonly Issue[]): Issue[] => list.map((i) => ({ ...i, path: inputPathOf(i.path, ci, contents) }));
   if (!out.success) return { success: false, issues: mapped(out.issues) };
-  const findings = options.lint === false ? [] : mapped(lintLinkRequest(out.value, options.lint ?? {}));
+  const findings = options.lint === false ? [] : [...lintClinicalInput(ci, options.lint ?? {}), ...mapped(lintLinkRequest(out.value, options.lint ?? {}))];
   const errors = findings.filter((f) => f.severity === 'error');
   if (errors.length > 0) return { success: false, issues: findings };
   return { success: true, value: out.value, warnings: findings };

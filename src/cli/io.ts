@@ -170,7 +170,7 @@ export async function readInputBytes(file: string | undefined, options: { regula
  * Whether bytes look like UTF-16 text: a UTF-16 byte-order mark, or a NUL
  * byte in one of the first two (JSON in UTF-8 never holds a raw NUL).
  */
-function looksLikeUtf16(bytes: Uint8Array): boolean {
+export function looksLikeUtf16(bytes: Uint8Array): boolean {
   const [a, b] = bytes;
   if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return true;
   return bytes.length >= 2 && (a === 0) !== (b === 0);
@@ -422,6 +422,21 @@ export function pointerLocator(text: string): (pointer: string) => number {
 }
 
 /** A line of NDJSON input with its 1-based line number. */
+/**
+ * One NDJSON line from its bytes (without the newline, a CR before it or a
+ * byte-order mark), decoded strictly: bytes that are not UTF-8 give a line
+ * with `unreadable` saying where, never U+FFFD. The line reader and the
+ * worker threads of `validate --jobs` both cut lines with it.
+ */
+export function ndjsonLine(bytes: Uint8Array, lineNo: number): NdjsonLine {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isUtf8(b)) {
+    const at = locateInvalidUtf8(b);
+    return { line: lineNo, text: '', tooLong: false, unreadable: { line: lineNo, column: at.column, reason: `invalid UTF-8 (byte ${at.offset} of the line); save it as UTF-8`, encoding: true } };
+  }
+  return { line: lineNo, text: b.toString('utf8'), tooLong: false };
+}
+
 export interface NdjsonLine {
   line: number;
   text: string;
@@ -474,14 +489,8 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
     if (end > 0 && bytes[end - 1] === 13) end--;
     let start = 0;
     if (lineNo === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-    const b = bytes.subarray(start, end);
-    if (!isUtf8(b)) {
-      const at = locateInvalidUtf8(b);
-      out.push({ line: lineNo, text: '', tooLong: false, unreadable: { line: lineNo, column: at.column, reason: `invalid UTF-8 (byte ${at.offset} of the line); save it as UTF-8`, encoding: true } });
-      return;
-    }
-    const t = b.toString('utf8');
-    if (t.trim() !== '') out.push({ line: lineNo, text: t, tooLong: false });
+    const l = ndjsonLine(bytes.subarray(start, end), lineNo);
+    if (l.unreadable !== undefined || l.text.trim() !== '') out.push(l);
   };
   let first = true;
   try {

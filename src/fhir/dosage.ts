@@ -1,32 +1,17 @@
 /**
  * Medication text ↔ FHIR Dosage. Structure is written only where the text
- * says it without doubt (OD, BD, TDS, QID, HS, SOS, STAT, dose patterns
+ * says it without doubt (OD, BD, TDS, QID, HS, SOS, STAT, Q6H, dose patterns
  * such as 1-0-1, durations such as "5 days"); the text itself is always
  * kept (Dosage.text, Timing.code.text) so nothing the doctor wrote is lost.
  */
 import { normalizeDuration } from '../builders/duration.js';
-import { parseFrequency, type ParsedFrequency } from '../builders/frequency.js';
+import { readFrequency } from '../builders/frequency.js';
 import type { Medication } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
 import type { Dosage, Duration, Quantity, Timing, TimingRepeat } from './r4.js';
 
 const PER_DAY: Readonly<Record<string, number>> = { OD: 1, BD: 2, TDS: 3, QID: 4, HS: 1 };
-
-/**
- * The frequency as the core reads it. A payload's text may carry a note after
- * the notation ("1-0-1 (after food)") or end in a code ("… (BD)"): those are
- * read too, as before, without changing the text that is kept.
- */
-function readFrequency(frequency: string): ParsedFrequency {
-  const f = parseFrequency(frequency);
-  if (f.kind !== 'text') return f;
-  const code = /\((OD|BD|TDS|QID|HS|SOS|STAT)\)$/.exec(f.text)?.[1];
-  if (code !== undefined) return parseFrequency(code);
-  const open = f.text.indexOf(' (');
-  const head = open > 0 ? parseFrequency(f.text.slice(0, open)) : f;
-  return head.kind === 'pattern' ? head : f;
-}
 
 /** What a frequency text says in FHIR terms: repeat, as-needed, or nothing certain. */
 export function timingOf(frequency: string): { repeat?: TimingRepeat; asNeeded?: true } {
@@ -36,6 +21,7 @@ export function timingOf(frequency: string): { repeat?: TimingRepeat; asNeeded?:
     if (f.code === 'STAT') return { repeat: { count: 1 } };
     return { repeat: { frequency: PER_DAY[f.code] ?? 1, period: 1, periodUnit: 'd' } };
   }
+  if (f.kind === 'interval') return { repeat: { frequency: 1, period: f.hours, periodUnit: 'h' } };
   if (f.kind === 'pattern' && f.timesPerDay > 0) return { repeat: { frequency: f.timesPerDay, period: 1, periodUnit: 'd' } };
   return {};
 }

@@ -4,7 +4,8 @@
  * (section numbers in each rule's description).
  */
 import { pointer, type Issue, type Severity } from '../errors.js';
-import type { CareContext, LinkCareContextRequest } from '../generated/types.js';
+import { readFrequency } from '../builders/frequency.js';
+import type { CareContext, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import {
   ABDM_DISPLAY_CHARS,
   ABDM_LABEL_MAX,
@@ -60,14 +61,58 @@ export const LINT_RULES: readonly LintRule[] = [
   { code: 'prescription-without-medication', severity: 'error', description: 'A Prescription care context has neither medications nor a documentUrl; a PrescriptionRecord needs at least one (§4.1).' },
   { code: 'diagnostic-report-without-content', severity: 'warning', description: 'A DiagnosticReport care context has neither labInvestigations nor a documentUrl (§4.3).' },
   { code: 'health-document-without-url', severity: 'warning', description: 'A HealthDocumentRecord care context has no documentUrl (§4.4).' },
-  { code: 'prescription-extra-content', severity: 'warning', description: 'A Prescription care context carries labInvestigations or advice, which a PrescriptionRecord has no place for; OPConsultation holds them (§4.1, §4.2).' },
+  { code: 'prescription-extra-content', severity: 'warning', description: 'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).' },
   { code: 'medication-without-dosage', severity: 'warning', description: 'A medication has no dosage.' },
   { code: 'medication-without-frequency', severity: 'warning', description: 'A medication has no frequency.' },
+  { code: 'frequency-not-understood', severity: 'warning', description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.' },
+  { code: 'bidi-control-in-medication', severity: 'warning', description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").' },
+  { code: 'document-url-credentials', severity: 'warning', description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).' },
+  { code: 'abha-number-shape', severity: 'warning', description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.' },
   { code: 'doctor-without-identifier', severity: 'warning', description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.' },
   { code: 'hospital-id-differs-from-hip-id', severity: 'warning', description: 'bundleData.hospital.id differs from the request hipId.' },
 ];
 
 const RULES = new Map(LINT_RULES.map((r) => [r.code, r]));
+
+/** Bidirectional embedding, override and isolate controls: text that displays in another order than it is stored. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
+/** An ABHA number: 14 digits, as 91-1234-5678-9012 or without the hyphens. */
+const ABHA_NUMBER = /^\d{2}(-?)\d{4}\1\d{4}\1\d{4}$/;
+const MEDICATION_TEXT = ['drugName', 'dosage', 'frequency', 'duration', 'instructions'] as const;
+
+/** True when an absolute URL has a user name or password before the host. */
+function hasCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    // Not a URL the platform parses: look for user@host in the authority.
+    return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+  }
+}
+
+/**
+ * Checks what a clinical input carries that the link request does not:
+ * today the patient's ABHA number (rule `abha-number-shape`). `build`,
+ * {@link buildLinkRequest} (with lint on), rendering and FHIR conversion of
+ * a clinical input run it. Findings never contain values from the input.
+ *
+ * @example
+ * lintClinicalInput({ ...input, patient: { abhaAddress: 'asha.verma@sbx', ABHANumber: '1234' } })
+ * //=> [{ path: '/patient/ABHANumber', code: 'abha-number-shape', severity: 'warning', message: 'ABHANumber must be ...' }]
+ */
+export function lintClinicalInput(input: ClinicalInput, options: Pick<LintOptions, 'disable'> = {}): Issue[] {
+  const out: Issue[] = [];
+  const n = input.patient.ABHANumber;
+  if (n !== undefined && !ABHA_NUMBER.test(n.trim()) && !(options.disable ?? []).includes('abha-number-shape'))
+    out.push({
+      path: '/patient/ABHANumber',
+      code: 'abha-number-shape',
+      severity: 'warning',
+      message: 'ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012',
+    });
+  return out;
+}
 
 /**
  * Checks a schema-valid link request against ABDM's downstream rules.
@@ -149,6 +194,12 @@ function lintCareContext(
   const bd = [...base, 'bundleData'] as const;
   if (b.documentUrl !== undefined && !/^https:\/\//i.test(b.documentUrl))
     report(pointer(...bd, 'documentUrl'), 'document-url-not-https', 'documentUrl must be an https:// URL');
+  if (b.documentUrl !== undefined && hasCredentials(b.documentUrl))
+    report(
+      pointer(...bd, 'documentUrl'),
+      'document-url-credentials',
+      'documentUrl carries a user name or password before the host (user:pass@); everyone who reads the record sees them: give a link that needs no credentials in it',
+    );
   if (b.hospital.id !== request.hipId)
     report(pointer(...bd, 'hospital', 'id'), 'hospital-id-differs-from-hip-id', 'hospital.id differs from hipId; they normally name the same facility');
   if (b.doctor.licNumber === undefined && b.doctor.hpId === undefined)
@@ -165,6 +216,21 @@ function lintCareContext(
       report(pointer(...bd, 'medications', j, 'dosage'), 'medication-without-dosage', 'dosage is missing; say how much per dose, e.g. 1 tablet');
     if (m.frequency === undefined || m.frequency.trim() === '')
       report(pointer(...bd, 'medications', j, 'frequency'), 'medication-without-frequency', 'frequency is missing; say how often, e.g. 1-0-1 or BD');
+    else if (readFrequency(m.frequency).kind === 'text')
+      report(
+        pointer(...bd, 'medications', j, 'frequency'),
+        'frequency-not-understood',
+        'frequency is kept as written but is none of the notations abha-link reads (e.g. 1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, Q6H, twice daily); FHIR gets no timing from it',
+      );
+    for (const k of MEDICATION_TEXT) {
+      const v = m[k];
+      if (v !== undefined && BIDI_CONTROL.test(v))
+        report(
+          pointer(...bd, 'medications', j, k),
+          'bidi-control-in-medication',
+          `${k} holds a bidirectional control character (U+202A-U+202E or U+2066-U+2069) that can make the printed text read differently from what is stored; remove it`,
+        );
+    }
   });
 
   const meds = b.medications?.length ?? 0;
@@ -174,8 +240,19 @@ function lintCareContext(
     case 'Prescription':
       if (meds === 0 && !hasUrl)
         report(pointer(...bd, 'medications'), 'prescription-without-medication', 'a Prescription care context needs at least one medication or a documentUrl');
-      if (labs > 0 || b.advice !== undefined)
-        report(pointer(...bd), 'prescription-extra-content', 'labInvestigations and advice have no place in a Prescription record; use hiType OPConsultation to keep them');
+      // One finding per present field, at its own path: the message names only what is there.
+      if (labs > 0)
+        report(
+          pointer(...bd, 'labInvestigations'),
+          'prescription-extra-content',
+          'labInvestigations are kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for them; use hiType OPConsultation to carry them into FHIR too',
+        );
+      if (b.advice !== undefined)
+        report(
+          pointer(...bd, 'advice'),
+          'prescription-extra-content',
+          'advice is kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for it; use hiType OPConsultation to carry it into FHIR too',
+        );
       break;
     case 'DiagnosticReport':
       if (labs === 0 && !hasUrl)

@@ -6,7 +6,8 @@ import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
 import { optionError, type Command } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
-import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem, type NdjsonLine } from '../io.js';
+import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
 import { didYouMean } from '../suggest.js';
 
 export interface ValidateArgs {
@@ -21,6 +22,8 @@ export interface ValidateArgs {
   /** Show unknown keys themselves in issue paths (they can be data: a mobile number typed as a key). */
   showKeys: boolean;
   now: Date;
+  /** Threads for --ndjson: the main one and jobs - 1 workers (default: see jobsFor). */
+  jobs?: number;
 }
 
 /** One input of a run: the file, and the run's options. */
@@ -35,7 +38,7 @@ interface Counts {
   broken: number;
 }
 
-interface DocResult {
+export interface DocResult {
   index: number;
   valid: boolean;
   errors: Issue[];
@@ -87,6 +90,18 @@ function textLines(r: DocResult, name: string, lineOf: (path: string) => number)
   return issueLines([...r.errors, ...r.warnings], name, lineOf, undefined, 'use --format json for all') + hint;
 }
 
+/** The output and result of one NDJSON line: the same on the main thread (--jobs 1) and in the workers. */
+export function ndjsonLineOutput(l: NdjsonLine, index: number, args: ValidateArgs, name: string): { text: string; result: DocResult } {
+  let r: DocResult;
+  if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
+  else if (l.unreadable !== undefined) r = syntaxResult(index, l.unreadable);
+  else {
+    const parsed = parseJson(l.text);
+    r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
+  }
+  return { text: args.format === 'json' ? jsonLine(r, args.lint, args.nameFiles ? name : undefined) : textLines(r, name, () => l.line), result: r };
+}
+
 /** `abha-link validate`: returns the exit code. */
 export async function runValidate(args: ValidateArgs): Promise<number> {
   if (!isSchemaName(args.schema)) {
@@ -110,6 +125,16 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   return invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
 
+/**
+ * Threads for an NDJSON input: --jobs when given; otherwise the number of
+ * cores for a file, and 1 for stdin, whose lines are answered as they come
+ * (workers take input in batches of 512 KiB, which a slow producer may take
+ * long to fill).
+ */
+function jobsFor(args: OneInput): number {
+  return args.jobs ?? (args.file === undefined ? 1 : defaultJobs());
+}
+
 /** Validates the documents of one input, writing their results and counting them. */
 async function validateOne(args: OneInput, counts: Counts): Promise<void> {
   const name = inputName(args.file);
@@ -126,21 +151,19 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
     const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
     count(r);
     await writeOut(args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, pointerLocator(text)));
+  } else if (jobsFor(args) > 1) {
+    const c = await validateNdjsonInWorkers(args.file, jobsFor(args), { ...args, name }, writeOut, outputClosed);
+    counts.docs += c.docs;
+    counts.invalid += c.invalid;
+    counts.broken += c.broken;
   } else {
     let index = 0;
     await streamLines(args.file, (lines) => {
       let out = '';
       for (const l of lines) {
-        let r: DocResult;
-        if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
-        else if (l.unreadable !== undefined) r = syntaxResult(index, l.unreadable);
-        else {
-          const parsed = parseJson(l.text);
-          r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
-        }
-        index++;
-        count(r);
-        out += args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, () => l.line);
+        const o = ndjsonLineOutput(l, index++, args, name);
+        count(o.result);
+        out += o.text;
       }
       return writeOut(out);
     }, undefined, outputClosed);
@@ -148,7 +171,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
 }
 
 export const command: Command = {
-  usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|GLOB|-]...',
+  usage: 'abha-link validate [--schema NAME] [--ndjson [--jobs N]] [--format text|json] [--lint] [FILE|GLOB|-]...',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
 Several FILEs and glob patterns ('requests/*.json', '**/*.ndjson') may be
@@ -161,6 +184,9 @@ Options:
   --schema NAME        a schema name from abha-link schemas
   --ndjson             one document per non-empty line, streamed in bounded
                        memory
+  --jobs N             with --ndjson: threads to validate on, the main one and
+                       N-1 workers (default: the number of cores for a FILE,
+                       1 for stdin); output stays in input order
   --format text|json   text (default): FILE:LINE PATH MESSAGE (code), for
                        people; json: one object per document and line, in
                        input order: {"index":n,"valid":true|false,
@@ -173,10 +199,11 @@ Options:
                        (/#3); a key can be data, such as a mobile number
   -h, --help           show this help
   -v, --version        print the version`,
-  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, 'show-keys': { type: 'boolean' } },
+  options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, 'show-keys': { type: 'boolean' }, jobs: { type: 'string' } },
   async run({ values, positionals }) {
     const format = (values.format as string | undefined) ?? 'text';
     if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
+    if (values.jobs !== undefined && values.ndjson !== true) throw new UsageError('--jobs works only with --ndjson');
     const files = await expandInputs(positionals);
     return runValidate({
       schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
@@ -187,6 +214,7 @@ Options:
       nameFiles: files.length > 1 || hasPattern(positionals),
       showKeys: values['show-keys'] === true,
       now: new Date(),
+      ...(values.jobs === undefined ? {} : { jobs: parseJobs(values.jobs as string) }),
     });
   },
 };
