@@ -3,7 +3,7 @@
  * slow, refused, dropped or hung, so that clients can be tested against the
  * failures a real network and a real service produce.
  */
-import { ENDPOINTS } from '../spec/definition.js';
+import { ENDPOINT_IDS as IDS } from '../generated/endpoints.js';
 
 /** What a fault does to one request. */
 export type Fault =
@@ -52,7 +52,7 @@ interface LiveRule {
 export const MAX_FAULT_RULES = 100;
 
 const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'hang', 'garbage', 'expire-token']);
-const ENDPOINT_IDS: ReadonlySet<string> = new Set(ENDPOINTS.map((e) => e.id));
+const ENDPOINT_IDS: ReadonlySet<string> = new Set(IDS);
 /** The longest injected message: the spec's bound of `message`. */
 const MAX_MESSAGE = 4096;
 /** Retry-After: delay-seconds, or an HTTP date (printable ASCII, no line breaks). */
