@@ -382,8 +382,8 @@ function checkEndpoint(e: (typeof ENDPOINTS)[number]): void {
   if (!e.request.typeName.endsWith('Request')) throw new Error(`${e.id}: the request type name must end in Request`);
   if (e.response.dataRequired && e.response.data.type === 'unknown') throw new Error(`${e.id}: dataRequired needs a data shape`);
   const hook = e.mock?.verifiesOtp;
-  for (const field of hook === undefined ? [] : [hook.otpField, hook.mobileField]) {
-    if (field !== undefined && !e.request.required.includes(field)) throw new Error(`${e.id}: mock.verifiesOtp names ${field}, not a required request field`);
+  for (const field of hook === undefined ? [] : ['txnId', hook.otpField, hook.mobileField]) {
+    if (field !== undefined && !e.request.required.includes(field)) throw new Error(`${e.id}: mock.verifiesOtp needs ${field} to be a required request field`);
   }
 }
 

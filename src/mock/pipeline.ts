@@ -20,7 +20,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
-import { ENDPOINT_BY_ID, type Endpoint } from '../spec/endpoints.js';
+import { ENDPOINT_BY_ID, ENDPOINT_IDS, type Endpoint } from '../spec/endpoints.js';
 import { validate } from '../validation/validate.js';
 import { controlReply } from './control.js';
 import { answerEndpoint } from './endpoints.js';
@@ -203,7 +203,7 @@ export function requestListener(state: MockState, config: PipelineConfig): Reque
       return;
     }
     const ep = ENDPOINT_BY_PATH.get(ex.path);
-    if (ep === undefined) ex.answer(fail(404, 'no such endpoint; GET /openapi.json lists the 12 endpoints of the service'));
+    if (ep === undefined) ex.answer(fail(404, `no such endpoint; GET /openapi.json lists the ${ENDPOINT_IDS.length} endpoints of the service`));
     else await handleEndpoint(ex, ep, state, config.maxBodyBytes);
   };
   return (req, res) => {
