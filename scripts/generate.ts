@@ -6,6 +6,7 @@
  *   - src/generated/types.ts       the exported TypeScript types
  *   - src/generated/validators.ts  ajv standalone validators (no schema compilation at run time)
  *   - src/generated/manifest.ts    the schema list as a typed module
+ *   - src/generated/endpoints.ts   EndpointId, the body types by endpoint, the path constants
  *
  * `npm run schemas` writes them; test/generated.test.ts fails when the
  * committed files differ from a fresh generation.
@@ -369,6 +370,56 @@ export function buildManifestModule(files: SchemaFile[]): string {
   );
 }
 
+// ---------------------------------------------------------------------------
+// The endpoint registry: ids, body types and paths
+// ---------------------------------------------------------------------------
+
+const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+const union = (ids: readonly string[]): string => (ids.length === 0 ? ' never' : ids.map((id) => `\n  | ${JSON.stringify(id)}`).join(''));
+
+/** Facts of an endpoint that must agree with each other; a mistake in the definition stops the generation. */
+function checkEndpoint(e: (typeof ENDPOINTS)[number]): void {
+  if (!e.request.typeName.endsWith('Request')) throw new Error(`${e.id}: the request type name must end in Request`);
+  if (e.response.dataRequired && e.response.data.type === 'unknown') throw new Error(`${e.id}: dataRequired needs a data shape`);
+  const hook = e.mock?.verifiesOtp;
+  for (const field of hook === undefined ? [] : ['txnId', hook.otpField, hook.mobileField]) {
+    if (field !== undefined && !e.request.required.includes(field)) throw new Error(`${e.id}: mock.verifiesOtp needs ${field} to be a required request field`);
+  }
+}
+
+/**
+ * src/generated/endpoints.ts: the EndpointId type, the request/response type
+ * of each endpoint and the path constants. Tables keyed by endpoint id
+ * (`satisfies Record<EndpointId, ...>`) then fail the type check when an
+ * endpoint is added to the definition and not to them.
+ */
+export function buildEndpointsModule(): string {
+  ENDPOINTS.forEach(checkEndpoint);
+  const ids = ENDPOINTS.map((e) => e.id);
+  const name = (e: (typeof ENDPOINTS)[number]): string => e.request.typeName.replace(/Request$/, '');
+  const types = ENDPOINTS.map((e) => `  ${JSON.stringify(e.id)}: { readonly request: T.${e.request.typeName}; readonly response: T.${name(e)}Response };`);
+  const paths = ENDPOINTS.map((e) => `  ${lowerFirst(name(e))}: ${JSON.stringify(e.path)},`);
+  const verifying = ENDPOINTS.filter((e) => e.mock?.verifiesOtp !== undefined).map((e) => e.id);
+  return (
+    `// ${GENERATED_NOTE}\n` +
+    `import type * as T from './types.js';\n\n` +
+    `/** The id of an endpoint of the service (spec §4), as in the spec definition. */\n` +
+    `export type EndpointId =${union(ids)};\n\n` +
+    `/** Every endpoint id, in the order of the spec. */\n` +
+    `export const ENDPOINT_IDS = ${JSON.stringify(ids)} as const satisfies readonly EndpointId[];\n\n` +
+    `/** The endpoints that verify an OTP (definition: mock.verifiesOtp); the mock runs one verification step before their handlers. */\n` +
+    `export type OtpVerificationId =${union(verifying)};\n\n` +
+    `/** The request and response body type of each endpoint. */\n` +
+    `export interface EndpointTypes {\n${types.join('\n')}\n}\n\n` +
+    `/** The request body type of an endpoint. */\n` +
+    `export type EndpointRequest<I extends EndpointId> = EndpointTypes[I]['request'];\n\n` +
+    `/** The response body type of an endpoint. */\n` +
+    `export type EndpointResponse<I extends EndpointId> = EndpointTypes[I]['response'];\n\n` +
+    `/** Endpoint paths of the service (spec §4), by endpoint name. */\n` +
+    `export const ENDPOINT_PATHS = {\n${paths.join('\n')}\n} as const;\n`
+  );
+}
+
 /** Every generated file, path relative to the repository root → content. */
 export function generateAll(): Map<string, string> {
   const files = buildSchemas();
@@ -378,6 +429,7 @@ export function generateAll(): Map<string, string> {
   out.set('src/generated/types.ts', buildTypes());
   out.set('src/generated/validators.ts', linearErrorMerge(buildValidators(files)));
   out.set('src/generated/manifest.ts', buildManifestModule(files));
+  out.set('src/generated/endpoints.ts', buildEndpointsModule());
   return out;
 }
 

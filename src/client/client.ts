@@ -8,7 +8,8 @@ import { inspect } from 'node:util';
 import { ValidationError, type Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
-import { BOUNDS, ENDPOINTS } from '../spec/definition.js';
+import { BOUNDS } from '../spec/definition.js';
+import { endpointTable, type EndpointId, type EndpointRequest } from '../spec/endpoints.js';
 import { validate } from '../validation/validate.js';
 import { parseBaseUrl } from './base-url.js';
 import { InvalidResponseError } from './errors.js';
@@ -111,30 +112,42 @@ export interface ClientInfo {
   readonly baseUrl: string;
 }
 
-const IDEMPOTENT = new Set(['token', 'search-abha', 'fetch-abha-address-profile', 'get-profile']);
+/** What the transport needs of each endpoint, all from the spec definition. */
+const ENDPOINT_INFO: Readonly<Record<EndpointId, EndpointInfo>> = endpointTable((e) => ({
+  id: e.id,
+  path: e.path,
+  auth: e.auth,
+  idempotent: e.idempotent,
+  envelope: e.response.envelope,
+  dataRequired: e.response.dataRequired,
+}));
 
-const ENDPOINT_INFO: ReadonlyMap<string, EndpointInfo> = new Map(
-  ENDPOINTS.map((e) => [
-    e.id,
-    {
-      id: e.id,
-      path: e.path,
-      auth: e.auth,
-      idempotent: IDEMPOTENT.has(e.id),
-      envelope: e.response.envelope,
-      // The spec shows a payload for every endpoint but the link call ("response shape: not shown").
-      dataRequired: e.id !== 'link-carecontext',
-    } satisfies EndpointInfo,
-  ]),
-);
+/**
+ * The method of {@link AbhaClient} that calls each endpoint (`null`: called
+ * by the client itself). An endpoint added to the spec definition without a
+ * method here fails the type check; test/endpoints.test.ts checks that each
+ * method sends to its endpoint's path.
+ */
+export const CLIENT_METHODS = {
+  token: null,
+  'search-abha': 'searchAbha',
+  'request-otp': 'requestOtp',
+  'verify-otp': 'verifyOtp',
+  'mobile-login-verify-otp': 'mobileLoginVerifyOtp',
+  'mobile-login-abha-number-verify-otp': 'mobileLoginAbhaNumberVerifyOtp',
+  'aadhar-number-login-verify-otp': 'aadharNumberLoginVerifyOtp',
+  'abha-address-login-verify-otp': 'abhaAddressLoginVerifyOtp',
+  'enroll-verify-otp': 'enrollVerifyOtp',
+  'fetch-abha-address-profile': 'fetchAbhaAddressProfile',
+  'get-profile': 'getProfile',
+  'link-carecontext': 'linkCareContexts',
+} as const satisfies Record<EndpointId, keyof AbhaClient | null>;
 
 /** The default of `maxResponseBytes`: 4 MiB. */
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-function endpoint(id: string): EndpointInfo {
-  const e = ENDPOINT_INFO.get(id);
-  if (e === undefined) throw new TypeError(`unknown endpoint ${id}`);
-  return e;
+function endpoint(id: EndpointId): EndpointInfo {
+  return ENDPOINT_INFO[id];
 }
 
 /**
@@ -246,7 +259,7 @@ export class AbhaClient {
   }
 
   /** Validates `request` against `<id>-request`, calls the endpoint, resolves to the validated envelope. */
-  #body<R>(id: string, request: unknown, options: CallOptions | undefined): Promise<R> {
+  #body<R, I extends EndpointId = EndpointId>(id: I, request: EndpointRequest<I>, options: CallOptions | undefined): Promise<R> {
     const checked = validate(`${id}-request` as SchemaName, request);
     if (!checked.success) return Promise.reject(new ValidationError(checked.issues, `${id} request`));
     return callEndpoint(this.#config, endpoint(id), request, options).then((r) => {

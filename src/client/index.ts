@@ -46,7 +46,7 @@ export { bearerTokenProblem, jwtExpiry } from './token.js';
 export { parseBaseUrl } from './base-url.js';
 export { redactServiceMessage } from './redact.js';
 export { asSessionToken, type SessionToken } from './session.js';
-export { linkRequestKey, type LinkRequestIdentity } from './key.js';
+export { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
 export {
   JournalError,
   MAX_JOURNAL_LINE_BYTES,

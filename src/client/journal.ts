@@ -26,7 +26,7 @@ import { constants } from 'node:fs';
 import { open, readFile, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
-import { linkRequestKey, type LinkRequestIdentity } from './key.js';
+import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
 
 /** The state of an item in the journal. */
 export type JournalState = 'sending' | 'acknowledged' | 'failed' | 'unknown';

@@ -3,7 +3,7 @@
  * slow, refused, dropped or hung, so that clients can be tested against the
  * failures a real network and a real service produce.
  */
-import { ENDPOINTS } from '../spec/definition.js';
+import { ENDPOINT_IDS, isEndpointId } from '../spec/endpoints.js';
 
 /** What a fault does to one request. */
 export type Fault =
@@ -52,7 +52,6 @@ interface LiveRule {
 export const MAX_FAULT_RULES = 100;
 
 const FAULT_TYPES = new Set(['latency', 'status', 'envelope-failure', 'drop', 'hang', 'garbage', 'expire-token']);
-const ENDPOINT_IDS: ReadonlySet<string> = new Set(ENDPOINTS.map((e) => e.id));
 /** The longest injected message: the spec's bound of `message`. */
 const MAX_MESSAGE = 4096;
 /** Retry-After: delay-seconds, or an HTTP date (printable ASCII, no line breaks). */
@@ -71,8 +70,8 @@ const count = (v: unknown): boolean => typeof v === 'number' && v >= 0 && (Numbe
 export function checkFaultRule(value: unknown): { ok: true; rule: FaultRule } | { ok: false; message: string } {
   if (value === null || typeof value !== 'object') return { ok: false, message: 'a fault rule must be an object { endpoint?, skip?, times?, fault }' };
   const r = value as Record<string, unknown>;
-  if (r.endpoint !== undefined && (typeof r.endpoint !== 'string' || (r.endpoint !== 'any' && !ENDPOINT_IDS.has(r.endpoint)))) {
-    return { ok: false, message: `/endpoint must be any or an endpoint id (${[...ENDPOINT_IDS].join(', ')})` };
+  if (r.endpoint !== undefined && (typeof r.endpoint !== 'string' || (r.endpoint !== 'any' && !isEndpointId(r.endpoint)))) {
+    return { ok: false, message: `/endpoint must be any or an endpoint id (${ENDPOINT_IDS.join(', ')})` };
   }
   if (r.skip !== undefined && !(count(r.skip) && r.skip !== Infinity)) return { ok: false, message: '/skip must be a whole number >= 0' };
   if (r.times !== undefined && r.times !== null && !count(r.times)) return { ok: false, message: '/times must be a whole number >= 0, or null for always' };

@@ -1,23 +1,13 @@
 /**
- * Named constants: endpoint paths, hiType codes and ABDM rules, in one place.
+ * Named constants: endpoint paths (generated), hiType codes and ABDM rules, in one place.
  * Sources are in `shared/reference/abdm-and-fhir.md` (section numbers below).
  */
 
-/** Endpoint paths of the service (spec §4), by endpoint id. */
-export const ENDPOINT_PATHS = {
-  token: '/api/m1/abha/token',
-  searchAbha: '/api/m1/abha/search/abha',
-  requestOtp: '/api/m1/abha/search/request/otp',
-  verifyOtp: '/api/m1/abha/search/verify/otp',
-  mobileLoginVerifyOtp: '/api/m1/abha/mobile/login/verify-otp',
-  mobileLoginAbhaNumberVerifyOtp: '/api/m1/abha/mobile/login/abha-number/verify-otp',
-  aadharNumberLoginVerifyOtp: '/api/m1/abha/aadhar-number/login/verify-otp',
-  abhaAddressLoginVerifyOtp: '/api/m1/abha/aadhar/login/abha-address/verify-otp',
-  enrollVerifyOtp: '/api/m1/abha/aadhar/enroll/verify-otp',
-  fetchAbhaAddressProfile: '/api/m1/abha/aadhar/login/abha-address/fetch/profile',
-  getProfile: '/api/m1/abha/login/get-profile',
-  linkCareContext: '/api/m2/multiple/link-carecontext',
-} as const;
+/**
+ * Endpoint paths of the service (spec §4), by endpoint name: generated from
+ * the spec definition (src/spec/definition.ts, `npm run schemas`).
+ */
+export { ENDPOINT_PATHS } from '../generated/endpoints.js';
 
 /**
  * ABDM's hiType codes, exact spellings (reference §1: NHA ABDM-wrapper

@@ -148,12 +148,53 @@ export interface EndpointDef {
   readonly description: string;
   /** `none` for the token endpoint; `bearer` for every other one (spec §5). */
   readonly auth: 'none' | 'bearer';
+  /**
+   * True when sending the request again changes nothing the first one did not
+   * (the token, the search, the profile reads): the client then also retries
+   * it after time-outs, lost connections and 5xx. False for the link and OTP
+   * calls, which the spec does not say are idempotent (docs/spec-decisions.md).
+   */
+  readonly idempotent: boolean;
   readonly request: ObjectDef;
   readonly response: {
     readonly envelope: EnvelopeKind;
     /** The shape of `data`. */
     readonly data: FieldDef;
+    /**
+     * True when a success must carry `data` (the spec shows a payload): the
+     * client treats a success without it as off the spec. False when the spec
+     * does not show the answer (the link call).
+     */
+    readonly dataRequired: boolean;
   };
+  /** Set when a success returns an ABHA session token (spec §2): its lifetime, and the refresh token's when one comes with it, in seconds. */
+  readonly session?: SessionDef;
+  /** How the local mock (abha-link/mock) treats the endpoint around its handler. */
+  readonly mock?: MockHooks;
+}
+
+/** The session token an endpoint returns: lifetimes in seconds (the spec does not state the unit; docs/spec-decisions.md). */
+export interface SessionDef {
+  readonly ttlSeconds: number;
+  /** Present when a refresh token comes with the session token. */
+  readonly refreshTtlSeconds?: number;
+}
+
+/** The mock's behaviour hooks of an endpoint: data the mock's request pipeline reads (src/mock/endpoints.ts). */
+export interface MockHooks {
+  /**
+   * The endpoint verifies the OTP of a transaction (spec §4.4 to §4.9): the
+   * mock runs its one verification step before the handler. `otpField` is the
+   * request field holding the OTP; `mobileField`, when set, the field whose
+   * mobile must be the transaction's.
+   */
+  readonly verifiesOtp?: { readonly otpField: string; readonly mobileField?: string };
+  /**
+   * The mock counts the request under its link-request key as received
+   * (`linkCount(key).received`) once it is authenticated and its body valid,
+   * before a fault can keep it from being processed.
+   */
+  readonly countsReceived?: boolean;
 }
 
 // ---------------------------------------------------------------------------
@@ -533,6 +574,9 @@ const SESSION_TOKEN_FIELDS: Record<string, FieldDef> = {
   refreshExpiresIn: int({ minimum: 0 }),
 };
 
+/** The documented refresh-token lifetime (spec §2, refreshExpiresIn). */
+const REFRESH_TTL = 1296000;
+
 export const ENDPOINTS: readonly EndpointDef[] = [
   {
     id: 'token',
@@ -542,8 +586,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Generate bearer token',
     description: 'Exchanges the account API key for a JWT bearer token. No Authorization header is sent.',
     auth: 'none',
+    idempotent: true,
     request: obj('TokenRequest', { apiKey: str(BOUNDS.apiKey, { minLength: 1 }) }, ['apiKey'], true),
-    response: { envelope: 'token', data: JWT('The JWT bearer token.') },
+    response: { envelope: 'token', data: JWT('The JWT bearer token.'), dataRequired: true },
   },
   {
     id: 'search-abha',
@@ -553,8 +598,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Search accounts by mobile',
     description: 'Searches for ABHA accounts linked to a 10-digit mobile number; returns a masked list.',
     auth: 'bearer',
+    idempotent: true,
     request: obj('SearchAbhaRequest', { mobile: MOBILE }, ['mobile'], true),
-    response: { envelope: 'standard', data: arr(ref('search-result-item'), BOUNDS.accounts) },
+    response: { envelope: 'standard', data: arr(ref('search-result-item'), BOUNDS.accounts), dataRequired: true },
   },
   {
     id: 'request-otp',
@@ -564,6 +610,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Send OTP',
     description: 'Sends an OTP for the account chosen from a search result.',
     auth: 'bearer',
+    idempotent: false,
     request: obj(
       'RequestOtpRequest',
       {
@@ -579,6 +626,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     response: {
       envelope: 'standard',
       data: verifyResult('RequestOtpResponseData', { txnId: str(BOUNDS.id), message: str(BOUNDS.message) }),
+      dataRequired: true,
     },
   },
   {
@@ -589,6 +637,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP',
     description: 'Verifies the OTP; returns the matching accounts and session tokens.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('VerifyOtpRequest', { scope: SCOPE, txnId: TXN, otp: OTP }, ['scope', 'txnId', 'otp'], true),
     response: {
       envelope: 'standard',
@@ -598,7 +647,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         ...SESSION_TOKEN_FIELDS,
         accounts: ACCOUNTS,
       }),
+      dataRequired: true,
     },
+    session: { ttlSeconds: 1800, refreshTtlSeconds: REFRESH_TTL },
+    mock: { verifiesOtp: { otpField: 'otp' } },
   },
   {
     id: 'mobile-login-verify-otp',
@@ -608,6 +660,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP for mobile login',
     description: 'Verifies the OTP of a mobile login; returns the accounts and a session token.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('MobileLoginVerifyOtpRequest', { txnId: TXN, otp: OTP }, ['txnId', 'otp'], true),
     response: {
       envelope: 'standard',
@@ -618,7 +671,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         expiresIn: int({ minimum: 0, examples: [300] }),
         accounts: ACCOUNTS,
       }),
+      dataRequired: true,
     },
+    session: { ttlSeconds: 300 },
+    mock: { verifiesOtp: { otpField: 'otp' } },
   },
   {
     id: 'mobile-login-abha-number-verify-otp',
@@ -628,6 +684,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP for mobile login by ABHA number',
     description: 'Verifies the OTP of a mobile login by ABHA number; reports the OTP as verified or expired.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('MobileLoginAbhaNumberVerifyOtpRequest', { txnId: TXN, otp: OTP }, ['txnId', 'otp'], true),
     response: {
       envelope: 'standard',
@@ -636,7 +693,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         authResult: str(64),
         accounts: ACCOUNTS,
       }),
+      dataRequired: true,
     },
+    mock: { verifiesOtp: { otpField: 'otp' } },
   },
   {
     id: 'aadhar-number-login-verify-otp',
@@ -646,6 +705,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP for national-ID-number login',
     description: 'Verifies the OTP of a national-ID-number login; returns the ABHA accounts linked to the national ID.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('AadharNumberLoginVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
     response: {
       envelope: 'standard',
@@ -655,7 +715,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         ...SESSION_TOKEN_FIELDS,
         accounts: ACCOUNTS,
       }),
+      dataRequired: true,
     },
+    session: { ttlSeconds: 1800, refreshTtlSeconds: REFRESH_TTL },
+    mock: { verifiesOtp: { otpField: 'otpValue', mobileField: 'mobile' } },
   },
   {
     id: 'abha-address-login-verify-otp',
@@ -665,6 +728,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP for ABHA-address login',
     description: 'Completes ABHA-address login; returns the users and session tokens.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('AbhaAddressLoginVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
     response: {
       envelope: 'standard',
@@ -675,7 +739,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         users: arr(ref('user'), BOUNDS.accounts),
         tokens: ref('session-tokens'),
       }),
+      dataRequired: true,
     },
+    session: { ttlSeconds: 1800, refreshTtlSeconds: REFRESH_TTL },
+    mock: { verifiesOtp: { otpField: 'otpValue', mobileField: 'mobile' } },
   },
   {
     id: 'enroll-verify-otp',
@@ -685,6 +752,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Verify OTP for enrolment',
     description: 'Verifies the OTP sent to the ID-linked mobile during enrolment; returns the new ABHA profile and session tokens.',
     auth: 'bearer',
+    idempotent: false,
     request: obj('EnrollVerifyOtpRequest', { txnId: TXN, otpValue: OTP, mobile: MOBILE }, ['txnId', 'otpValue', 'mobile'], true),
     response: {
       envelope: 'standard',
@@ -694,7 +762,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
         ABHAProfile: ref('abha-profile'),
         isNew: bool(),
       }),
+      dataRequired: true,
     },
+    session: { ttlSeconds: 1800, refreshTtlSeconds: REFRESH_TTL },
+    mock: { verifiesOtp: { otpField: 'otpValue', mobileField: 'mobile' } },
   },
   {
     id: 'fetch-abha-address-profile',
@@ -704,8 +775,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Fetch ABHA address profile',
     description: 'Fetches the ABHA address profile with the session token from the verify-otp step.',
     auth: 'bearer',
+    idempotent: true,
     request: obj('FetchAbhaAddressProfileRequest', { token: SENT_JWT('The ABHA session token.') }, ['token'], true),
-    response: { envelope: 'standard', data: ref('abha-address-profile') },
+    response: { envelope: 'standard', data: ref('abha-address-profile'), dataRequired: true },
   },
   {
     id: 'get-profile',
@@ -715,8 +787,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Get account profile',
     description: 'Fetches the account profile with the ABHA session token.',
     auth: 'bearer',
+    idempotent: true,
     request: obj('GetProfileRequest', { token: SENT_JWT('The ABHA session token.') }, ['token'], true),
-    response: { envelope: 'standard', data: ref('account-profile') },
+    response: { envelope: 'standard', data: ref('account-profile'), dataRequired: true },
   },
   {
     id: 'link-carecontext',
@@ -726,6 +799,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     title: 'Link care contexts',
     description: 'Links several care contexts (visit records) to an ABHA address under a health-information-provider id.',
     auth: 'bearer',
+    idempotent: false,
     request: obj(
       'LinkCareContextRequest',
       {
@@ -739,7 +813,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       ['abhaAddress', 'hipId', 'hospitalName', 'visitDate', 'visitId', 'careContexts'],
       true,
     ),
-    response: { envelope: 'standard', data: { type: 'unknown', description: 'Not shown by the spec.' } },
+    response: { envelope: 'standard', data: { type: 'unknown', description: 'Not shown by the spec.' }, dataRequired: false },
+    mock: { countsReceived: true },
   },
 ];
 
