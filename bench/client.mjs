@@ -147,7 +147,9 @@ function runCli(args, env) {
           try {
             const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
             if (m) hwm = Math.max(hwm, Number(m[1]));
-          } catch {}
+          } catch {
+            // The child has just exited: its status file is gone.
+          }
         }, 10);
     child.on('close', (code) => {
       if (poll) clearInterval(poll);

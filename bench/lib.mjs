@@ -19,7 +19,7 @@ let sink = 0;
 export function rate(fn, ms, batch) {
   let n = 0;
   const t0 = performance.now();
-  let t = t0;
+  let t;
   do {
     for (let i = 0; i < batch; i++) sink ^= fn();
     n += batch;

@@ -27,7 +27,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compare as compareRates, median, summary } from './lib.mjs';
+import { compare as compareRates, summary } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(join(ROOT, 'dist', 'render', 'index.js'))) {

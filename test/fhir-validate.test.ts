@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { toFhirBundles, validateFhirBundle, type Bundle } from '../src/fhir/index.js';
 import { ATTACHMENTS, bundlesOf, example } from './fhir-helpers.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function bundle(name = 'opd-prescription', hiType?: string): Json {
   const docs = bundlesOf(toFhirBundles(example(name, 'input'), { attachments: ATTACHMENTS, ...(hiType !== undefined ? { hiType } : {}) }));

@@ -14,7 +14,6 @@ const JWT_SHAPE = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.?[A-Za-z0-9_-]*/g;
 const AT_WORD = /[^\s"'<>()[\]{},;]*@[^\s"'<>()[\]{},;]*/g;
 const DIGIT_RUN = /\d(?:[\d -]{4,}\d)/g;
 const LONG_TOKEN = /[A-Za-z0-9+/_=-]{40,}/g;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
 /** The longest service message kept, in characters. */

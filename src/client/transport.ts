@@ -264,7 +264,6 @@ function refusedByFetch(e: unknown): boolean {
 }
 
 /** A header value fetch accepts (Fetch standard: no NUL, CR or LF; bytes up to 0xFF). */
-// eslint-disable-next-line no-control-regex
 const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
 
 /**
