@@ -63,7 +63,7 @@ export function readOptions<const O extends OptionSpecs>(specs: O, values: Comma
 
 /** What a command defined with {@link defineCommand} receives: its options, typed, and the positional arguments. */
 export interface TypedArgs<O extends OptionSpecs> {
-  readonly options: OptionValues<O>;
+  readonly values: OptionValues<O>;
   readonly positionals: readonly string[];
 }
 
@@ -72,14 +72,14 @@ export interface TypedArgs<O extends OptionSpecs> {
  * readOptions), instead of casting `values.x as string | undefined`.
  *
  * @example
- * export const command = defineCommand({ usage, help, options: { json: { type: 'boolean' } }, run: ({ options }) => runSchemas(options.json) })
+ * export const command = defineCommand({ usage, help, options: { json: { type: 'boolean' } }, run: ({ values }) => runSchemas(values.json) })
  */
 export function defineCommand<const O extends OptionSpecs>(c: { readonly usage: string; readonly help: string; readonly options: O; run(args: TypedArgs<O>): Promise<number> }): Command {
   return {
     usage: c.usage,
     help: c.help,
     options: c.options,
-    run: ({ values, positionals }) => c.run({ options: readOptions(c.options, values), positionals }),
+    run: ({ values, positionals }) => c.run({ values: readOptions(c.options, values), positionals }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ClinicalInput } from '../../generated/types.js';
 import { safeBuildLinkRequest } from '../../builders/link-request.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import { expandInputs } from '../files.js';
 import { EXIT, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
@@ -95,7 +95,7 @@ export async function runBuild(args: BuildArgs): Promise<number> {
   return code;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link build [--no-lint] [--compact] [--ndjson] [FILE|GLOB|-]...',
   help: `Turns a clinical input (see schemas/clinical-input.schema.json and examples/)
 into the link request body, printed as JSON on stdout. Reads stdin when FILE
@@ -121,10 +121,10 @@ Options:
   async run({ values, positionals }) {
     return runBuild({
       files: await expandInputs(positionals),
-      lint: values['no-lint'] !== true,
+      lint: !values['no-lint'],
       now: new Date(),
-      compact: values.compact === true,
-      ndjson: values.ndjson === true,
+      compact: values.compact,
+      ndjson: values.ndjson,
     });
   },
-};
+});

@@ -9,7 +9,7 @@ import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
-import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
+import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
 
@@ -18,7 +18,7 @@ export interface FhirArgs {
   fromFhir: string | undefined;
   hiType: string | undefined;
   out: string | undefined;
-  attach: string[];
+  attach: readonly string[];
   /** Replace a file or link already at an --out name (never writing through a link) instead of taking the next free name. */
   force: boolean;
   timestamp: Date;
@@ -157,7 +157,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   return EXIT.ok;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
@@ -203,7 +203,7 @@ Options:
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
-    const ts = values.timestamp as string | undefined;
+    const ts = values.timestamp;
     const now = new Date();
     let timestamp = now;
     if (ts !== undefined) {
@@ -211,17 +211,17 @@ Options:
       if (Number.isNaN(timestamp.getTime()) || !/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(ts))
         throw optionError('timestamp', 'an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30');
     }
-    const hiType = values['hi-type'] as string | undefined;
+    const hiType = values['hi-type'];
     if (hiType !== undefined && hiType.trim() === '') throw missingValueError('hi-type');
     return runFhir({
       file: positionals[0],
-      fromFhir: values['from-fhir'] as string | undefined,
+      fromFhir: values['from-fhir'],
       hiType,
-      out: values.out as string | undefined,
-      attach: (values.attach as string[] | undefined) ?? [],
-      force: values.force === true,
+      out: values.out,
+      attach: values.attach,
+      force: values.force,
       timestamp,
       now,
     });
   },
-};
+});

@@ -6,7 +6,7 @@ import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
-import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
+import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
 import { writeListedFiles, writeOutputFile } from '../output-files.js';
 
@@ -146,7 +146,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   return EXIT.ok;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
   help: `Renders printable documents, one per care context: standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
@@ -196,24 +196,24 @@ Options:
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('render', 1, positionals.length);
-    const lang = (values.lang as string | undefined) ?? 'en';
+    const lang = values.lang ?? 'en';
     if (!(LANGUAGES as readonly string[]).includes(lang)) throw optionError('lang', LANGUAGES.join(' or '), { given: lang, choices: LANGUAGES });
-    const size = ((values.size as string | undefined) ?? 'A4').toUpperCase();
+    const size = (values.size ?? 'A4').toUpperCase();
     if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
-    const template = (values.template as string | undefined) ?? 'prescription';
+    const template = values.template ?? 'prescription';
     if (template === '') throw missingValueError('template');
-    const chromium = (values.chromium as string | undefined) ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
+    const chromium = values.chromium ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
     return runRender({
       file: positionals[0],
       template,
       lang: lang as Language,
       pageSize: size as PageSize,
-      outDir: values.out as string | undefined,
-      outFile: values.output as string | undefined,
-      pdf: values.pdf === true,
-      force: values.force === true,
+      outDir: values.out,
+      outFile: values.output,
+      pdf: values.pdf,
+      force: values.force,
       chromium,
       now: new Date(),
     });
   },
-};
+});

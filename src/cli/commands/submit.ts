@@ -561,43 +561,43 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     format: { type: 'string' },
     'show-service-messages': { type: 'boolean' },
   },
-  async run({ options: o, positionals }) {
-    if (o['api-key'] !== undefined) {
+  async run({ values, positionals }) {
+    if (values['api-key'] !== undefined) {
       throw new UsageError(
         '--api-key is not accepted: a key given on the command line is visible to other users (process list, shell history); set ABHA_LINK_API_KEY or use --api-key-file FILE',
       );
     }
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
-    const format = o.format ?? 'text';
+    const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
-    const concurrencyText = o.concurrency ?? '4';
+    const concurrencyText = values.concurrency ?? '4';
     const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
     if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
-    const dryRun = o['dry-run'];
-    const journalPath = o.journal;
-    if (o['list-unknown']) {
+    const dryRun = values['dry-run'];
+    const journalPath = values.journal;
+    if (values['list-unknown']) {
       if (journalPath === undefined) throw new UsageError('--list-unknown needs --journal FILE: the journal whose unknown items to list');
-      return listUnknown(journalPath, positionals[0], o.ndjson, format);
+      return listUnknown(journalPath, positionals[0], values.ndjson, format);
     }
-    const confirmedFile = o['resend-confirmed'];
+    const confirmedFile = values['resend-confirmed'];
     if (confirmedFile !== undefined && journalPath === undefined) throw new UsageError('--resend-confirmed needs --journal FILE: the journal that records those items as unknown');
-    if (confirmedFile !== undefined && o['retry-unknown']) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
+    if (confirmedFile !== undefined && values['retry-unknown']) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
     const resendConfirmed = confirmedFile === undefined ? undefined : await readConfirmed(confirmedFile);
 
-    const rawBase = o['base-url'] ?? process.env.ABHA_LINK_BASE_URL;
+    const rawBase = values['base-url'] ?? process.env.ABHA_LINK_BASE_URL;
     let baseUrl: string | undefined;
     if (rawBase !== undefined && rawBase !== '') {
       try {
         baseUrl = parseBaseUrl(rawBase);
       } catch (e) {
-        throw new UsageError(`${o['base-url'] === undefined ? 'ABHA_LINK_BASE_URL' : '--base-url'}: ${(e as Error).message.replace(/^baseUrl /, '')}`);
+        throw new UsageError(`${values['base-url'] === undefined ? 'ABHA_LINK_BASE_URL' : '--base-url'}: ${(e as Error).message.replace(/^baseUrl /, '')}`);
       }
     } else if (!dryRun) {
       throw new UsageError('no service URL: give --base-url URL or set ABHA_LINK_BASE_URL (for the local mock: abha-link mock prints it)');
     }
 
     let apiKey: string | undefined;
-    const keyFile = o['api-key-file'];
+    const keyFile = values['api-key-file'];
     if (keyFile !== undefined) apiKey = await readApiKeyFile(keyFile);
     else if (process.env.ABHA_LINK_API_KEY !== undefined && process.env.ABHA_LINK_API_KEY.trim() !== '') apiKey = process.env.ABHA_LINK_API_KEY.trim();
     if (apiKey === undefined && !dryRun) throw new UsageError('no API key: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
@@ -608,16 +608,16 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
       apiKey,
       concurrency,
       journal: journalPath,
-      noJournal: o['no-journal'],
-      force: o.force,
+      noJournal: values['no-journal'],
+      force: values.force,
       resendConfirmed,
       now: new Date(),
       term: process.env.TERM,
       dryRun,
-      ndjson: o.ndjson,
-      retryUnknown: o['retry-unknown'],
+      ndjson: values.ndjson,
+      retryUnknown: values['retry-unknown'],
       format,
-      showServiceMessages: o['show-service-messages'],
+      showServiceMessages: values['show-service-messages'],
       file: positionals[0],
       progressMs: Number.isFinite(progressEnv) && progressEnv >= 50 ? progressEnv : 5000,
     });

@@ -4,7 +4,7 @@ import { lintLinkRequest } from '../../validation/lint.js';
 import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
-import { optionError, type Command } from '../command.js';
+import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
 import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 import { didYouMean } from '../suggest.js';
@@ -147,7 +147,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
   }
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link validate [--schema NAME] [--ndjson] [--format text|json] [--lint] [FILE|GLOB|-]...',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
@@ -175,18 +175,18 @@ Options:
   -v, --version        print the version`,
   options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, 'show-keys': { type: 'boolean' } },
   async run({ values, positionals }) {
-    const format = (values.format as string | undefined) ?? 'text';
+    const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
     const files = await expandInputs(positionals);
     return runValidate({
-      schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
-      ndjson: values.ndjson === true,
+      schema: values.schema ?? 'link-carecontext-request',
+      ndjson: values.ndjson,
       format,
-      lint: values.lint === true,
+      lint: values.lint,
       files,
       nameFiles: files.length > 1 || hasPattern(positionals),
-      showKeys: values['show-keys'] === true,
+      showKeys: values['show-keys'],
       now: new Date(),
     });
   },
-};
+});
