@@ -54,6 +54,7 @@ describe('the counts of a batch', () => {
       keyOf: journal.keyOf,
       load: () => journal.load(),
       append: (entry) => (++appends > 2 ? Promise.reject(new Error('disk full')) : journal.append(entry)),
+      close: () => journal.close(),
     };
     const error = await runBatch([item('d1'), item('d2'), item('d3')], { concurrency: 1, journal: full }, send).catch((e: unknown) => e);
     expect((error as Error).message).toBe('disk full');
