@@ -1,5 +1,6 @@
 import type { ClinicalInput } from '../../generated/types.js';
 import { safeBuildLinkRequest } from '../../builders/link-request.js';
+import { plural } from '../../util.js';
 import { defineCommand } from '../command.js';
 import { expandInputs } from '../files.js';
 import { EXIT, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
@@ -14,7 +15,6 @@ export interface BuildArgs {
   ndjson: boolean;
 }
 
-const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** Builds one input read whole; with several inputs, each request is printed on one line. */
 async function buildOne(file: string | undefined, args: BuildArgs, oneLine: boolean): Promise<number> {

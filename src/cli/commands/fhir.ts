@@ -9,6 +9,7 @@ import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
+import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
@@ -82,7 +83,7 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
   const r = fromFhir(input.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
@@ -111,7 +112,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     const looksLikeRequest = detectInputKind(value) === 'link-request';
     const issues = looksLikeRequest ? (asRequest?.issues ?? []) : asInput.issues;
     process.stderr.write(
-      `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${issues.length} error${issues.length === 1 ? '' : 's'}\n`,
+      `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${plural(issues.length, 'error')}\n`,
     );
     return EXIT.invalid;
   }
@@ -122,7 +123,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
@@ -137,7 +138,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   }
   if (invalid > 0) {
     // abha-link built these bundles from valid input: a failure here is ours, not the caller's data.
-    process.stderr.write(`${name}: ${invalid} bundle${invalid === 1 ? '' : 's'} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
+    process.stderr.write(`${name}: ${plural(invalid, 'bundle')} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
     return EXIT.internal;
   }
   if (args.out === undefined) {

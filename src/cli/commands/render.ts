@@ -1,4 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, type Language } from '../../render/labels.js';
@@ -6,8 +6,10 @@ import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
+import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
+import { exists } from '../files.js';
 import { writeListedFiles, writeOutputFile } from '../output-files.js';
 
 /** A template is a page of markup: 1 MiB is far more than one needs. */
@@ -51,14 +53,6 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
 }
 
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
   let printer;
@@ -116,7 +110,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   }
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));

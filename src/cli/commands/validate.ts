@@ -4,6 +4,7 @@ import { lintLinkRequest } from '../../validation/lint.js';
 import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
+import { plural } from '../../util.js';
 import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
 import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
@@ -101,7 +102,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   const { docs, invalid, broken } = counts;
   if (args.format === 'text') {
     const ok = docs - invalid - broken;
-    const parts = [`${docs} document${docs === 1 ? '' : 's'}`, `${ok} valid`, `${invalid} invalid`];
+    const parts = [`${plural(docs, 'document')}`, `${ok} valid`, `${invalid} invalid`];
     if (broken > 0) parts.push(`${broken} not JSON`);
     const what = args.files.length === 1 ? inputName(args.files[0]) : `${args.files.length} files`;
     process.stderr.write(`${what}: ${parts.join(', ')}\n`);
