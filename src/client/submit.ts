@@ -114,28 +114,17 @@ export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-input';
  * this run only).
  */
 export type ItemResult =
-  | {
+  | ({
       readonly index: number;
       readonly outcome: 'acknowledged';
       readonly key: string;
-      readonly requestId: string;
-      readonly status: number;
-      readonly attempts: number;
       /**
        * Set when the service said `success: true` but the rest of its answer does
        * not match the spec's response schema (paths and codes, never values): the
        * item was processed, so it is acknowledged, with this warning.
        */
       readonly warnings?: readonly Issue[];
-      /**
-       * Set when the service said `success: true` but the care contexts of its
-       * answer contradict the request (one reported as not linked, a reference
-       * the request did not send, one missing): paths and codes, never values.
-       * The item is acknowledged (sending it again could link it twice); a
-       * person should look at it.
-       */
-      readonly mismatches?: readonly Issue[];
-    }
+    } & Pick<CallResult, 'requestId' | 'status' | 'attempts' | 'mismatches'>)
   | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
   | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
   | {
