@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
-import { ValidationError, type Issue } from '../errors.js';
+import { ValidationError, summarizeIssues, type Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
 import { BOUNDS } from '../spec/definition.js';
@@ -175,10 +175,6 @@ function withMismatches(r: CallResult, request: T.LinkCareContextRequest): CallR
   return mismatches === undefined ? r : { ...r, mismatches };
 }
 
-function issueSummary(issues: readonly Issue[]): string {
-  return `${issues.length} issue${issues.length === 1 ? '' : 's'}, first: ${issues[0]?.path ?? ''} ${issues[0]?.message ?? ''}`;
-}
-
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
@@ -271,7 +267,7 @@ export class AbhaClient {
       if (r.offSpec === undefined) return r.body as R;
       // An OTP call the service processed (success: true) whose data is unusable: the caller
       // cannot go on with it, and must know that it was processed (the OTP may be used up).
-      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${issueSummary(r.offSpec)}); not sent again`, {
+      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${summarizeIssues(r.offSpec, 'count')}); not sent again`, {
         endpoint: endpoint(id).path,
         status: r.status,
         requestId: r.requestId,

@@ -63,5 +63,5 @@ export {
   type MemoryJournal,
   type MemoryJournalOptions,
 } from './journal.js';
-export { JOURNAL_MATCH_WINDOW, JournalMismatchError, reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
+export { JOURNAL_MATCH_WINDOW, JournalMismatchError, batchSummaryOf, reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
 export type { CallOptions, FetchLike } from './transport.js';
