@@ -49,7 +49,7 @@ export interface JournalEntry {
   /**
    * A fixed reason code, never a message: for `failed` and `unknown` the
    * failure (`rejected`, `rate-limited`, `connection-refused`, `timeout`, ...
-   * see reasonCode); for `acknowledged`, `answer-off-spec` when the answer
+   * the error's `reason`, see TransportErrorReason); for `acknowledged`, `answer-off-spec` when the answer
    * said success but did not match the spec's schema, `answer-mismatch` when
    * its care contexts contradicted the request.
    */

@@ -26,18 +26,7 @@ import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
 import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
-import {
-  AbortedError,
-  AuthenticationError,
-  EnvelopeError,
-  InvalidResponseError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  RejectedError,
-  ServerError,
-  TransportError,
-} from './errors.js';
+import { isOutcomeUnknownError, isTransportError, type NetworkFailure, type OutcomeUnknownError, type TransportError, type TransportErrorReason } from './errors.js';
 import { JournalError, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
@@ -197,23 +186,35 @@ const STOP = Symbol('stop');
 
 /**
  * The fixed reason code the journal records for a failure: never the
- * error's message or the service's, which may echo health data.
+ * error's message or the service's, which may echo health data. The error's
+ * own stable code, `e.reason` (see TransportErrorReason).
  *
  * @example
  * reasonCode(new RateLimitedError('...', details)) //=> 'rate-limited'
  */
-export function reasonCode(e: TransportError): string {
-  if (e instanceof OutcomeUnknownError) return e.reason;
-  if (e instanceof NetworkError) return e.failure;
-  if (e instanceof AuthenticationError) return 'authentication';
-  if (e instanceof RateLimitedError) return 'rate-limited';
-  if (e instanceof ServerError) return 'server-error';
-  if (e instanceof EnvelopeError) return 'envelope-failure';
-  if (e instanceof InvalidResponseError) return 'invalid-response';
-  if (e instanceof AbortedError) return 'aborted';
-  if (e instanceof RejectedError) return e.status !== undefined && e.status >= 300 && e.status < 400 ? 'redirect' : 'rejected';
-  return 'error';
+export function reasonCode(e: TransportError): TransportErrorReason {
+  return e.reason;
 }
+
+/**
+ * The codes of failures that say the service looks unavailable (network
+ * errors, 5xx, 429): they count towards `stopAfterConsecutiveFailures`.
+ * Every NetworkFailure must be listed (a compile error otherwise).
+ */
+const UNAVAILABLE: Readonly<Record<NetworkFailure | 'server-error' | 'rate-limited', true>> = {
+  'connection-refused': true,
+  dns: true,
+  'connect-timeout': true,
+  unreachable: true,
+  tls: true,
+  timeout: true,
+  'connection-lost': true,
+  other: true,
+  'request-refused': true,
+  'server-error': true,
+  'rate-limited': true,
+};
+const looksUnavailable = (reason: TransportErrorReason): boolean => Object.hasOwn(UNAVAILABLE, reason);
 
 function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
   if (items !== null && typeof items === 'object' && Symbol.asyncIterator in items) return (items as AsyncIterable<unknown>)[Symbol.asyncIterator]();
@@ -348,21 +349,21 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     try {
       result = await send(request, options.signal, beforeSend);
     } catch (e) {
-      if (e instanceof OutcomeUnknownError) {
+      if (isOutcomeUnknownError(e)) {
         failuresInARow++;
         if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-        await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+        await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.reason });
         summary.unknown++;
         await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
         return;
       }
-      if (e instanceof TransportError) {
-        if (e instanceof AuthenticationError) halt ??= 'authentication';
-        else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) {
+      if (isTransportError(e)) {
+        if (e.reason === 'authentication') halt ??= 'authentication';
+        else if (looksUnavailable(e.reason)) {
           failuresInARow++;
           if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
         }
-        await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+        await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.reason });
         summary.failed++;
         await emit({ index, outcome: 'failed', key, error: e });
         return;

@@ -7,7 +7,7 @@ import { JournalError, openFileJournal, readJournal, type FileJournal } from '..
 import { linkRequestKey } from '../../client/key.js';
 import { validateLinkRequest } from '../../validation/validate.js';
 import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
-import { reasonCode, runBatch } from '../../client/submit.js';
+import { runBatch } from '../../client/submit.js';
 import type { TransportError } from '../../client/errors.js';
 import type { Issue } from '../../errors.js';
 import { detectInputKind } from '../../input-kind.js';
@@ -235,7 +235,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
           o.reason = r.reason;
           break;
         case 'failed':
-          Object.assign(o, { error: r.error.name, reason: reasonCode(r.error), status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+          Object.assign(o, { error: r.error.name, reason: r.error.reason, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
           if (args.showServiceMessages && r.error.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
           break;
         case 'unknown':
