@@ -231,44 +231,23 @@ function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promi
   return untilAborted(next, signal, () => Promise.resolve(STOP));
 }
 
-/**
- * Runs a batch (see the module comment). Used by `client.submitMany`.
- *
- * @throws the input's error when iterating `items` fails: no item is taken
- * after it, the requests in flight finish and are journaled, the journal is
- * closed, then the error is thrown
- * @example
- * const summary = await runBatch(items, { concurrency: 4 }, send)
- */
-export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions, send: SendLink): Promise<SubmitSummary> {
-  const concurrency = options.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new TypeError('concurrency must be a whole number from 1 to 256');
-  const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
-  if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
-  // Checked before the journal is opened (and locked).
-  const iterator = iteratorOf(items);
-  const now = options.now ?? Date.now;
-  const lintOptions: LintOptions | undefined = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
-  const summary: SubmitSummary = {
-    total: 0,
-    acknowledged: 0,
-    warnings: 0,
-    mismatches: 0,
-    alreadyAcknowledged: 0,
-    duplicates: 0,
-    failed: 0,
-    unknown: 0,
-    unknownEarlier: 0,
-    invalid: 0,
-    wouldSend: 0,
-    stopped: false,
-  };
-  const ownJournal = typeof options.journal === 'string';
-  let journal: Journal | undefined;
-  let states: Map<string, JournalState> | undefined;
+/** A batch's journal, its word on earlier runs, and the key of an item. */
+interface BatchJournal {
+  readonly journal: Journal | undefined;
+  /** True when the batch opened the journal from a path (and closes it). */
+  readonly own: boolean;
+  /** The journal's states as loaded (a dry run reads them without opening the journal). */
+  readonly states: Map<string, JournalState> | undefined;
+  readonly keyOf: (request: LinkCareContextRequest) => string;
+}
+
+/** Opens (or, for a dry run, reads) the batch's journal and picks the items' keys. */
+async function openBatchJournal(options: SubmitOptions): Promise<BatchJournal> {
   /** The salt of the items' keys: the journal's; without a journal, one of this run (undefined: plain k1 keys). */
   let salt: Uint8Array | undefined;
   let keyOfJournal: Journal['keyOf'];
+  let journal: Journal | undefined;
+  let states: Map<string, JournalState> | undefined;
   if (typeof options.journal === 'string') {
     if (options.dryRun === true) {
       const read = await readJournal(options.journal);
@@ -285,100 +264,201 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     if (journal === undefined) salt = randomBytes(32);
   }
   const keyOf = keyOfJournal ?? ((request: LinkCareContextRequest): string => linkRequestKey(request, salt));
-  const inFlight = new Set<Promise<void>>();
+  return { journal, own: typeof options.journal === 'string', states, keyOf };
+}
+
+/**
+ * Before anything is sent, when the journal holds acknowledged items: the
+ * journal must know one of the input's first JOURNAL_MATCH_WINDOW valid
+ * items. Returns the items read ahead (to be taken first), whether the input
+ * ended, and whether the stop signal came meanwhile.
+ *
+ * @throws JournalMismatchError when none of them is in the journal
+ */
+async function matchJournal(
+  iterator: AsyncIterator<unknown> | Iterator<unknown>,
+  states: Map<string, JournalState>,
+  keyOf: (request: LinkCareContextRequest) => string,
+  stopSignal: AbortSignal | undefined,
+): Promise<{ ahead: unknown[]; inputDone: boolean; stopped: boolean }> {
+  const ahead: unknown[] = [];
+  let valid = 0;
+  let matched = false;
+  let inputDone = false;
+  let stopped = false;
+  while (valid < JOURNAL_MATCH_WINDOW) {
+    const next = await nextOrStop(Promise.resolve(iterator.next()), stopSignal);
+    if (next === STOP || next.done === true) {
+      inputDone = next !== STOP;
+      stopped = next === STOP;
+      break;
+    }
+    ahead.push(next.value);
+    const checked = validateLinkRequest(next.value);
+    if (!checked.success) continue;
+    valid++;
+    if (states.has(keyOf(checked.value))) {
+      matched = true;
+      break;
+    }
+  }
+  if (!matched && valid > 0 && !stopped) {
+    let acknowledged = 0;
+    for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
+    throw new JournalMismatchError(
+      `the journal holds ${acknowledged} acknowledged item${acknowledged === 1 ? '' : 's'}, but none of the first ${valid} valid item${valid === 1 ? '' : 's'} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
+    );
+  }
+  return { ahead, inputDone, stopped };
+}
+
+/**
+ * One batch's items: each one checked, sent and recorded (see the module
+ * comment), its result counted in `summary` and handed to `onResult`.
+ */
+class BatchItems {
+  readonly summary: SubmitSummary = {
+    total: 0,
+    acknowledged: 0,
+    warnings: 0,
+    mismatches: 0,
+    alreadyAcknowledged: 0,
+    duplicates: 0,
+    failed: 0,
+    unknown: 0,
+    unknownEarlier: 0,
+    invalid: 0,
+    wouldSend: 0,
+    stopped: false,
+  };
+  /** Why the batch must stop taking items (authentication, too many failures in a row). */
+  halt: SubmitSummary['stopReason'];
+  /** The journal's word on earlier runs, as loaded; this run's items are in `#seen`. */
+  states: Map<string, JournalState> | undefined;
   // Keys taken in this run, in input order: a second copy of an item is never sent (with or
   // without a journal, whatever the concurrency). One entry per distinct item.
-  const seen = new KeySet();
-  let fatal: { error: unknown } | undefined;
-  let inputFailure: { error: unknown } | undefined;
-  let failuresInARow = 0;
-  let halt: SubmitSummary['stopReason'];
+  readonly #seen = new KeySet();
+  #failuresInARow = 0;
+  readonly #options: SubmitOptions;
+  readonly #send: SendLink;
+  readonly #journal: BatchJournal;
+  readonly #lint: LintOptions | undefined;
+  readonly #maxFailuresInARow: number;
+  readonly #now: () => number;
 
-  const emit = async (r: ItemResult): Promise<void> => {
-    if (options.onResult !== undefined) await options.onResult(r);
-  };
-  // `states` stays as loaded: the journal's word on earlier runs. This run's items are in `seen`.
-  const record = async (entry: Omit<JournalEntry, 'at'>): Promise<void> => {
-    if (journal !== undefined) await journal.append({ ...entry, at: new Date(now()).toISOString() });
-  };
+  constructor(options: SubmitOptions, send: SendLink, journal: BatchJournal, maxFailuresInARow: number) {
+    this.#options = options;
+    this.#send = send;
+    this.#journal = journal;
+    this.states = journal.states;
+    this.#lint = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
+    this.#maxFailuresInARow = maxFailuresInARow;
+    this.#now = options.now ?? Date.now;
+  }
 
-  const processItem = async (value: unknown, index: number): Promise<void> => {
+  async #emit(r: ItemResult): Promise<void> {
+    if (this.#options.onResult !== undefined) await this.#options.onResult(r);
+  }
+
+  async #record(entry: Omit<JournalEntry, 'at'>): Promise<void> {
+    const journal = this.#journal.journal;
+    if (journal !== undefined) await journal.append({ ...entry, at: new Date(this.#now()).toISOString() });
+  }
+
+  /** Checks, sends and records one item. */
+  async process(value: unknown, index: number): Promise<void> {
+    const screened = this.#screen(value, index);
+    if ('outcome' in screened) {
+      await this.#emit(screened);
+      return;
+    }
+    const { request, key } = screened;
+    // The `sending` line is made durable right before each attempt leaves, with its request id:
+    // not before a token is fetched or a retry waited for.
+    const beforeSend = (requestId: string): Promise<void> => this.#record({ key, state: 'sending', requestId });
+    let result: CallResult;
+    try {
+      result = await this.#send(request, this.#options.signal, beforeSend);
+    } catch (e) {
+      if (!isTransportError(e)) throw e;
+      await this.#failed(e, key, index);
+      return;
+    }
+    await this.#acknowledged(result, key, index);
+  }
+
+  /**
+   * The result of an item that is not sent (invalid, a copy, acknowledged or
+   * unknown earlier, a dry run), counted; or the request and key to send.
+   * Synchronous: items are screened in input order, so the first copy is the one sent.
+   */
+  #screen(value: unknown, index: number): ItemResult | { request: LinkCareContextRequest; key: string } {
+    const { summary } = this;
     const checked = validateLinkRequest(value);
     if (!checked.success) {
       summary.invalid++;
-      await emit({ index, outcome: 'invalid', issues: checked.issues });
-      return;
+      return { index, outcome: 'invalid', issues: checked.issues };
     }
     const request = checked.value;
-    if (lintOptions !== undefined) {
-      const errors = lintLinkRequest(request, lintOptions).filter((i) => i.severity === 'error');
+    if (this.#lint !== undefined) {
+      const errors = lintLinkRequest(request, this.#lint).filter((i) => i.severity === 'error');
       if (errors.length > 0) {
         summary.invalid++;
-        await emit({ index, outcome: 'invalid', issues: errors });
-        return;
+        return { index, outcome: 'invalid', issues: errors };
       }
     }
-    const key = keyOf(request);
-    // Checked before the first await: items start in input order, so the first copy is the one sent.
-    if (!seen.add(key)) {
+    const key = this.#journal.keyOf(request);
+    if (!this.#seen.add(key)) {
       summary.duplicates++;
-      await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-input' });
-      return;
+      return { index, outcome: 'skipped', key, reason: 'duplicate-in-input' };
     }
-    const prior = states?.get(key);
+    const prior = this.states?.get(key);
     if (prior === 'acknowledged') {
       summary.alreadyAcknowledged++;
-      await emit({ index, outcome: 'skipped', key, reason: 'acknowledged-earlier' });
-      return;
+      return { index, outcome: 'skipped', key, reason: 'acknowledged-earlier' };
     }
-    const retry = options.retryUnknown;
+    const retry = this.#options.retryUnknown;
     if ((prior === 'unknown' || prior === 'sending') && !(retry === true || (typeof retry === 'function' && retry({ key, index })))) {
       summary.unknownEarlier++;
-      await emit({ index, outcome: 'unknown', key, earlier: true });
-      return;
+      return { index, outcome: 'unknown', key, earlier: true };
     }
-    if (options.dryRun === true) {
+    if (this.#options.dryRun === true) {
       summary.wouldSend++;
-      await emit({ index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) });
-      return;
+      return { index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) };
     }
-    // The `sending` line is made durable right before each attempt leaves, with its request id:
-    // not before a token is fetched or a retry waited for.
-    const beforeSend = (requestId: string): Promise<void> => record({ key, state: 'sending', requestId });
-    let result: CallResult;
-    try {
-      result = await send(request, options.signal, beforeSend);
-    } catch (e) {
-      if (isOutcomeUnknownError(e)) {
-        failuresInARow++;
-        if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-        await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.reason });
-        summary.unknown++;
-        await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
-        return;
-      }
-      if (isTransportError(e)) {
-        if (e.reason === 'authentication') halt ??= 'authentication';
-        else if (looksUnavailable(e.reason)) {
-          failuresInARow++;
-          if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-        }
-        await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.reason });
-        summary.failed++;
-        await emit({ index, outcome: 'failed', key, error: e });
-        return;
-      }
-      throw e;
+    return { request, key };
+  }
+
+  /** Records and reports a failed call: `unknown` when it may have been processed, else `failed`. */
+  async #failed(e: TransportError, key: string, index: number): Promise<void> {
+    const unknown = isOutcomeUnknownError(e);
+    if (!unknown && e.reason === 'authentication') this.halt ??= 'authentication';
+    else if (unknown || looksUnavailable(e.reason)) {
+      this.#failuresInARow++;
+      if (this.#maxFailuresInARow > 0 && this.#failuresInARow >= this.#maxFailuresInARow) this.halt ??= 'service-unavailable';
     }
-    failuresInARow = 0;
+    const state = unknown ? 'unknown' : 'failed';
+    await this.#record({ key, state, requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: e.reason });
+    if (unknown) {
+      this.summary.unknown++;
+      await this.#emit({ index, outcome: 'unknown', key, earlier: false, error: e });
+    } else {
+      this.summary.failed++;
+      await this.#emit({ index, outcome: 'failed', key, error: e });
+    }
+  }
+
+  /** Records and reports an acknowledged call, with its warnings and mismatches. */
+  async #acknowledged(result: CallResult, key: string, index: number): Promise<void> {
+    this.#failuresInARow = 0;
     const warnings = result.offSpec;
     const mismatches = result.mismatches;
     const reason = mismatches !== undefined ? 'answer-mismatch' : warnings !== undefined ? 'answer-off-spec' : undefined;
-    await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(reason === undefined ? {} : { reason }) });
-    summary.acknowledged++;
-    if (warnings !== undefined) summary.warnings++;
-    if (mismatches !== undefined) summary.mismatches++;
-    await emit({
+    await this.#record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(reason === undefined ? {} : { reason }) });
+    this.summary.acknowledged++;
+    if (warnings !== undefined) this.summary.warnings++;
+    if (mismatches !== undefined) this.summary.mismatches++;
+    await this.#emit({
       index,
       outcome: 'acknowledged',
       key,
@@ -388,54 +468,57 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
       ...(warnings === undefined ? {} : { warnings }),
       ...(mismatches === undefined ? {} : { mismatches }),
     });
-  };
+  }
+}
 
+/**
+ * Runs a batch (see the module comment). Used by `client.submitMany`.
+ *
+ * @throws the input's error when iterating `items` fails: no item is taken
+ * after it, the requests in flight finish and are journaled, the journal is
+ * closed, then the error is thrown
+ * @example
+ * const summary = await runBatch(items, { concurrency: 4 }, send)
+ */
+export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions, send: SendLink): Promise<SubmitSummary> {
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new TypeError('concurrency must be a whole number from 1 to 256');
+  const maxFailuresInARow = options.stopAfterConsecutiveFailures ?? 25;
+  if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
+  // Checked before the journal is opened (and locked).
+  const iterator = iteratorOf(items);
+  const batchJournal = await openBatchJournal(options);
+  const { journal } = batchJournal;
+  const batch = new BatchItems(options, send, batchJournal, maxFailuresInARow);
+  const { summary } = batch;
+  const inFlight = new Set<Promise<void>>();
+  let fatal: { error: unknown } | undefined;
+  let inputFailure: { error: unknown } | undefined;
   let index = 0;
   /** Items read ahead by the journal check, taken before the rest of the input. */
-  const ahead: unknown[] = [];
+  let ahead: unknown[] = [];
   let inputDone = false;
+  const stop = (reason: NonNullable<SubmitSummary['stopReason']>): void => {
+    summary.stopped = true;
+    summary.stopReason = reason;
+  };
   try {
-    states ??= journal === undefined ? undefined : await journal.load();
+    batch.states ??= journal === undefined ? undefined : await journal.load();
+    const states = batch.states;
     if (states !== undefined && options.force !== true && [...states.values()].includes('acknowledged')) {
-      // Before anything is sent: the journal must know one of the input's first items.
-      let valid = 0;
-      let matched = false;
-      while (valid < JOURNAL_MATCH_WINDOW) {
-        const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
-        if (next === STOP || next.done === true) {
-          inputDone = next !== STOP;
-          if (next === STOP) summary.stopped = true;
-          break;
-        }
-        ahead.push(next.value);
-        const checked = validateLinkRequest(next.value);
-        if (!checked.success) continue;
-        valid++;
-        if (states.has(keyOf(checked.value))) {
-          matched = true;
-          break;
-        }
-      }
-      if (!matched && valid > 0 && !summary.stopped) {
-        let acknowledged = 0;
-        for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
-        throw new JournalMismatchError(
-          `the journal holds ${acknowledged} acknowledged item${acknowledged === 1 ? '' : 's'}, but none of the first ${valid} valid item${valid === 1 ? '' : 's'} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
-        );
-      }
-      if (summary.stopped) summary.stopReason = 'stop-signal';
+      const matched = await matchJournal(iterator, states, batchJournal.keyOf, options.stopSignal);
+      ({ ahead, inputDone } = matched);
+      if (matched.stopped) stop('stop-signal');
     }
     for (;;) {
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (fatal !== undefined) break;
-      if (halt !== undefined) {
-        summary.stopped = true;
-        summary.stopReason = halt;
+      if (batch.halt !== undefined) {
+        stop(batch.halt);
         break;
       }
       if (options.stopSignal?.aborted === true || options.signal?.aborted === true) {
-        summary.stopped = true;
-        summary.stopReason = 'stop-signal';
+        stop('stop-signal');
         break;
       }
       let next: IteratorResult<unknown> | typeof STOP;
@@ -450,15 +533,15 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         break;
       }
       if (next === STOP) {
-        summary.stopped = true;
-        summary.stopReason = 'stop-signal';
+        stop('stop-signal');
         break;
       }
       if (next.done === true) break;
       const i = index++;
       summary.total++;
       // At most `concurrency` items are in flight: the loop waits above before taking another.
-      const p: Promise<void> = processItem(next.value, i)
+      const p: Promise<void> = batch
+        .process(next.value, i)
         .catch((e: unknown) => {
           fatal ??= { error: e };
         })
@@ -470,7 +553,7 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
     await Promise.all(inFlight);
   } finally {
     if (summary.stopped || fatal !== undefined) void Promise.resolve(iterator.return?.()).catch(() => undefined);
-    if (ownJournal) await journal?.close();
+    if (batchJournal.own) await journal?.close();
   }
   if (fatal !== undefined) throw fatal.error;
   if (inputFailure !== undefined) throw inputFailure.error;
