@@ -36,6 +36,7 @@ export {
   isTransportError,
   type NetworkFailure,
   type TransportErrorCause,
+  type TransportErrorReason,
   type TransportErrorDetails,
   sanitizeCause,
   type UnknownOutcomeReason,
@@ -64,4 +65,4 @@ export {
   type MemoryJournalOptions,
 } from './journal.js';
 export { JOURNAL_MATCH_WINDOW, JournalMismatchError, batchSummaryOf, reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
-export type { CallOptions, FetchLike } from './transport.js';
+export type { CallOptions, FetchLike, SleepLike } from './transport.js';

@@ -26,18 +26,7 @@ import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
 import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
-import {
-  AbortedError,
-  AuthenticationError,
-  EnvelopeError,
-  InvalidResponseError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  RejectedError,
-  ServerError,
-  TransportError,
-} from './errors.js';
+import { OutcomeUnknownError, TransportError, type NetworkFailure, type TransportErrorReason } from './errors.js';
 import { JournalError, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
@@ -196,18 +185,29 @@ const STOP = Symbol('stop');
  * @example
  * reasonCode(new RateLimitedError('...', details)) //=> 'rate-limited'
  */
-export function reasonCode(e: TransportError): string {
-  if (e instanceof OutcomeUnknownError) return e.reason;
-  if (e instanceof NetworkError) return e.failure;
-  if (e instanceof AuthenticationError) return 'authentication';
-  if (e instanceof RateLimitedError) return 'rate-limited';
-  if (e instanceof ServerError) return 'server-error';
-  if (e instanceof EnvelopeError) return 'envelope-failure';
-  if (e instanceof InvalidResponseError) return 'invalid-response';
-  if (e instanceof AbortedError) return 'aborted';
-  if (e instanceof RejectedError) return e.status !== undefined && e.status >= 300 && e.status < 400 ? 'redirect' : 'rejected';
-  return 'error';
+export function reasonCode(e: TransportError): TransportErrorReason {
+  return e.reason;
 }
+
+/**
+ * The codes of failures that say the service looks unavailable (network
+ * errors, 5xx, 429): they count towards `stopAfterConsecutiveFailures`.
+ * Every NetworkFailure must be listed (a compile error otherwise).
+ */
+const UNAVAILABLE: Readonly<Record<NetworkFailure | 'server-error' | 'rate-limited', true>> = {
+  'connection-refused': true,
+  dns: true,
+  'connect-timeout': true,
+  unreachable: true,
+  tls: true,
+  timeout: true,
+  'connection-lost': true,
+  other: true,
+  'request-refused': true,
+  'server-error': true,
+  'rate-limited': true,
+};
+const looksUnavailable = (reason: TransportErrorReason): boolean => Object.hasOwn(UNAVAILABLE, reason);
 
 function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
   if (items !== null && typeof items === 'object' && Symbol.asyncIterator in items) return (items as AsyncIterable<unknown>)[Symbol.asyncIterator]();
@@ -405,8 +405,8 @@ async function sendItem(ctx: BatchContext, request: LinkCareContextRequest, key:
       return { index, outcome: 'unknown', key, earlier: false, error: e };
     }
     if (e instanceof TransportError) {
-      if (e instanceof AuthenticationError) ctx.halt ??= 'authentication';
-      else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) countUnavailable(ctx);
+      if (e.reason === 'authentication') ctx.halt ??= 'authentication';
+      else if (looksUnavailable(e.reason)) countUnavailable(ctx);
       await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
       summary.failed++;
       return { index, outcome: 'failed', key, error: e };
