@@ -5,9 +5,8 @@
  * (`null` when unknown), because templates run in strict mode.
  */
 import type { CareContext, PatientInput } from '../generated/types.js';
-import { HI_TYPE_DISPLAY } from '../spec/constants.js';
 import { formatCalendarDate } from '../time.js';
-import { HI_TYPE_LABELS_HI, LABELS, MONTHS, type Labels, type Language } from './labels.js';
+import { HI_TYPE_LABELS, LABELS, MONTHS, type Labels, type Language } from './labels.js';
 
 /**
  * Page sizes of the printed documents.
@@ -207,7 +206,7 @@ export function buildDocumentModel(
   const b = cc.bundleData;
   const p = source.patient;
   const headingKey = ownValue(HEADINGS, options.template) ?? 'prescription';
-  const hiTypeNames = options.lang === 'hi' ? HI_TYPE_LABELS_HI : (HI_TYPE_DISPLAY as Readonly<Record<string, string>>);
+  const hiTypeNames: Readonly<Record<string, string>> = HI_TYPE_LABELS[options.lang];
   // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
   // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
   const heading =

@@ -16,6 +16,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
+import { contentOutside, contentPresent, hasExpectedContent } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -167,22 +168,21 @@ function lintCareContext(
       report(pointer(...bd, 'medications', j, 'frequency'), 'medication-without-frequency', 'frequency is missing; say how often, e.g. 1-0-1 or BD');
   });
 
-  const meds = b.medications?.length ?? 0;
-  const labs = b.labInvestigations?.length ?? 0;
-  const hasUrl = b.documentUrl !== undefined;
+  // hiType vs content: what each type holds and expects is a fact of spec/hi-types.ts.
+  const present = contentPresent(b, { blankText: true });
   switch (cc.hiType) {
     case 'Prescription':
-      if (meds === 0 && !hasUrl)
+      if (!hasExpectedContent('Prescription', present))
         report(pointer(...bd, 'medications'), 'prescription-without-medication', 'a Prescription care context needs at least one medication or a documentUrl');
-      if (labs > 0 || b.advice !== undefined)
+      if (contentOutside('Prescription', present).length > 0)
         report(pointer(...bd), 'prescription-extra-content', 'labInvestigations and advice have no place in a Prescription record; use hiType OPConsultation to keep them');
       break;
     case 'DiagnosticReport':
-      if (labs === 0 && !hasUrl)
+      if (!hasExpectedContent('DiagnosticReport', present))
         report(pointer(...bd), 'diagnostic-report-without-content', 'a DiagnosticReport care context has neither labInvestigations nor a documentUrl');
       break;
     case 'HealthDocumentRecord':
-      if (!hasUrl) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
+      if (!hasExpectedContent('HealthDocumentRecord', present)) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
       break;
     default:
       break;
