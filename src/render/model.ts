@@ -4,8 +4,10 @@
  * caller's objects or their prototypes. Every field is always present
  * (`null` when unknown), because templates run in strict mode.
  */
-import type { CareContext, PatientInput } from '../generated/types.js';
+import type { CareContext } from '../generated/types.js';
+import type { PatientDetails } from '../resolve.js';
 import { formatCalendarDate } from '../time.js';
+import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import { HI_TYPE_LABELS, LABELS, MONTHS, type Labels, type Language } from './labels.js';
 
 /**
@@ -30,7 +32,7 @@ export type PageSize = (typeof PAGE_SIZES)[number];
  * @example
  * const patient: PrintPatient = { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }
  */
-export type PrintPatient = Partial<Readonly<PatientInput>>;
+export type PrintPatient = PatientDetails;
 
 /**
  * One care context with everything printed around it (what {@link buildDocumentModel} takes).
@@ -182,12 +184,15 @@ function ownValue<V>(table: Readonly<Record<string, V>>, key: string): V | undef
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-/** Which label heads each bundled template; custom templates get the Prescription heading unless named like a bundled one. */
+/**
+ * Which label heads each bundled template (a bundled template without one is a compile error); custom templates get
+ * the Prescription heading unless named like a bundled one.
+ */
 const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   prescription: 'prescription',
   'lab-order': 'labOrder',
   'visit-summary': 'visitSummary',
-};
+} satisfies Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], keyof Labels>;
 
 /**
  * Builds the model a template renders from one care context and what is
