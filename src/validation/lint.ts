@@ -17,6 +17,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
+import { contentOutside, contentPresent, hasExpectedContent } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -233,33 +234,29 @@ function lintCareContext(
     }
   });
 
-  const meds = b.medications?.length ?? 0;
-  const labs = b.labInvestigations?.length ?? 0;
-  const hasUrl = b.documentUrl !== undefined;
+  // hiType vs content: what each type holds and expects is a fact of spec/hi-types.ts.
+  const present = contentPresent(b, { blankText: true });
   switch (cc.hiType) {
     case 'Prescription':
-      if (meds === 0 && !hasUrl)
+      if (!hasExpectedContent('Prescription', present))
         report(pointer(...bd, 'medications'), 'prescription-without-medication', 'a Prescription care context needs at least one medication or a documentUrl');
-      // One finding per present field, at its own path: the message names only what is there.
-      if (labs > 0)
+      // One finding per present field the Prescription profile has no place for, at its own path:
+      // the message names only what is there.
+      for (const field of contentOutside('Prescription', present)) {
+        const them = field === 'labInvestigations' || field === 'diagnosis' || field === 'medications' ? 'them' : 'it';
         report(
-          pointer(...bd, 'labInvestigations'),
+          pointer(...bd, field),
           'prescription-extra-content',
-          'labInvestigations are kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for them; use hiType OPConsultation to carry them into FHIR too',
+          `${field} ${them === 'them' ? 'are' : 'is'} kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for ${them}; use hiType OPConsultation to carry ${them} into FHIR too`,
         );
-      if (b.advice !== undefined)
-        report(
-          pointer(...bd, 'advice'),
-          'prescription-extra-content',
-          'advice is kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for it; use hiType OPConsultation to carry it into FHIR too',
-        );
+      }
       break;
     case 'DiagnosticReport':
-      if (labs === 0 && !hasUrl)
+      if (!hasExpectedContent('DiagnosticReport', present))
         report(pointer(...bd), 'diagnostic-report-without-content', 'a DiagnosticReport care context has neither labInvestigations nor a documentUrl');
       break;
     case 'HealthDocumentRecord':
-      if (!hasUrl) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
+      if (!hasExpectedContent('HealthDocumentRecord', present)) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
       break;
     default:
       break;
