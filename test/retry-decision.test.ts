@@ -15,11 +15,11 @@ import {
   RejectedError,
   ServerError,
   TransportError,
-  reasonCode,
   type NetworkFailure,
   type TransportErrorDetails,
   type UnknownOutcomeReason,
 } from '../src/client/index.js';
+import { reasonCode } from '../src/client/submit.js';
 import { decideAfterAttempt, readSuccessBody, type AttemptContext, type AttemptOutcome, type Decision, type DecisionEndpoint } from '../src/client/retry-decision.js';
 import { DEFAULT_RETRY, type RetryPolicy } from '../src/client/retry.js';
 

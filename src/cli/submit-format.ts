@@ -4,7 +4,7 @@
  * that are not link requests, the progress and the summary. No I/O here.
  */
 import type { Issue } from '../errors.js';
-import { reasonCode, type ItemResult, type SubmitSummary, type TransportError } from '../client/index.js';
+import { type ItemResult, type SubmitSummary, type TransportError } from '../client/index.js';
 import { plural } from '../util.js';
 
 /** How the item lines are printed. */
@@ -69,7 +69,7 @@ function itemJson(r: ItemResult, line: number | undefined, showServiceMessages: 
       o.reason = r.reason;
       break;
     case 'failed':
-      Object.assign(o, { error: r.error.name, reason: reasonCode(r.error), status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
+      Object.assign(o, { error: r.error.name, reason: r.error.reason, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
       if (showServiceMessages && r.error.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
       break;
     case 'unknown':

@@ -7,13 +7,13 @@ import {
   createClient,
   linkRequestKey,
   openFileJournal,
-  parseBaseUrl,
   readJournal,
   type FileJournal,
   type ItemResult,
   type SubmitOptions,
   type SubmitSummary,
 } from '../../client/index.js';
+import { parseBaseUrl } from '../../client/base-url.js';
 import { detectInputKind, validateLinkRequest } from '../../index.js';
 import { plural } from '../../util.js';
 import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
