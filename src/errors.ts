@@ -2,6 +2,7 @@
  * Errors of the core layer. Transport errors live in the client entry point;
  * this module only has the error for data that does not fit.
  */
+import { plural } from './util.js';
 
 /** How serious an issue is: an error makes the payload unusable, a warning does not. */
 export type Severity = 'error' | 'warning';
@@ -51,19 +52,31 @@ export class ValidationError extends AbhaLinkError {
   readonly issues: readonly Issue[];
 
   constructor(issues: readonly Issue[], what = 'input') {
-    const listed = issues.filter((i) => i.code !== TOO_MANY_ISSUES);
-    const first = listed.find((i) => i.severity === 'error') ?? listed[0] ?? issues[0];
-    const others = listed.length - 1;
-    // A too-many-issues summary means there are more than the listed ones.
-    const more =
-      listed.length < issues.length
-        ? ` (and more than ${others} other issue${others === 1 ? '' : 's'})`
-        : others > 0
-          ? ` (and ${others} more issue${others > 1 ? 's' : ''})`
-          : '';
-    super(first === undefined ? `invalid ${what}` : `invalid ${what}: ${first.path || '/'} ${first.message}${more}`);
+    super(issues.length === 0 ? `invalid ${what}` : `invalid ${what}: ${summarizeIssues(issues)}`);
     this.issues = issues;
   }
+}
+
+/**
+ * The one-line summary of issues for an error message, never the whole list:
+ * the first error (else the first issue) and how many others there are (a
+ * too-many-issues entry means more than were listed). `count` leads with the
+ * number of issues instead. Internal: every layer summarises issues with it.
+ *
+ * @example
+ * summarizeIssues(issues) //=> '/visitDate must be a date (and 2 more issues)'
+ * summarizeIssues(issues, 'count') //=> '3 issues, first: /visitDate must be a date'
+ */
+export function summarizeIssues(issues: readonly Issue[], form: 'first' | 'count' = 'first'): string {
+  const listed = issues.filter((i) => i.code !== TOO_MANY_ISSUES);
+  const first = listed.find((i) => i.severity === 'error') ?? listed[0] ?? issues[0];
+  if (first === undefined) return plural(0, 'issue');
+  const at = `${first.path || '/'} ${first.message}`;
+  if (form === 'count') return `${plural(issues.length, 'issue')}, first: ${at}`;
+  const others = listed.length - 1;
+  // A too-many-issues summary means there are more than the listed ones.
+  const more = listed.length < issues.length ? ` (and more than ${plural(others, 'other issue')})` : others > 0 ? ` (and ${plural(others, 'more issue')})` : '';
+  return `${at}${more}`;
 }
 
 /** True when `e` is a {@link ValidationError} (also across copies of the library). */

@@ -9,7 +9,7 @@ export * from './generated/types.js';
 export { SCHEMA_MANIFEST, type SchemaName } from './generated/manifest.js';
 export { AbhaLinkError, TOO_MANY_ISSUES, ValidationError, isValidationError, type Issue, type Severity } from './errors.js';
 export { validate, assertValid, validateLinkRequest, isSchemaName, SCHEMA_NAMES, DEFAULT_MAX_ISSUES, type ValidateOptions, type ValidationResult } from './validation/validate.js';
-export { lintClinicalInput, lintLinkRequest, LINT_RULES, type LintOptions, type LintRule } from './validation/lint.js';
+export { lintClinicalInput, lintLinkRequest, LINT_RULES, type LintCode, type LintOptions, type LintRule } from './validation/lint.js';
 export { buildHospital } from './builders/hospital.js';
 export { buildDoctor } from './builders/doctor.js';
 export { buildDiagnosis } from './builders/diagnosis.js';

@@ -16,15 +16,16 @@ import {
   NetworkError,
   OutcomeUnknownError,
   TransportError,
-  bearerTokenProblem,
   createClient,
   linkAnswerMismatches,
   memoryJournal,
-  sanitizeCause,
   type FetchLike,
   type ItemResult,
 } from '../src/client/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
+// Internals (not exported by abha-link/client), tested where they live.
+import { sanitizeCause } from '../src/client/errors.js';
+import { bearerTokenProblem } from '../src/client/token.js';
 
 const API_KEY = 'sk-hostile-planted-Vb81';
 const base = JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as LinkCareContextRequest;

@@ -24,6 +24,7 @@ import {
   linkRequestKey,
   type ClientOptions,
   type FetchLike,
+  type SleepLike,
 } from '../src/client/index.js';
 import { startMockServer, type MockEvent, type MockServer } from '../src/mock/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
@@ -60,6 +61,12 @@ function client(extra: Partial<ClientOptions> = {}): { c: ReturnType<typeof crea
     return (extra.fetch ?? fetch)(url, init);
   };
   return { c: createClient({ baseUrl: mock.url, apiKey: API_KEY, retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...extra, fetch: spy }), calls };
+}
+
+/** A sleep that returns at once and adds up the waits the client asked for (no real wait). */
+function recordedSleep(): { sleep: SleepLike; waited: () => number } {
+  const waits: number[] = [];
+  return { sleep: (ms) => (waits.push(ms), Promise.resolve()), waited: () => waits.reduce((a, b) => a + b, 0) };
 }
 
 const linkCalls = (calls: { path: string }[]): number => calls.filter((c) => c.path === '/api/m2/multiple/link-carecontext').length;
@@ -276,12 +283,12 @@ describe('linkCareContexts', () => {
   });
 
   it('honours Retry-After on 429 (seconds) and then succeeds', async () => {
-    const { c, calls } = client();
+    const wait = recordedSleep();
+    const { c, calls } = client({ sleep: wait.sleep });
     await c.linkCareContexts(request(310));
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 429, retryAfter: 1 } });
-    const t0 = performance.now();
     const r = await c.linkCareContexts(request(311));
-    const waited = performance.now() - t0;
+    const waited = wait.waited();
     expect(r.success).toBe(true);
     expect(waited).toBeGreaterThanOrEqual(950);
     expect(waited).toBeLessThan(5000);
@@ -292,12 +299,12 @@ describe('linkCareContexts', () => {
   it('honours Retry-After as an HTTP date on 503', async () => {
     // The client's clock is a whole second; the service asks to come back one second later.
     const clock = Date.UTC(2026, 10, 21, 10, 0, 0);
-    const { c, calls } = client({ now: () => clock });
+    const wait = recordedSleep();
+    const { c, calls } = client({ now: () => clock, sleep: wait.sleep });
     await c.linkCareContexts(request(320));
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 503, retryAfter: new Date(clock + 1000).toUTCString() } });
-    const t0 = performance.now();
     const r = await c.linkCareContexts(request(321));
-    const waited = performance.now() - t0;
+    const waited = wait.waited();
     expect(r.success).toBe(true);
     expect(waited).toBeGreaterThanOrEqual(950);
     expect(waited).toBeLessThan(5000);
@@ -574,11 +581,16 @@ describe('linkCareContexts', () => {
   });
 
   it('settles promptly when the caller aborts during a Retry-After wait, and sends nothing more', async () => {
-    const { c, calls } = client();
+    const ac = new AbortController();
+    // The caller aborts once the client has started its wait (the wait listens to the signal).
+    const abortedWait: SleepLike = (_ms, signal) =>
+      new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+        ac.abort();
+      });
+    const { c, calls } = client({ sleep: abortedWait });
     await c.linkCareContexts(request(490));
     mock.faults.add({ endpoint: 'link-carecontext', fault: { type: 'status', status: 429, retryAfter: 20 } });
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 150);
     const t0 = performance.now();
     const e = await failure(c.linkCareContexts(request(491), { signal: ac.signal }));
     expect(performance.now() - t0).toBeLessThan(2000);

@@ -1,28 +1,22 @@
 import type { CareContext, CareContextBuildInput, CareContextInput } from '../generated/types.js';
-import type { HiType } from '../spec/constants.js';
+import { contentPresent, hiTypeForContent, type HiType } from '../spec/hi-types.js';
 import { makeBundleData } from './bundle-data.js';
 import { checkInput, checkOutput, text } from './check.js';
 import { deriveDisplay, deriveReferenceNumber } from './labels.js';
 
 /**
- * The hiType a care context gets when none is given, from its content:
- * medications alone (with or without diagnoses) make a `Prescription`; a
- * document URL alone makes a `HealthDocumentRecord`; anything else
- * (lab orders, advice, diagnoses) an `OPConsultation`, the record that holds
- * all of them.
+ * The hiType a care context gets when none is given, from its content
+ * (the `chosenByDefault` facts of `HI_TYPE_FACTS`): medications alone (with
+ * or without diagnoses) make a `Prescription`; a document URL alone makes a
+ * `HealthDocumentRecord`; anything else (lab orders, advice, diagnoses) an
+ * `OPConsultation`, the record that holds all of them.
  *
  * @example
  * defaultHiType({ medications: [{ drugName: 'Amoxicillin 500 mg' }] }) //=> 'Prescription'
  * defaultHiType({ labInvestigations: [{ testName: 'CBC' }] })          //=> 'OPConsultation'
  */
 export function defaultHiType(content: CareContextInput): HiType {
-  const meds = content.medications?.length ?? 0;
-  const labs = content.labInvestigations?.length ?? 0;
-  const diagnoses = content.diagnosis?.length ?? 0;
-  const advice = text(content.advice) !== undefined;
-  if (meds > 0 && labs === 0 && !advice) return 'Prescription';
-  if (meds === 0 && labs === 0 && diagnoses === 0 && !advice && text(content.documentUrl) !== undefined) return 'HealthDocumentRecord';
-  return 'OPConsultation';
+  return hiTypeForContent(contentPresent(content));
 }
 
 /**

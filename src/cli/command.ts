@@ -24,6 +24,65 @@ export interface Command {
   run(args: CommandArgs): Promise<number>;
 }
 
+/** One option as node:util parseArgs takes it. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  readonly short?: string;
+}
+
+/** The options of a command, by name. */
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** The value of one option: a flag is true or false, a string option its value (undefined when absent), a repeatable one every value given. */
+export type OptionValue<S extends OptionSpec> = S['type'] extends 'boolean' ? boolean : S['multiple'] extends true ? readonly string[] : string | undefined;
+
+/** The values of a command's options, typed from their specs. */
+export type OptionValues<O extends OptionSpecs> = { readonly [K in keyof O]: OptionValue<O[K]> };
+
+/**
+ * The values parseArgs found, typed by the options' specs: a flag that was
+ * not given is false, a string option undefined, a repeatable one [].
+ * Reading an option the command does not declare is a type error.
+ *
+ * @example
+ * readOptions({ format: { type: 'string' }, lint: { type: 'boolean' } }, { lint: true }) //=> { format: undefined, lint: true }
+ */
+export function readOptions<const O extends OptionSpecs>(specs: O, values: CommandArgs['values']): OptionValues<O> {
+  const out: Record<string, string | boolean | readonly string[] | undefined> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const v = Object.hasOwn(values, name) ? values[name] : undefined;
+    const expected = spec.type === 'boolean' ? 'boolean' : 'string';
+    const all = v === undefined ? [] : Array.isArray(v) ? v : [v];
+    if (!all.every((x) => typeof x === expected)) throw new TypeError(`internal: --${name} is not a ${expected} as its spec says`);
+    if (spec.type === 'boolean') out[name] = v === true || (Array.isArray(v) && v.length > 0);
+    else out[name] = spec.multiple === true ? (all as string[]) : (v as string | undefined);
+  }
+  return out as OptionValues<O>;
+}
+
+/** What a command defined with {@link defineCommand} receives: its options, typed, and the positional arguments. */
+export interface TypedArgs<O extends OptionSpecs> {
+  readonly values: OptionValues<O>;
+  readonly positionals: readonly string[];
+}
+
+/**
+ * A command whose `run` receives its options typed from their specs (see
+ * readOptions), instead of casting `values.x as string | undefined`.
+ *
+ * @example
+ * export const command = defineCommand({ usage, help, options: { json: { type: 'boolean' } }, run: ({ values }) => runSchemas(values.json) })
+ */
+export function defineCommand<const O extends OptionSpecs>(c: { readonly usage: string; readonly help: string; readonly options: O; run(args: TypedArgs<O>): Promise<number> }): Command {
+  return {
+    usage: c.usage,
+    help: c.help,
+    options: c.options,
+    run: ({ values, positionals }) => c.run({ values: readOptions(c.options, values), positionals }),
+  };
+}
+
 /*
  * The wording of every option error, one place for all commands:
  *   unknown option --shcema; did you mean --schema? (abha-link validate --help lists the options)

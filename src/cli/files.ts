@@ -52,7 +52,8 @@ export function hasPattern(args: readonly string[]): boolean {
   return args.some((a) => a !== '-' && isDynamicPattern(process.platform === 'win32' ? a.replaceAll('\\', '/') : a));
 }
 
-async function exists(path: string): Promise<boolean> {
+/** True when something (a file, a folder) is at `path`. */
+export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
-import { ValidationError, type Issue } from '../errors.js';
+import { ValidationError, summarizeIssues, type Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
 import { BOUNDS } from '../spec/definition.js';
@@ -14,11 +14,11 @@ import { validate } from '../validation/validate.js';
 import { parseBaseUrl } from './base-url.js';
 import { InvalidResponseError } from './errors.js';
 import { linkAnswerMismatches } from './link-answer.js';
-import { RetryBudget, numberOption, resolveRetryPolicy, type RetryOptions } from './retry.js';
+import { RetryBudget, numberOption, resolveRetryPolicy, sleep, type RetryOptions } from './retry.js';
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache, bearerTokenProblem } from './token.js';
-import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type TransportConfig } from './transport.js';
+import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type SleepLike, type TransportConfig } from './transport.js';
 
 /**
  * Options of {@link createClient}. Only `baseUrl` and `apiKey` are required.
@@ -55,6 +55,12 @@ export interface ClientOptions {
   readonly now?: () => number;
   /** Random numbers in [0, 1) for backoff jitter (default Math.random). */
   readonly random?: () => number;
+  /**
+   * The wait before a retry (default: a timer that an abort cuts short).
+   * Inject one, like the clock, to test Retry-After and backoff without real
+   * waits: it gets the wait in ms and the call's signal.
+   */
+  readonly sleep?: SleepLike;
 }
 
 /**
@@ -175,10 +181,6 @@ function withMismatches(r: CallResult, request: T.LinkCareContextRequest): CallR
   return mismatches === undefined ? r : { ...r, mismatches };
 }
 
-function issueSummary(issues: readonly Issue[]): string {
-  return `${issues.length} issue${issues.length === 1 ? '' : 's'}, first: ${issues[0]?.path ?? ''} ${issues[0]?.message ?? ''}`;
-}
-
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
@@ -207,6 +209,7 @@ export class AbhaClient {
     const now = options.now ?? Date.now;
     const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const timeoutMs = numberOption('timeoutMs', options.timeoutMs, 10_000, 1);
+    if (options.sleep !== undefined && typeof options.sleep !== 'function') throw new TypeError('sleep must be a function (ms, signal) => Promise<void>');
     if (options.requestIdHeader !== undefined && (typeof options.requestIdHeader !== 'string' || !HEADER_NAME.test(options.requestIdHeader))) {
       throw new TypeError('requestIdHeader must be an HTTP header name, e.g. x-request-id');
     }
@@ -219,6 +222,7 @@ export class AbhaClient {
       budget: new RetryBudget(policy.budget),
       now,
       random: options.random ?? Math.random,
+      sleep: options.sleep ?? sleep,
       newRequestId: randomUUID,
       requestIdHeader: options.requestIdHeader,
       secrets: () => [this.#apiKey, ...this.#recentTokens],
@@ -271,7 +275,7 @@ export class AbhaClient {
       if (r.offSpec === undefined) return r.body as R;
       // An OTP call the service processed (success: true) whose data is unusable: the caller
       // cannot go on with it, and must know that it was processed (the OTP may be used up).
-      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${issueSummary(r.offSpec)}); not sent again`, {
+      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${summarizeIssues(r.offSpec, 'count')}); not sent again`, {
         endpoint: endpoint(id).path,
         status: r.status,
         requestId: r.requestId,

@@ -84,6 +84,40 @@ export function sanitizeCause(cause: unknown): TransportErrorCause | undefined {
 }
 
 /**
+ * The stable code of a {@link TransportError}, in its `reason` property:
+ * what went wrong, as a fixed string a program can switch on instead of
+ * testing classes one by one. It is the code the batch journal records as
+ * `reason` and `abha-link submit --format json` prints. Each class has its
+ * own codes: `authentication` (AuthenticationError), `rate-limited`
+ * (RateLimitedError), `server-error` (ServerError), the {@link NetworkFailure}
+ * codes (NetworkError: `connection-refused`, `dns`, `timeout`,
+ * `request-refused`...), `envelope-failure` (EnvelopeError), `rejected` or
+ * `redirect` (RejectedError), `invalid-response` (InvalidResponseError), the
+ * {@link UnknownOutcomeReason} codes (OutcomeUnknownError: `timeout`,
+ * `connection-lost`, `redirect`, `response-too-large`...), `aborted`
+ * (AbortedError), and `error` for a TransportError of no subclass. A few codes
+ * (`timeout`, `connection-lost`, `redirect`, `server-error`, `aborted`) name both
+ * a failure whose outcome is known and one whose outcome is not: ask
+ * {@link isOutcomeUnknownError} whether the request may have been processed.
+ *
+ * @example
+ * const e = new RateLimitedError('rate limited', { endpoint: '/api/m1/abha/token', requestId: 'r', attempts: 1 })
+ * e.reason //=> 'rate-limited'
+ */
+export type TransportErrorReason =
+  | 'authentication'
+  | 'rate-limited'
+  | 'server-error'
+  | NetworkFailure
+  | 'envelope-failure'
+  | 'rejected'
+  | 'redirect'
+  | 'invalid-response'
+  | UnknownOutcomeReason
+  | 'aborted'
+  | 'error';
+
+/**
  * The base class of every error of a call to the service.
  *
  * @example
@@ -101,6 +135,11 @@ export class TransportError extends AbhaLinkError {
   readonly requestId: string;
   /** HTTP attempts made. */
   readonly attempts: number;
+  /**
+   * What went wrong, as a stable code (see {@link TransportErrorReason}): the
+   * reason the journal records. Set by each subclass; `error` for this class.
+   */
+  readonly reason: TransportErrorReason = 'error';
   readonly #serviceMessage: string | undefined;
 
   constructor(summary: string, details: TransportErrorDetails) {
@@ -136,6 +175,7 @@ export class TransportError extends AbhaLinkError {
  */
 export class AuthenticationError extends TransportError {
   override name = 'AuthenticationError';
+  override readonly reason = 'authentication';
 }
 
 /**
@@ -149,6 +189,7 @@ export class AuthenticationError extends TransportError {
  */
 export class RateLimitedError extends TransportError {
   override name = 'RateLimitedError';
+  override readonly reason = 'rate-limited';
   /** The wait the service asked for, in milliseconds, when it sent Retry-After. */
   readonly retryAfterMs: number | undefined;
 
@@ -169,6 +210,7 @@ export class RateLimitedError extends TransportError {
  */
 export class ServerError extends TransportError {
   override name = 'ServerError';
+  override readonly reason = 'server-error';
   /** The wait the service asked for, in milliseconds, when it sent Retry-After. */
   readonly retryAfterMs: number | undefined;
 
@@ -206,14 +248,16 @@ export type NetworkFailure =
  */
 export class NetworkError extends TransportError {
   override name = 'NetworkError';
-  /** What went wrong, as a stable code. */
+  /** What went wrong, as a stable code; the same as `reason`. */
   readonly failure: NetworkFailure;
-  /** The system error code when there is one, e.g. `ECONNREFUSED`. */
+  override readonly reason: NetworkFailure;
+  /** The system error code when there is one, e.g. `ECONNREFUSED` (not a {@link TransportErrorReason}: see `reason`). */
   readonly code: string | undefined;
 
   constructor(summary: string, details: TransportErrorDetails & { failure: NetworkFailure; code?: string | undefined }) {
     super(summary, details);
     this.failure = details.failure;
+    this.reason = details.failure;
     this.code = details.code;
   }
 }
@@ -228,6 +272,7 @@ export class NetworkError extends TransportError {
  */
 export class EnvelopeError extends TransportError {
   override name = 'EnvelopeError';
+  override readonly reason = 'envelope-failure';
 }
 
 /**
@@ -242,6 +287,13 @@ export class EnvelopeError extends TransportError {
  */
 export class RejectedError extends TransportError {
   override name = 'RejectedError';
+  /** `redirect` for an HTTP 3xx, `rejected` otherwise. */
+  override readonly reason: 'rejected' | 'redirect';
+
+  constructor(summary: string, details: TransportErrorDetails) {
+    super(summary, details);
+    this.reason = details.status !== undefined && details.status >= 300 && details.status < 400 ? 'redirect' : 'rejected';
+  }
 }
 
 /**
@@ -260,6 +312,7 @@ export class RejectedError extends TransportError {
  */
 export class InvalidResponseError extends TransportError {
   override name = 'InvalidResponseError';
+  override readonly reason = 'invalid-response';
   readonly issues: readonly Issue[];
 
   constructor(summary: string, details: TransportErrorDetails & { issues: readonly Issue[] }) {
@@ -294,7 +347,7 @@ export type UnknownOutcomeReason =
  */
 export class OutcomeUnknownError extends TransportError {
   override name = 'OutcomeUnknownError';
-  readonly reason: UnknownOutcomeReason;
+  override readonly reason: UnknownOutcomeReason;
 
   constructor(summary: string, details: TransportErrorDetails & { reason: UnknownOutcomeReason }) {
     super(summary, details);
@@ -314,6 +367,7 @@ export class OutcomeUnknownError extends TransportError {
  */
 export class AbortedError extends TransportError {
   override name = 'AbortedError';
+  override readonly reason = 'aborted';
 }
 
 /**

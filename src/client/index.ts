@@ -36,20 +36,17 @@ export {
   isTransportError,
   type NetworkFailure,
   type TransportErrorCause,
+  type TransportErrorReason,
   type TransportErrorDetails,
-  sanitizeCause,
   type UnknownOutcomeReason,
 } from './errors.js';
 export { ValidationError, isValidationError, type Issue } from '../errors.js';
-export { backoffDelay, parseRetryAfter, DEFAULT_RETRY, type RetryBudgetOptions, type RetryOptions, type RetryPolicy } from './retry.js';
-export { bearerTokenProblem, jwtExpiry } from './token.js';
-export { parseBaseUrl } from './base-url.js';
+export { DEFAULT_RETRY, type RetryBudgetOptions, type RetryOptions, type RetryPolicy } from './retry.js';
 export { redactServiceMessage } from './redact.js';
 export { asSessionToken, type SessionToken } from './session.js';
 export { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
 export {
   JournalError,
-  MAX_JOURNAL_LINE_BYTES,
   memoryJournal,
   openFileJournal,
   readJournal,
@@ -63,5 +60,5 @@ export {
   type MemoryJournal,
   type MemoryJournalOptions,
 } from './journal.js';
-export { JOURNAL_MATCH_WINDOW, JournalMismatchError, reasonCode, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
-export type { CallOptions, FetchLike } from './transport.js';
+export { JOURNAL_MATCH_WINDOW, JournalMismatchError, batchSummaryOf, type ItemResult, type SkipReason, type SubmitOptions, type SubmitSummary } from './submit.js';
+export type { CallOptions, FetchLike, SleepLike } from './transport.js';

@@ -49,7 +49,7 @@ export interface JournalEntry {
   /**
    * A fixed reason code, never a message: for `failed` and `unknown` the
    * failure (`rejected`, `rate-limited`, `connection-refused`, `timeout`, ...
-   * see reasonCode); for `acknowledged`, `answer-off-spec` when the answer
+   * the error's `reason`, see TransportErrorReason); for `acknowledged`, `answer-off-spec` when the answer
    * said success but did not match the spec's schema, `answer-mismatch` when
    * its care contexts contradicted the request.
    */
@@ -459,44 +459,28 @@ async function realPathOf(path: string): Promise<string> {
 
 const identity = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;
 
+/** What openFileJournal finds under the lock: the journal's real path, the lock, its contents, salt and format. */
+interface LockedJournal {
+  readonly realPath: string;
+  readonly lock: { readonly path: string; readonly token: string };
+  readonly loaded: JournalContents;
+  readonly salt: Buffer | undefined;
+  readonly version: 1 | 2 | 3;
+}
+
 /**
- * Opens (or creates) a journal file for a batch.
+ * Takes the lock of an opened journal file (checking that the name still
+ * points at it and that it has one name), loads it, removes a torn last
+ * line, and writes the header of a new journal. Closes the file and releases
+ * the lock when it fails.
  *
- * The lock belongs to the file, not to the name it was given: it is
- * `<real path>.lock` (symbolic links resolved, so two names linking to one
- * journal share one lock), it records the file's device and inode, and the
- * file opened is checked to be the file locked. A journal with more than one
- * hard link is refused: two names of one file would have two locks. A lock
- * left by a process that is gone is taken over (by one batch only, when
- * several find it together). Only a regular file is a journal (a named pipe
- * or a device is refused without blocking). Lines written concurrently are
- * grouped into one write and one fsync; each `append` resolves once its line
- * is on disk.
- *
- * @throws JournalError when locked by a running process, damaged, not a regular file, hard-linked, or unwritable
- * @example
- * const journal = await openFileJournal('links.journal')
- * await client.submitMany(items, { journal })
- * await journal.close()
+ * @throws JournalError
  */
-export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<FileJournal> {
-  let fh: FileHandle;
-  let realPath: string;
-  try {
-    // Created if missing (an empty file is an empty journal), so that the lock can be named by its real path.
-    fh = await openRegular(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
-  } catch (e) {
-    if (e instanceof JournalError) throw e;
-    if (codeOf(e) === 'ENOENT') throw new JournalError(`journal ${path}: the folder ${dirname(path)} does not exist; create it first, or give another path`);
-    throw new JournalError(`journal ${path}: cannot be opened for writing (${codeOf(e)})`);
-  }
+async function lockAndLoad(fh: FileHandle, path: string, options: FileJournalOptions): Promise<LockedJournal> {
   let lockPath: string | undefined;
   let lockToken: string | undefined;
-  let loaded: JournalContents;
-  let salt: Buffer | undefined;
-  let version: 1 | 2 | 3;
   try {
-    realPath = await realPathOf(path).catch((e: unknown) => {
+    const realPath = await realPathOf(path).catch((e: unknown) => {
       throw new JournalError(`journal ${path}: cannot resolve its real path (${codeOf(e)})`);
     });
     const opened = await fh.stat();
@@ -518,32 +502,34 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     }
     const linkedNow = hardLinks(again);
     if (linkedNow !== undefined) throw linkedNow;
-    loaded = await readFrom(fh, path, options.signal === undefined ? {} : { signal: options.signal });
+    const loaded = await readFrom(fh, path, options.signal === undefined ? {} : { signal: options.signal });
     // A line cut short by a crash is removed, so that it does not end up in the middle.
     if (loaded.tornBytes > 0) await fh.truncate(loaded.size - loaded.tornBytes);
     if (!loaded.endsCleanly && loaded.tornBytes === 0) await fh.write('\n');
-    if (loaded.version === 0) {
-      // A new journal (or one holding no line yet): format 3, with a salt of its own.
-      salt = randomBytes(SALT_BYTES);
-      await fh.truncate(0);
-      await fh.write(headerLine(salt));
-      await fh.sync();
-      version = 3;
-    } else {
-      salt = loaded.salt;
-      version = loaded.version;
-    }
+    const lock = { path: lockPath, token: lockToken };
+    if (loaded.version !== 0) return { realPath, lock, loaded, salt: loaded.salt, version: loaded.version };
+    // A new journal (or one holding no line yet): format 3, with a salt of its own.
+    const salt = randomBytes(SALT_BYTES);
+    await fh.truncate(0);
+    await fh.write(headerLine(salt));
+    await fh.sync();
+    return { realPath, lock, loaded, salt, version: 3 };
   } catch (e) {
     await fh.close().catch(() => undefined);
     if (lockPath !== undefined && lockToken !== undefined) await releaseLock(lockPath, lockToken);
     if (e instanceof JournalError) throw e;
     throw new JournalError(`journal ${path}: cannot be opened for writing (${codeOf(e)})`);
   }
-  const lock = { path: lockPath, token: lockToken };
-  const fsync = options.fsync !== false;
+}
+
+/**
+ * Writes lines to an open journal: lines queued while a write runs are
+ * grouped into one write and one fsync; each `write` resolves once its line
+ * is on disk. After a failed write nothing more is written.
+ */
+function lineWriter(fh: FileHandle, path: string, fsync: boolean): { write(line: string): Promise<void>; drain(): Promise<void> } {
   const queue: { line: string; resolve: () => void; reject: (e: unknown) => void }[] = [];
   let writing: Promise<void> | undefined;
-  let closed = false;
 
   /** Set by the first failed write: nothing more is written after a line that may be cut short. */
   let broken: JournalError | undefined;
@@ -582,6 +568,51 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
   };
 
   return {
+    write: (line) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ line, resolve, reject });
+        kick();
+      }),
+    async drain() {
+      while (writing !== undefined) await writing;
+    },
+  };
+}
+
+/**
+ * Opens (or creates) a journal file for a batch.
+ *
+ * The lock belongs to the file, not to the name it was given: it is
+ * `<real path>.lock` (symbolic links resolved, so two names linking to one
+ * journal share one lock), it records the file's device and inode, and the
+ * file opened is checked to be the file locked. A journal with more than one
+ * hard link is refused: two names of one file would have two locks. A lock
+ * left by a process that is gone is taken over (by one batch only, when
+ * several find it together). Only a regular file is a journal (a named pipe
+ * or a device is refused without blocking). Lines written concurrently are
+ * grouped into one write and one fsync; each `append` resolves once its line
+ * is on disk.
+ *
+ * @throws JournalError when locked by a running process, damaged, not a regular file, hard-linked, or unwritable
+ * @example
+ * const journal = await openFileJournal('links.journal')
+ * await client.submitMany(items, { journal })
+ * await journal.close()
+ */
+export async function openFileJournal(path: string, options: FileJournalOptions = {}): Promise<FileJournal> {
+  let fh: FileHandle;
+  try {
+    // Created if missing (an empty file is an empty journal), so that the lock can be named by its real path.
+    fh = await openRegular(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o600);
+  } catch (e) {
+    if (e instanceof JournalError) throw e;
+    if (codeOf(e) === 'ENOENT') throw new JournalError(`journal ${path}: the folder ${dirname(path)} does not exist; create it first, or give another path`);
+    throw new JournalError(`journal ${path}: cannot be opened for writing (${codeOf(e)})`);
+  }
+  const { realPath, lock, loaded, salt, version } = await lockAndLoad(fh, path, options);
+  const writer = lineWriter(fh, path, options.fsync !== false);
+  let closed = false;
+  return {
     version,
     tornBytesRemoved: loaded.tornBytes,
     realPath,
@@ -589,17 +620,14 @@ export async function openFileJournal(path: string, options: FileJournalOptions 
     keyOf: (request) => linkRequestKey(request, salt),
     append(entry) {
       if (closed) return Promise.reject(new JournalError(`journal ${path} is closed`));
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ line: toLine(entry, version, salt), resolve, reject });
-        kick();
-      });
+      return writer.write(toLine(entry, version, salt));
     },
     async close() {
       if (closed) return;
       closed = true;
-      while (writing !== undefined) await writing;
+      await writer.drain();
       await fh.close();
-      if (lock.path !== undefined && lock.token !== undefined) await releaseLock(lock.path, lock.token);
+      await releaseLock(lock.path, lock.token);
     },
   };
 }

@@ -167,6 +167,11 @@ export class RetryBudget {
     return true;
   }
 
+  /** True when one retry can be paid for now; takes nothing (tryAcquire does). */
+  canAcquire(): boolean {
+    return this.#options === false || this.#tokens >= this.#options.retryCost;
+  }
+
   /** Gives back the refund of a call that succeeded at its first attempt. */
   refund(): void {
     if (this.#options === false) return;

@@ -26,21 +26,11 @@ import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
 import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
-import {
-  AbortedError,
-  AuthenticationError,
-  EnvelopeError,
-  InvalidResponseError,
-  NetworkError,
-  OutcomeUnknownError,
-  RateLimitedError,
-  RejectedError,
-  ServerError,
-  TransportError,
-} from './errors.js';
+import { OutcomeUnknownError, TransportError, type NetworkFailure, type TransportErrorReason } from './errors.js';
 import { JournalError, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
 import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
+import { plural } from '../util.js';
 import type { CallResult } from './transport.js';
 
 /**
@@ -74,8 +64,12 @@ export interface SubmitOptions {
   readonly stopSignal?: AbortSignal;
   /** Abort items in flight too; an item aborted in flight becomes `unknown`. */
   readonly signal?: AbortSignal;
-  /** Receives every item's result as it completes; awaited (back-pressure). */
-  readonly onResult?: (result: ItemResult) => void | Promise<void>;
+  /**
+   * Receives every item's result as it completes, with the batch's counts so
+   * far (a copy: this item counted, items still in flight may be counted
+   * already); awaited (back-pressure).
+   */
+  readonly onResult?: (result: ItemResult, soFar: SubmitSummary) => void | Promise<void>;
   /**
    * Lint every valid item as `abha-link validate --lint` does (lintLinkRequest):
    * an item with a lint error (an empty careContexts, a visit date in the
@@ -109,28 +103,17 @@ export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-input';
  * this run only).
  */
 export type ItemResult =
-  | {
+  | ({
       readonly index: number;
       readonly outcome: 'acknowledged';
       readonly key: string;
-      readonly requestId: string;
-      readonly status: number;
-      readonly attempts: number;
       /**
        * Set when the service said `success: true` but the rest of its answer does
        * not match the spec's response schema (paths and codes, never values): the
        * item was processed, so it is acknowledged, with this warning.
        */
       readonly warnings?: readonly Issue[];
-      /**
-       * Set when the service said `success: true` but the care contexts of its
-       * answer contradict the request (one reported as not linked, a reference
-       * the request did not send, one missing): paths and codes, never values.
-       * The item is acknowledged (sending it again could link it twice); a
-       * person should look at it.
-       */
-      readonly mismatches?: readonly Issue[];
-    }
+    } & Pick<CallResult, 'requestId' | 'status' | 'attempts' | 'mismatches'>)
   | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
   | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
   | {
@@ -202,18 +185,29 @@ const STOP = Symbol('stop');
  * @example
  * reasonCode(new RateLimitedError('...', details)) //=> 'rate-limited'
  */
-export function reasonCode(e: TransportError): string {
-  if (e instanceof OutcomeUnknownError) return e.reason;
-  if (e instanceof NetworkError) return e.failure;
-  if (e instanceof AuthenticationError) return 'authentication';
-  if (e instanceof RateLimitedError) return 'rate-limited';
-  if (e instanceof ServerError) return 'server-error';
-  if (e instanceof EnvelopeError) return 'envelope-failure';
-  if (e instanceof InvalidResponseError) return 'invalid-response';
-  if (e instanceof AbortedError) return 'aborted';
-  if (e instanceof RejectedError) return e.status !== undefined && e.status >= 300 && e.status < 400 ? 'redirect' : 'rejected';
-  return 'error';
+export function reasonCode(e: TransportError): TransportErrorReason {
+  return e.reason;
 }
+
+/**
+ * The codes of failures that say the service looks unavailable (network
+ * errors, 5xx, 429): they count towards `stopAfterConsecutiveFailures`.
+ * Every NetworkFailure must be listed (a compile error otherwise).
+ */
+const UNAVAILABLE: Readonly<Record<NetworkFailure | 'server-error' | 'rate-limited', true>> = {
+  'connection-refused': true,
+  dns: true,
+  'connect-timeout': true,
+  unreachable: true,
+  tls: true,
+  timeout: true,
+  'connection-lost': true,
+  other: true,
+  'request-refused': true,
+  'server-error': true,
+  'rate-limited': true,
+};
+const looksUnavailable = (reason: TransportErrorReason): boolean => Object.hasOwn(UNAVAILABLE, reason);
 
 function iteratorOf(items: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterator<unknown> | Iterator<unknown> {
   if (items !== null && typeof items === 'object' && Symbol.asyncIterator in items) return (items as AsyncIterable<unknown>)[Symbol.asyncIterator]();
@@ -230,12 +224,228 @@ function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promi
   return untilAborted(next, signal, () => Promise.resolve(STOP));
 }
 
+/** A summary with every count 0: the start of every batch. */
+function emptySummary(): SubmitSummary {
+  return { total: 0, acknowledged: 0, warnings: 0, mismatches: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
+}
+
+/** The counts of batches that ended with an error, by the error (the error itself is thrown unchanged). */
+const partialSummaries = new WeakMap<object, SubmitSummary>();
+
+const isObject = (e: unknown): e is object => (typeof e === 'object' && e !== null) || typeof e === 'function';
+
+/**
+ * The counts of the batch that ended with `error` (a batch rejects with the
+ * input's error, a journal error, …): what was done before it stopped, with
+ * `stopped: true`. Every count is 0 for an error that did not come from a
+ * batch, or from one that ended before its first item.
+ *
+ * @example
+ * try { await client.submitMany(items, { journal }) } catch (e) { console.log(batchSummaryOf(e).acknowledged, 'acknowledged before', e) }
+ */
+export function batchSummaryOf(error: unknown): SubmitSummary {
+  const partial = isObject(error) ? partialSummaries.get(error) : undefined;
+  return { ...(partial ?? emptySummary()), stopped: true };
+}
+
+/** Where a batch's items come from: its journal (or none), what the journal knew, and how items are keyed. */
+interface BatchKeys {
+  /** The journal the batch writes to (none: no journal, or a dry run). */
+  readonly journal: Journal | undefined;
+  /** The journal's last state of each key, when it was read without opening it (a dry run). */
+  readonly states: Map<string, JournalState> | undefined;
+  readonly keyOf: (request: LinkCareContextRequest) => string;
+}
+
+/** Opens (or, for a dry run, reads) the batch's journal, and picks the items' keys: the journal's salt, else one of this run. */
+async function batchKeys(options: SubmitOptions): Promise<BatchKeys> {
+  const given = options.journal;
+  if (typeof given === 'string') {
+    if (options.dryRun === true) {
+      const read = await readJournal(given);
+      const salt = read.version === 0 ? randomBytes(32) : read.salt;
+      return { journal: undefined, states: read.states, keyOf: (r) => linkRequestKey(r, salt) };
+    }
+    const journal = await openFileJournal(given, options.stopSignal === undefined ? {} : { signal: options.stopSignal });
+    return { journal, states: undefined, keyOf: journal.keyOf?.bind(journal) ?? ((r) => linkRequestKey(r)) };
+  }
+  if (given === undefined) {
+    const salt = randomBytes(32);
+    return { journal: undefined, states: undefined, keyOf: (r) => linkRequestKey(r, salt) };
+  }
+  // A journal of its own kind without keyOf keeps plain keys.
+  return { journal: given, states: undefined, keyOf: given.keyOf?.bind(given) ?? ((r) => linkRequestKey(r)) };
+}
+
+/** What reading ahead for the journal check found. */
+interface ReadAhead {
+  /** Items read ahead, to be taken before the rest of the input. */
+  readonly ahead: unknown[];
+  /** The input ended within the items read ahead. */
+  readonly inputDone: boolean;
+  /** The stopSignal aborted while reading ahead. */
+  readonly stopped: boolean;
+}
+
+/**
+ * Before anything is sent to a journal that holds acknowledged items: one of
+ * the input's first {@link JOURNAL_MATCH_WINDOW} valid items must be in it.
+ *
+ * @throws JournalMismatchError when none is
+ */
+async function checkJournalKnowsInput(
+  iterator: AsyncIterator<unknown> | Iterator<unknown>,
+  states: ReadonlyMap<string, JournalState>,
+  keyOf: (request: LinkCareContextRequest) => string,
+  stopSignal: AbortSignal | undefined,
+): Promise<ReadAhead> {
+  const ahead: unknown[] = [];
+  let valid = 0;
+  for (;;) {
+    if (valid >= JOURNAL_MATCH_WINDOW) break;
+    const next = await nextOrStop(Promise.resolve(iterator.next()), stopSignal);
+    if (next === STOP) return { ahead, inputDone: false, stopped: true };
+    if (next.done === true) {
+      if (valid > 0) break;
+      return { ahead, inputDone: true, stopped: false };
+    }
+    ahead.push(next.value);
+    const checked = validateLinkRequest(next.value);
+    if (!checked.success) continue;
+    valid++;
+    if (states.has(keyOf(checked.value))) return { ahead, inputDone: false, stopped: false };
+  }
+  let acknowledged = 0;
+  for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
+  throw new JournalMismatchError(
+    `the journal holds ${plural(acknowledged, 'acknowledged item')}, but none of the first ${plural(valid, 'valid item')} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
+  );
+}
+
+/** What one item becomes before anything is sent: its result, or the request to send under its key. */
+type Taken = { readonly result: ItemResult } | { readonly send: LinkCareContextRequest; readonly key: string };
+
+/** The state one batch's items share. */
+interface BatchContext {
+  readonly options: SubmitOptions;
+  readonly send: SendLink;
+  readonly keys: BatchKeys;
+  /** The journal's word on earlier runs, as loaded; this run's items are in `seen`. */
+  readonly states: ReadonlyMap<string, JournalState> | undefined;
+  /** Keys taken in this run, in input order: a second copy of an item is never sent. */
+  readonly seen: KeySet;
+  readonly lint: LintOptions | undefined;
+  readonly summary: SubmitSummary;
+  readonly maxFailuresInARow: number;
+  failuresInARow: number;
+  /** Set when the batch must stop taking items. */
+  halt: SubmitSummary['stopReason'];
+}
+
+/** Steps 1 to 4 and the dry run of the module comment: what an item is before it could be sent. */
+function takeItem(ctx: BatchContext, value: unknown, index: number): Taken {
+  const { options, summary } = ctx;
+  const checked = validateLinkRequest(value);
+  if (!checked.success) {
+    summary.invalid++;
+    return { result: { index, outcome: 'invalid', issues: checked.issues } };
+  }
+  const request = checked.value;
+  const errors = ctx.lint === undefined ? [] : lintLinkRequest(request, ctx.lint).filter((i) => i.severity === 'error');
+  if (errors.length > 0) {
+    summary.invalid++;
+    return { result: { index, outcome: 'invalid', issues: errors } };
+  }
+  const key = ctx.keys.keyOf(request);
+  // Checked before the first await: items start in input order, so the first copy is the one sent.
+  if (!ctx.seen.add(key)) {
+    summary.duplicates++;
+    return { result: { index, outcome: 'skipped', key, reason: 'duplicate-in-input' } };
+  }
+  const prior = ctx.states?.get(key);
+  if (prior === 'acknowledged') {
+    summary.alreadyAcknowledged++;
+    return { result: { index, outcome: 'skipped', key, reason: 'acknowledged-earlier' } };
+  }
+  const retry = options.retryUnknown;
+  if ((prior === 'unknown' || prior === 'sending') && !(retry === true || (typeof retry === 'function' && retry({ key, index })))) {
+    summary.unknownEarlier++;
+    return { result: { index, outcome: 'unknown', key, earlier: true } };
+  }
+  if (options.dryRun === true) {
+    summary.wouldSend++;
+    return { result: { index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) } };
+  }
+  return { send: request, key };
+}
+
+/** Counts a failure that says the service looks unavailable; enough in a row halt the batch. */
+function countUnavailable(ctx: BatchContext): void {
+  ctx.failuresInARow++;
+  if (ctx.maxFailuresInARow > 0 && ctx.failuresInARow >= ctx.maxFailuresInARow) ctx.halt ??= 'service-unavailable';
+}
+
+/** Step 5 of the module comment: sends one item and journals its outcome. */
+async function sendItem(ctx: BatchContext, request: LinkCareContextRequest, key: string, index: number): Promise<ItemResult> {
+  const { summary } = ctx;
+  const record = async (entry: Omit<JournalEntry, 'at'>): Promise<void> => {
+    if (ctx.keys.journal !== undefined) await ctx.keys.journal.append({ ...entry, at: new Date((ctx.options.now ?? Date.now)()).toISOString() });
+  };
+  // The `sending` line is made durable right before each attempt leaves, with its request id:
+  // not before a token is fetched or a retry waited for.
+  const beforeSend = (requestId: string): Promise<void> => record({ key, state: 'sending', requestId });
+  let result: CallResult;
+  try {
+    result = await ctx.send(request, ctx.options.signal, beforeSend);
+  } catch (e) {
+    if (e instanceof OutcomeUnknownError) {
+      countUnavailable(ctx);
+      await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+      summary.unknown++;
+      return { index, outcome: 'unknown', key, earlier: false, error: e };
+    }
+    if (e instanceof TransportError) {
+      if (e.reason === 'authentication') ctx.halt ??= 'authentication';
+      else if (looksUnavailable(e.reason)) countUnavailable(ctx);
+      await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
+      summary.failed++;
+      return { index, outcome: 'failed', key, error: e };
+    }
+    throw e;
+  }
+  ctx.failuresInARow = 0;
+  const { offSpec: warnings, mismatches } = result;
+  const reason = mismatches !== undefined ? 'answer-mismatch' : warnings !== undefined ? 'answer-off-spec' : undefined;
+  await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(reason === undefined ? {} : { reason }) });
+  summary.acknowledged++;
+  if (warnings !== undefined) summary.warnings++;
+  if (mismatches !== undefined) summary.mismatches++;
+  return {
+    index,
+    outcome: 'acknowledged',
+    key,
+    requestId: result.requestId,
+    status: result.status,
+    attempts: result.attempts,
+    ...(warnings === undefined ? {} : { warnings }),
+    ...(mismatches === undefined ? {} : { mismatches }),
+  };
+}
+
+/** One item, from validation to its result, handed to onResult with the counts so far. */
+async function processItem(ctx: BatchContext, value: unknown, index: number): Promise<void> {
+  const taken = takeItem(ctx, value, index);
+  const result = 'result' in taken ? taken.result : await sendItem(ctx, taken.send, taken.key, index);
+  if (ctx.options.onResult !== undefined) await ctx.options.onResult(result, { ...ctx.summary });
+}
+
 /**
  * Runs a batch (see the module comment). Used by `client.submitMany`.
  *
  * @throws the input's error when iterating `items` fails: no item is taken
  * after it, the requests in flight finish and are journaled, the journal is
- * closed, then the error is thrown
+ * closed, then the error is thrown. Whatever the error, {@link batchSummaryOf}
+ * gives the counts of what was done before it.
  * @example
  * const summary = await runBatch(items, { concurrency: 4 }, send)
  */
@@ -246,201 +456,51 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
   if (!Number.isInteger(maxFailuresInARow) || maxFailuresInARow < 0) throw new TypeError('stopAfterConsecutiveFailures must be a whole number >= 0');
   // Checked before the journal is opened (and locked).
   const iterator = iteratorOf(items);
-  const now = options.now ?? Date.now;
-  const lintOptions: LintOptions | undefined = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
-  const summary: SubmitSummary = {
-    total: 0,
-    acknowledged: 0,
-    warnings: 0,
-    mismatches: 0,
-    alreadyAcknowledged: 0,
-    duplicates: 0,
-    failed: 0,
-    unknown: 0,
-    unknownEarlier: 0,
-    invalid: 0,
-    wouldSend: 0,
-    stopped: false,
-  };
-  const ownJournal = typeof options.journal === 'string';
-  let journal: Journal | undefined;
-  let states: Map<string, JournalState> | undefined;
-  /** The salt of the items' keys: the journal's; without a journal, one of this run (undefined: plain k1 keys). */
-  let salt: Uint8Array | undefined;
-  let keyOfJournal: Journal['keyOf'];
-  if (typeof options.journal === 'string') {
-    if (options.dryRun === true) {
-      const read = await readJournal(options.journal);
-      states = read.states;
-      salt = read.version === 0 ? randomBytes(32) : read.salt;
-    } else {
-      journal = await openFileJournal(options.journal, options.stopSignal === undefined ? {} : { signal: options.stopSignal });
-      keyOfJournal = journal.keyOf?.bind(journal);
+  const summary = emptySummary();
+  try {
+    const keys = await batchKeys(options);
+    try {
+      const states = keys.states ?? (await keys.journal?.load());
+      const lint: LintOptions | undefined = options.lint === false ? undefined : options.lint === true || options.lint === undefined ? {} : options.lint;
+      const ctx: BatchContext = { options, send, keys, states, seen: new KeySet(), lint, summary, maxFailuresInARow, failuresInARow: 0, halt: undefined };
+      await takeAll(ctx, iterator, concurrency);
+    } finally {
+      if (typeof options.journal === 'string') await keys.journal?.close();
     }
-  } else {
-    journal = options.journal;
-    // A journal of its own kind without keyOf keeps plain keys.
-    keyOfJournal = journal?.keyOf?.bind(journal) ?? (journal === undefined ? undefined : (r) => linkRequestKey(r));
-    if (journal === undefined) salt = randomBytes(32);
+  } catch (e) {
+    if (isObject(e)) partialSummaries.set(e, { ...summary, stopped: true });
+    throw e;
   }
-  const keyOf = keyOfJournal ?? ((request: LinkCareContextRequest): string => linkRequestKey(request, salt));
+  return summary;
+}
+
+/** Takes the items, at most `concurrency` in flight, until the input ends or the batch stops; then waits for those in flight. */
+async function takeAll(ctx: BatchContext, iterator: AsyncIterator<unknown> | Iterator<unknown>, concurrency: number): Promise<void> {
+  const { options, summary, states } = ctx;
+  const stop = (reason: NonNullable<SubmitSummary['stopReason']>): void => {
+    summary.stopped = true;
+    summary.stopReason = reason;
+  };
   const inFlight = new Set<Promise<void>>();
-  // Keys taken in this run, in input order: a second copy of an item is never sent (with or
-  // without a journal, whatever the concurrency). One entry per distinct item.
-  const seen = new KeySet();
   let fatal: { error: unknown } | undefined;
   let inputFailure: { error: unknown } | undefined;
-  let failuresInARow = 0;
-  let halt: SubmitSummary['stopReason'];
-
-  const emit = async (r: ItemResult): Promise<void> => {
-    if (options.onResult !== undefined) await options.onResult(r);
-  };
-  // `states` stays as loaded: the journal's word on earlier runs. This run's items are in `seen`.
-  const record = async (entry: Omit<JournalEntry, 'at'>): Promise<void> => {
-    if (journal !== undefined) await journal.append({ ...entry, at: new Date(now()).toISOString() });
-  };
-
-  const processItem = async (value: unknown, index: number): Promise<void> => {
-    const checked = validateLinkRequest(value);
-    if (!checked.success) {
-      summary.invalid++;
-      await emit({ index, outcome: 'invalid', issues: checked.issues });
-      return;
-    }
-    const request = checked.value;
-    if (lintOptions !== undefined) {
-      const errors = lintLinkRequest(request, lintOptions).filter((i) => i.severity === 'error');
-      if (errors.length > 0) {
-        summary.invalid++;
-        await emit({ index, outcome: 'invalid', issues: errors });
-        return;
-      }
-    }
-    const key = keyOf(request);
-    // Checked before the first await: items start in input order, so the first copy is the one sent.
-    if (!seen.add(key)) {
-      summary.duplicates++;
-      await emit({ index, outcome: 'skipped', key, reason: 'duplicate-in-input' });
-      return;
-    }
-    const prior = states?.get(key);
-    if (prior === 'acknowledged') {
-      summary.alreadyAcknowledged++;
-      await emit({ index, outcome: 'skipped', key, reason: 'acknowledged-earlier' });
-      return;
-    }
-    const retry = options.retryUnknown;
-    if ((prior === 'unknown' || prior === 'sending') && !(retry === true || (typeof retry === 'function' && retry({ key, index })))) {
-      summary.unknownEarlier++;
-      await emit({ index, outcome: 'unknown', key, earlier: true });
-      return;
-    }
-    if (options.dryRun === true) {
-      summary.wouldSend++;
-      await emit({ index, outcome: 'would-send', key, hiTypes: request.careContexts.map((c) => c.hiType) });
-      return;
-    }
-    // The `sending` line is made durable right before each attempt leaves, with its request id:
-    // not before a token is fetched or a retry waited for.
-    const beforeSend = (requestId: string): Promise<void> => record({ key, state: 'sending', requestId });
-    let result: CallResult;
-    try {
-      result = await send(request, options.signal, beforeSend);
-    } catch (e) {
-      if (e instanceof OutcomeUnknownError) {
-        failuresInARow++;
-        if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-        await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
-        summary.unknown++;
-        await emit({ index, outcome: 'unknown', key, earlier: false, error: e });
-        return;
-      }
-      if (e instanceof TransportError) {
-        if (e instanceof AuthenticationError) halt ??= 'authentication';
-        else if (e instanceof NetworkError || e instanceof ServerError || e instanceof RateLimitedError) {
-          failuresInARow++;
-          if (maxFailuresInARow > 0 && failuresInARow >= maxFailuresInARow) halt ??= 'service-unavailable';
-        }
-        await record({ key, state: 'failed', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
-        summary.failed++;
-        await emit({ index, outcome: 'failed', key, error: e });
-        return;
-      }
-      throw e;
-    }
-    failuresInARow = 0;
-    const warnings = result.offSpec;
-    const mismatches = result.mismatches;
-    const reason = mismatches !== undefined ? 'answer-mismatch' : warnings !== undefined ? 'answer-off-spec' : undefined;
-    await record({ key, state: 'acknowledged', requestId: result.requestId, status: result.status, ...(reason === undefined ? {} : { reason }) });
-    summary.acknowledged++;
-    if (warnings !== undefined) summary.warnings++;
-    if (mismatches !== undefined) summary.mismatches++;
-    await emit({
-      index,
-      outcome: 'acknowledged',
-      key,
-      requestId: result.requestId,
-      status: result.status,
-      attempts: result.attempts,
-      ...(warnings === undefined ? {} : { warnings }),
-      ...(mismatches === undefined ? {} : { mismatches }),
-    });
-  };
-
   let index = 0;
-  /** Items read ahead by the journal check, taken before the rest of the input. */
-  const ahead: unknown[] = [];
-  let inputDone = false;
   try {
-    states ??= journal === undefined ? undefined : await journal.load();
+    let read: ReadAhead = { ahead: [], inputDone: false, stopped: false };
     if (states !== undefined && options.force !== true && [...states.values()].includes('acknowledged')) {
-      // Before anything is sent: the journal must know one of the input's first items.
-      let valid = 0;
-      let matched = false;
-      while (valid < JOURNAL_MATCH_WINDOW) {
-        const next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
-        if (next === STOP || next.done === true) {
-          inputDone = next !== STOP;
-          if (next === STOP) summary.stopped = true;
-          break;
-        }
-        ahead.push(next.value);
-        const checked = validateLinkRequest(next.value);
-        if (!checked.success) continue;
-        valid++;
-        if (states.has(keyOf(checked.value))) {
-          matched = true;
-          break;
-        }
-      }
-      if (!matched && valid > 0 && !summary.stopped) {
-        let acknowledged = 0;
-        for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
-        throw new JournalMismatchError(
-          `the journal holds ${acknowledged} acknowledged item${acknowledged === 1 ? '' : 's'}, but none of the first ${valid} valid item${valid === 1 ? '' : 's'} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
-        );
-      }
-      if (summary.stopped) summary.stopReason = 'stop-signal';
+      read = await checkJournalKnowsInput(iterator, states, ctx.keys.keyOf, options.stopSignal);
+      if (read.stopped) stop('stop-signal');
     }
-    for (;;) {
+    while (!summary.stopped) {
       while (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (fatal !== undefined) break;
-      if (halt !== undefined) {
-        summary.stopped = true;
-        summary.stopReason = halt;
-        break;
-      }
-      if (options.stopSignal?.aborted === true || options.signal?.aborted === true) {
-        summary.stopped = true;
-        summary.stopReason = 'stop-signal';
-        break;
-      }
+      if (ctx.halt !== undefined) stop(ctx.halt);
+      else if (options.stopSignal?.aborted === true || options.signal?.aborted === true) stop('stop-signal');
+      if (summary.stopped) break;
       let next: IteratorResult<unknown> | typeof STOP;
       try {
-        if (ahead.length > 0) next = { done: false, value: ahead.shift() };
-        else if (inputDone) next = { done: true, value: undefined };
+        if (read.ahead.length > 0) next = { done: false, value: read.ahead.shift() };
+        else if (read.inputDone) next = { done: true, value: undefined };
         else next = await nextOrStop(Promise.resolve(iterator.next()), options.stopSignal);
       } catch (e) {
         // The input failed (a read error, a throwing generator): take nothing more, but let the
@@ -448,30 +508,26 @@ export async function runBatch(items: AsyncIterable<unknown> | Iterable<unknown>
         inputFailure = { error: e };
         break;
       }
-      if (next === STOP) {
-        summary.stopped = true;
-        summary.stopReason = 'stop-signal';
-        break;
+      if (next === STOP) stop('stop-signal');
+      else if (next.done === true) break;
+      else {
+        const i = index++;
+        summary.total++;
+        // At most `concurrency` items are in flight: the loop waits above before taking another.
+        const p: Promise<void> = processItem(ctx, next.value, i)
+          .catch((e: unknown) => {
+            fatal ??= { error: e };
+          })
+          .finally(() => {
+            inFlight.delete(p);
+          });
+        inFlight.add(p);
       }
-      if (next.done === true) break;
-      const i = index++;
-      summary.total++;
-      // At most `concurrency` items are in flight: the loop waits above before taking another.
-      const p: Promise<void> = processItem(next.value, i)
-        .catch((e: unknown) => {
-          fatal ??= { error: e };
-        })
-        .finally(() => {
-          inFlight.delete(p);
-        });
-      inFlight.add(p);
     }
     await Promise.all(inFlight);
   } finally {
     if (summary.stopped || fatal !== undefined) void Promise.resolve(iterator.return?.()).catch(() => undefined);
-    if (ownJournal) await journal?.close();
   }
   if (fatal !== undefined) throw fatal.error;
   if (inputFailure !== undefined) throw inputFailure.error;
-  return summary;
 }

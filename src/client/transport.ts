@@ -1,29 +1,13 @@
 /**
- * One call to the service: attempts, timeouts, the token, and the decision
- * after each attempt (return, repeat after a token refresh, retry, or fail
- * with a typed error). The rules, for a call that is not idempotent (the link
- * call, the OTP calls):
- *
- * - retried only when the request provably never reached the service
- *   (connection refused, DNS failure, connect timeout, unreachable network,
- *   each only when the error comes from the connection phase: its syscall
- *   is `connect` or `getaddrinfo`) or on 429/503 with Retry-After (the
- *   service said it did not process it);
- * - a 401 on a bearer call refreshes the token once and repeats once;
- * - anything else after the request may have been sent (connection lost,
- *   timeout, caller abort in flight, other 5xx, a redirect, a 2xx body
- *   without a readable `success` flag or longer than `maxResponseBytes`) is
- *   an OutcomeUnknownError, never retried;
- * - a request fetch refused to build (an invalid header value) was not sent:
- *   a NetworkError `request-refused`, never outcome unknown;
- * - a 2xx with `success: true` is a success (processed), also when the rest
- *   of the answer does not match the response schema (`offSpec` says where).
- *
- * Idempotent calls (the token, search, profile reads) are also retried with
- * backoff after timeouts, lost connections, 429, 500, 502, 503 and 504.
+ * One call to the service: attempts, timeouts, the token, and the I/O around
+ * the decision after each attempt (return, repeat after a token refresh,
+ * retry, or fail with a typed error), which is {@link decideAfterAttempt}
+ * (retry-decision.ts, where the rules are). "Never reached the service" is
+ * read here, from errors of the connection phase only: a system error whose
+ * syscall is `connect` or `getaddrinfo`, undici's connect timeout, a
+ * certificate the TLS handshake refused; a request fetch refused to build
+ * was not sent either.
  */
-import { validate } from '../validation/validate.js';
-import type { SchemaName } from '../generated/manifest.js';
 import type { Issue } from '../errors.js';
 import {
   AbortedError,
@@ -40,7 +24,8 @@ import {
   type TransportErrorDetails,
 } from './errors.js';
 import { redactServiceMessage } from './redact.js';
-import { backoffDelay, parseRetryAfter, sleep, type RetryBudget, type RetryPolicy } from './retry.js';
+import { parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry.js';
+import { decideAfterAttempt, readSuccessBody, type AttemptOutcome, type Failure } from './retry-decision.js';
 import type { TokenCache } from './token.js';
 
 /** What the transport needs to know about an endpoint. */
@@ -64,6 +49,18 @@ export interface EndpointInfo {
 /** The fetch function the client uses (the global one by default). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
+/**
+ * The wait before a retry (default: a timer). It resolves after `ms`
+ * milliseconds, and should reject as soon as `signal` aborts (the call then
+ * fails with an AbortedError). Inject one to test Retry-After and backoff
+ * without real waits.
+ *
+ * @example
+ * const waits: number[] = []
+ * const sleep: SleepLike = (ms) => { waits.push(ms); return Promise.resolve() }
+ */
+export type SleepLike = (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+
 export interface TransportConfig {
   readonly baseUrl: string;
   readonly fetch: FetchLike;
@@ -72,6 +69,7 @@ export interface TransportConfig {
   readonly budget: RetryBudget;
   readonly now: () => number;
   readonly random: () => number;
+  readonly sleep: SleepLike;
   readonly newRequestId: () => string;
   readonly requestIdHeader: string | undefined;
   /** Strings that must never appear in an error (the API key, tokens). */
@@ -193,18 +191,6 @@ function systemError(e: unknown, depth = 0): { code: string; syscall: string | u
   }
   return undefined;
 }
-
-const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
-  'connection-refused': 'connection refused: the request never reached the service',
-  dns: 'the host name could not be resolved: the request never reached the service',
-  'connect-timeout': 'the connection could not be opened in time: the request never reached the service',
-  unreachable: 'the network or host is unreachable: the request never reached the service',
-  tls: 'the TLS handshake failed (certificate or protocol): the request was not sent',
-  timeout: 'no answer within the attempt timeout',
-  'connection-lost': 'the connection was lost before an answer came',
-  other: 'the request failed before an answer came',
-  'request-refused': 'fetch refused to build the request (an invalid header value): the request was not sent',
-};
 
 /**
  * Shared timeout signals for attempts with the client's default timeout and
@@ -381,216 +367,130 @@ function messageOf(body: unknown): string | undefined {
 /** Reads the flag through a call, so that TypeScript does not narrow it across awaits. */
 const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
-const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+/** The bearer token for an attempt (the cached one without an await in the common case); undefined for other endpoints. */
+async function bearerToken(cfg: TransportConfig, ep: EndpointInfo, signal: AbortSignal | undefined, details: () => TransportErrorDetails): Promise<string | undefined> {
+  if (ep.auth !== 'bearer') return undefined;
+  if (cfg.tokens === undefined) throw new TypeError('a bearer endpoint needs a token cache');
+  try {
+    return cfg.tokens.peek() ?? (await cfg.tokens.get(signal));
+  } catch (e) {
+    if (e instanceof TransportError) throw e;
+    if (aborted(signal)) throw new AbortedError('aborted by the caller while waiting for the bearer token', details());
+    throw e;
+  }
+}
+
+/** The request of one attempt. */
+function requestInit(cfg: TransportConfig, body: string, token: string | undefined, requestId: string, details: () => TransportErrorDetails): RequestInit {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (cfg.requestIdHeader !== undefined) headers[cfg.requestIdHeader] = requestId;
+  if (token !== undefined && !HEADER_VALUE.test(token)) {
+    // Tokens are checked on receipt (bearerTokenProblem); a token cache of one's own could still
+    // hand one out. Never handed to fetch, whose error would quote it.
+    throw new NetworkError('the bearer token cannot be sent in a header (it holds CR, LF, NUL or characters above U+00FF); the request was not sent', {
+      ...details(),
+      failure: 'request-refused',
+    });
+  }
+  return { method: 'POST', headers, body, redirect: 'manual' };
+}
+
+/** What the decision needs to know of an attempt, and the details its error would carry. */
+function outcomeOf(cfg: TransportConfig, ep: EndpointInfo, a: Attempt, nowMs: number): { outcome: AttemptOutcome; extra: Partial<TransportErrorDetails> & { code?: string | undefined } } {
+  if (a.kind === 'no-answer') {
+    return { outcome: { kind: 'no-answer', sent: a.sent, failure: a.failure, systemCode: a.code }, extra: { cause: a.cause, code: a.code } };
+  }
+  const { status } = a;
+  const parsed = parseBody(a.text);
+  const success = status >= 200 && status < 300;
+  const body = !success ? undefined : a.tooLarge ? { kind: 'too-large' as const, maxBytes: cfg.maxResponseBytes } : readSuccessBody(ep, parsed, a.text);
+  const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(a.headers.get('retry-after'), nowMs) : undefined;
+  // Only failures carry the service's message; it is redacted when an error is made.
+  const message = parsed.ok ? messageOf(parsed.value) : undefined;
+  return {
+    outcome: { kind: 'answer', status, retryAfterMs, bodyLost: a.bodyLost, body },
+    extra: { status, serviceMessage: message === undefined ? undefined : redactServiceMessage(message, cfg.secrets()) },
+  };
+}
+
+/** The error of a failed call. */
+function failureError(f: Failure, details: TransportErrorDetails & { code?: string | undefined }): TransportError {
+  switch (f.error) {
+    case 'OutcomeUnknownError':
+      return new OutcomeUnknownError(f.summary, { ...details, reason: f.reason });
+    case 'NetworkError':
+      return new NetworkError(f.summary, { ...details, failure: f.failure });
+    case 'RateLimitedError':
+      return new RateLimitedError(f.summary, { ...details, retryAfterMs: f.retryAfterMs });
+    case 'ServerError':
+      return new ServerError(f.summary, { ...details, retryAfterMs: f.retryAfterMs });
+    case 'InvalidResponseError':
+      return new InvalidResponseError(f.summary, { ...details, issues: f.issues });
+    case 'AuthenticationError':
+      return new AuthenticationError(f.summary, details);
+    case 'EnvelopeError':
+      return new EnvelopeError(f.summary, details);
+    case 'RejectedError':
+      return new RejectedError(f.summary, details);
+    case 'AbortedError':
+      return new AbortedError(f.summary, details);
+  }
+}
 
 /**
  * Makes one call: validated request body in, validated response envelope out,
- * or a TransportError.
+ * or a TransportError. The loop sends; {@link decideAfterAttempt} decides.
  */
 export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, payload: unknown, options: CallOptions = {}): Promise<CallResult> {
-  const { policy } = cfg;
-  const signal = options.signal;
+  const { signal } = options;
   const started = cfg.now();
   const bodyText = JSON.stringify(payload);
   const url = `${cfg.baseUrl}${ep.path}`;
-  let counted = 0;
-  let httpAttempts = 0;
-  let refreshed = false;
-  let repeatAfterRefresh = false;
-  let requestId = '';
-
-  const details = (extra: Partial<TransportErrorDetails> = {}): TransportErrorDetails => ({
-    endpoint: ep.path,
-    requestId,
-    attempts: httpAttempts,
-    ...extra,
-  });
-  const redact = (m: string | undefined): string | undefined => (m === undefined ? undefined : redactServiceMessage(m, cfg.secrets()));
-
-  /** Why another attempt is not possible, or undefined when it is (and the budget is taken). */
-  const retryBlocker = (delayMs: number): string | undefined => {
-    if (counted >= policy.maxAttempts) return `no attempts left (${policy.maxAttempts})`;
-    if (cfg.now() - started + delayMs >= policy.deadlineMs) return `the call's deadline of ${seconds(policy.deadlineMs)} would pass`;
-    if (!cfg.budget.tryAcquire()) return "the client's retry budget is spent (too many recent failures)";
-    return undefined;
-  };
-
-  const wait = async (ms: number): Promise<void> => {
-    try {
-      await sleep(ms, signal);
-    } catch {
-      throw new AbortedError('aborted by the caller while waiting to retry; the last attempt was not processed', details());
-    }
-  };
+  const call = { counted: 0, httpAttempts: 0, refreshed: false, repeat: false, requestId: '' };
+  const details = (): TransportErrorDetails => ({ endpoint: ep.path, requestId: call.requestId, attempts: call.httpAttempts });
 
   for (;;) {
-    if (signal?.aborted === true) throw new AbortedError('aborted by the caller before sending', details());
-    if (repeatAfterRefresh) repeatAfterRefresh = false;
-    else counted++;
-    let token: string | undefined;
-    if (ep.auth === 'bearer') {
-      if (cfg.tokens === undefined) throw new TypeError('a bearer endpoint needs a token cache');
-      try {
-        // The cached token without an await in the common case.
-        token = cfg.tokens.peek() ?? (await cfg.tokens.get(signal));
-      } catch (e) {
-        if (e instanceof TransportError) throw e;
-        if (aborted(signal)) throw new AbortedError('aborted by the caller while waiting for the bearer token', details());
-        throw e;
+    if (aborted(signal)) throw new AbortedError('aborted by the caller before sending', details());
+    if (call.repeat) call.repeat = false;
+    else call.counted++;
+    const token = await bearerToken(cfg, ep, signal, details);
+    call.requestId = cfg.newRequestId();
+    if (options.beforeAttempt !== undefined) await options.beforeAttempt(call.requestId);
+    call.httpAttempts++;
+    const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, cfg.policy.deadlineMs - (cfg.now() - started)));
+    const a = await attemptOnce(cfg, url, requestInit(cfg, bodyText, token, call.requestId, details), timeoutMs, signal);
+    const now = cfg.now();
+    const { outcome, extra } = outcomeOf(cfg, ep, a, now);
+    const context = { attempt: call.counted, refreshed: call.refreshed, sentToken: token !== undefined, elapsedMs: now - started, timeoutMs, random: cfg.random(), budgetLeft: cfg.budget.canAcquire() };
+    const decision = decideAfterAttempt(outcome, ep, context, cfg.policy);
+    switch (decision.action) {
+      case 'return': {
+        if (call.counted === 1) cfg.budget.refund();
+        const status = a.kind === 'answer' ? a.status : 0;
+        return { body: decision.body, status, requestId: call.requestId, attempts: call.httpAttempts, ...(decision.offSpec === undefined ? {} : { offSpec: decision.offSpec }) };
       }
-    }
-    requestId = cfg.newRequestId();
-    if (options.beforeAttempt !== undefined) await options.beforeAttempt(requestId);
-    httpAttempts++;
-    const remaining = policy.deadlineMs - (cfg.now() - started);
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    if (cfg.requestIdHeader !== undefined) headers[cfg.requestIdHeader] = requestId;
-    if (token !== undefined && !HEADER_VALUE.test(token)) {
-      // Tokens are checked on receipt (bearerTokenProblem); a token cache of one's own could still
-      // hand one out. Never handed to fetch, whose error would quote it.
-      throw new NetworkError('the bearer token cannot be sent in a header (it holds CR, LF, NUL or characters above U+00FF); the request was not sent', {
-        ...details(),
-        failure: 'request-refused',
-      });
-    }
-    const init: RequestInit = { method: 'POST', headers, body: bodyText, redirect: 'manual' };
-    const a = await attemptOnce(cfg, url, init, Math.max(1, Math.min(cfg.timeoutMs, remaining)), signal);
-
-    if (a.kind === 'no-answer') {
-      if (a.failure === 'aborted') {
-        if (a.sent === 'no' || ep.idempotent) throw new AbortedError('aborted by the caller', details());
-        throw new OutcomeUnknownError('aborted by the caller while the request was in flight: it may have been processed', { ...details(), reason: 'aborted' });
-      }
-      const failure = a.failure;
-      const err = (note = ''): TransportError => {
-        if (a.sent === 'maybe' && !ep.idempotent) {
-          const what = failure === 'timeout' ? `no answer within ${seconds(Math.min(cfg.timeoutMs, remaining))}` : 'the connection was lost before an answer came';
-          return new OutcomeUnknownError(`${what}; the request may have been processed, so it was not sent again${note}`, {
-            ...details({ cause: a.cause }),
-            reason: failure === 'timeout' ? 'timeout' : 'connection-lost',
-          });
-        }
-        return new NetworkError(`${FAILURE_TEXT[failure]}${a.code === undefined ? '' : ` (${a.code})`}${note}`, { ...details({ cause: a.cause }), failure, code: a.code });
-      };
-      const retryable = failure !== 'tls' && failure !== 'request-refused' && (a.sent === 'no' || ep.idempotent);
-      if (!retryable) throw err();
-      const delay = backoffDelay(counted, policy, cfg.random());
-      const blocker = retryBlocker(delay);
-      if (blocker !== undefined) throw err(`; not retried: ${blocker}`);
-      await wait(delay);
-      continue;
-    }
-
-    const { status } = a;
-    const parsed = parseBody(a.text);
-    // Only failures carry the service's message; it is redacted when an error is made.
-    const d = (): TransportErrorDetails => details({ status, serviceMessage: redact(parsed.ok ? messageOf(parsed.value) : undefined) });
-
-    if (a.tooLarge && status >= 200 && status < 300) {
-      const why = `the answer is larger than ${cfg.maxResponseBytes} bytes (maxResponseBytes); its reading was stopped`;
-      if (!ep.idempotent) throw new OutcomeUnknownError(`${why}; the request may have been processed, so it was not sent again`, { ...d(), reason: 'response-too-large' });
-      throw new InvalidResponseError(why, { ...d(), issues: [{ path: '', code: 'too-large', message: why, severity: 'error' }] });
-    }
-
-    if (status >= 200 && status < 300) {
-      const flagName = ep.envelope === 'token' ? 'status' : 'success';
-      const flag = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>)[flagName] : undefined;
-      if (typeof flag !== 'boolean') {
-        const why = parsed.ok ? `the answer has no boolean "${flagName}" flag` : a.text === '' ? 'the answer was empty' : 'the answer is not JSON';
-        if (!ep.idempotent) throw new OutcomeUnknownError(`${why}; the request may have been processed, so it was not sent again`, { ...d(), reason: 'unreadable-response' });
-        throw new InvalidResponseError(why, { ...d(), issues: [{ path: parsed.ok ? `/${flagName}` : '', code: parsed.ok ? 'required' : 'invalid-json', message: why, severity: 'error' }] });
-      }
-      if (!flag) throw new EnvelopeError(`the service answered ${flagName}: false`, d());
-      const value = parsed.ok ? parsed.value : undefined;
-      let checked = validate(`${ep.id}-response` as SchemaName, value);
-      if (ep.dataRequired && checked.success && (value as { data?: unknown }).data == null) {
-        // The spec shows a payload for this endpoint; the typed result promises it.
-        checked = { success: false, omitted: 0, issues: [{ path: '/data', code: 'required', message: 'data is required: the spec shows a payload for this endpoint', severity: 'error' }] };
-      }
-      if (!checked.success) {
-        if (!ep.idempotent) {
-          // The service said it succeeded: the request was processed. Failing the call would
-          // have it sent again; an answer that breaks the schema elsewhere is only worth a warning.
-          if (counted === 1) cfg.budget.refund();
-          return { body: parsed.ok ? parsed.value : undefined, status, requestId, attempts: httpAttempts, offSpec: checked.issues };
-        }
-        throw new InvalidResponseError(`the answer does not have the spec's shape (${checked.issues.length} issue${checked.issues.length === 1 ? '' : 's'}, first: ${checked.issues[0]?.path ?? ''} ${checked.issues[0]?.message ?? ''})`, {
-          ...d(),
-          issues: checked.issues,
-        });
-      }
-      if (counted === 1) cfg.budget.refund();
-      return { body: checked.value, status, requestId, attempts: httpAttempts };
-    }
-
-    if (status === 401) {
-      if (ep.auth === 'bearer' && !refreshed && token !== undefined) {
-        refreshed = true;
-        repeatAfterRefresh = true;
-        cfg.tokens?.invalidate(token);
+      case 'refresh-and-repeat':
+        call.refreshed = true;
+        call.repeat = true;
+        if (token !== undefined) cfg.tokens?.invalidate(token);
         continue;
-      }
-      throw new AuthenticationError(
-        ep.auth === 'bearer' ? 'the bearer token was refused, also after a refresh' : 'the API key was refused; check it (it is not retried)',
-        d(),
-      );
+      case 'retry':
+        cfg.budget.tryAcquire();
+        await waitToRetry(cfg, decision.delayMs, signal, details);
+        continue;
+      case 'fail':
+        throw failureError(decision.failure, { ...details(), ...extra });
     }
-    if (status === 403) throw new AuthenticationError('access refused for this API key', d());
+  }
+}
 
-    if (status === 429 || status === 503) {
-      const retryAfterMs = parseRetryAfter(a.headers.get('retry-after'), cfg.now());
-      const fail = (why: string): TransportError =>
-        status === 429 ? new RateLimitedError(why, { ...d(), retryAfterMs }) : new ServerError(why, { ...d(), retryAfterMs });
-      const said = status === 429 ? 'rate limited' : 'service unavailable';
-      let delay: number;
-      if (retryAfterMs !== undefined) {
-        if (retryAfterMs > policy.maxRetryAfterMs) {
-          throw fail(`${said}; the service asked to wait ${seconds(retryAfterMs)}, more than the ${seconds(policy.maxRetryAfterMs)} the client waits; not processed, safe to send later`);
-        }
-        delay = retryAfterMs;
-      } else if (ep.idempotent) {
-        delay = backoffDelay(counted, policy, cfg.random());
-      } else if (status === 429) {
-        throw fail(`${said} without Retry-After; not processed, safe to send later`);
-      } else {
-        throw new OutcomeUnknownError('service unavailable (503) without Retry-After; the request may have been processed, so it was not sent again', { ...d(), reason: 'server-error' });
-      }
-      const blocker = retryBlocker(delay);
-      if (blocker !== undefined) throw fail(`${said}; not retried: ${blocker}; not processed, safe to send later`);
-      await wait(delay);
-      continue;
-    }
-
-    if (status >= 500) {
-      if (!ep.idempotent) {
-        throw new OutcomeUnknownError(`server error; the request may have been processed, so it was not sent again`, { ...d(), reason: 'server-error' });
-      }
-      if (status === 500 || status === 502 || status === 504) {
-        const delay = backoffDelay(counted, policy, cfg.random());
-        const blocker = retryBlocker(delay);
-        if (blocker === undefined) {
-          await wait(delay);
-          continue;
-        }
-        throw new ServerError(`server error; not retried: ${blocker}`, d());
-      }
-      throw new ServerError('server error', d());
-    }
-
-    if (status >= 300 && status < 400) {
-      // A redirect is not followed (the request and its bearer token would go elsewhere). The
-      // service may have processed the request before redirecting (a 303 "see other" says just
-      // that), so for a call that is not idempotent it is outcome unknown, never "failed": a
-      // failed link would be sent again by every rerun.
-      if (!ep.idempotent) {
-        throw new OutcomeUnknownError('the service answered with a redirect, which is not followed; the request may have been processed, so it was not sent again (check the base URL)', {
-          ...d(),
-          reason: 'redirect',
-        });
-      }
-      throw new RejectedError('unexpected redirect; redirects are not followed (check the base URL)', d());
-    }
-    throw new RejectedError(a.bodyLost ? 'the service refused the request (its answer could not be read)' : 'the service refused the request; it is not retried', d());
+/** Waits before a retry with the client's sleep; an abort during the wait is an AbortedError (nothing was processed). */
+async function waitToRetry(cfg: TransportConfig, ms: number, signal: AbortSignal | undefined, details: () => TransportErrorDetails): Promise<void> {
+  try {
+    await cfg.sleep(ms, signal);
+  } catch (e) {
+    if (aborted(signal)) throw new AbortedError('aborted by the caller while waiting to retry; the last attempt was not processed', details());
+    throw e;
   }
 }

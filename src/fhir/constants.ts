@@ -4,6 +4,7 @@
  * 6.5.0 for ABDM, checked against its FSH source), section numbers below.
  * Nothing here is invented: each code comes with its documented display.
  */
+import type { HiType } from '../spec/hi-types.js';
 
 /**
  * The NRCeS ABDM IG canonical base (reference §2).
@@ -240,7 +241,9 @@ export interface RecordProfile {
  * The record profiles abha-link emits, by hiType (reference §1, §4). The
  * DiagnosticReportRecord type is not fixed; abha-link uses `721981007`
  * "Diagnostic studies report", the code of the IG's lab example, for the
- * type and its single section.
+ * type and its single section. Every other hiType is in
+ * {@link OTHER_RECORD_PROFILES}; an entry here needs its section builder in
+ * `profiles/index.ts` (both are compile-checked).
  */
 export const RECORD_PROFILES = {
   Prescription: {
@@ -304,7 +307,7 @@ export const RECORD_PROFILES = {
       typeRequired: false,
     },
   },
-} as const satisfies Record<string, RecordProfile>;
+} as const satisfies { readonly [K in HiType]?: RecordProfile & { readonly hiType: K } };
 
 /** The hiTypes abha-link can turn into FHIR documents. */
 export type FhirHiType = keyof typeof RECORD_PROFILES;
@@ -315,7 +318,7 @@ export type FhirHiType = keyof typeof RECORD_PROFILES;
  * @example
  * FHIR_HI_TYPES //=> ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord']
  */
-export const FHIR_HI_TYPES: readonly FhirHiType[] = ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord'];
+export const FHIR_HI_TYPES: readonly FhirHiType[] = Object.keys(RECORD_PROFILES) as FhirHiType[];
 
 /**
  * True when `hiType` has a FHIR mapping.
@@ -328,6 +331,31 @@ export function isFhirHiType(hiType: string): hiType is FhirHiType {
   return Object.hasOwn(RECORD_PROFILES, hiType);
 }
 
+/** A record profile abha-link knows (to read documents back in) but does not emit yet. */
+export interface KnownRecordProfile {
+  /** The profile id, e.g. `DischargeSummaryRecord`. */
+  readonly id: string;
+  /** Its fixed SNOMED CT Composition.type code, when the reference gives one. */
+  readonly code?: string;
+}
+
+/**
+ * The hiTypes without a FHIR mapping yet, each with what is known of its
+ * record profile (reference §1, §4.5): `toFhirBundles` answers
+ * `unsupported-hi-type` for them, `fromFhir` recognises their documents.
+ * Every hiType is either here or in {@link RECORD_PROFILES} (a compile
+ * error otherwise); supporting one moves it there.
+ *
+ * @example
+ * OTHER_RECORD_PROFILES.DischargeSummary //=> { id: 'DischargeSummaryRecord', code: '373942005' }
+ */
+export const OTHER_RECORD_PROFILES = {
+  DischargeSummary: { id: 'DischargeSummaryRecord', code: '373942005' },
+  ImmunizationRecord: { id: 'ImmunizationRecord', code: '41000179103' },
+  WellnessRecord: { id: 'WellnessRecord' },
+  Invoice: { id: 'InvoiceRecord' },
+} as const satisfies { readonly [K in Exclude<HiType, FhirHiType>]: KnownRecordProfile };
+
 /**
  * Composition types of the other record profiles, known from the reference
  * (§1, §4.5) but not emitted by abha-link; used to read documents back in.
@@ -335,12 +363,9 @@ export function isFhirHiType(hiType: string): hiType is FhirHiType {
  * @example
  * OTHER_RECORD_TYPES[0] //=> { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' }
  */
-export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = [
-  { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' },
-  { hiType: 'ImmunizationRecord', id: 'ImmunizationRecord', code: '41000179103' },
-  { hiType: 'WellnessRecord', id: 'WellnessRecord' },
-  { hiType: 'Invoice', id: 'InvoiceRecord' },
-];
+export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = Object.entries(
+  OTHER_RECORD_PROFILES as Readonly<Record<string, KnownRecordProfile>>,
+).map(([hiType, p]) => ({ hiType, ...p }));
 
 /**
  * The fixed namespace of abha-link's name-based (v5) UUIDs. Changing it

@@ -12,7 +12,6 @@
  * @packageDocumentation
  */
 export { startMockServer, type LinkRecord, type MockEvent, type MockServer, type MockServerOptions, type MockStats } from './server.js';
-export { FaultController, checkFaultRule, type Fault, type FaultRule, type FaultTarget } from './faults.js';
-export { parseSeed, syntheticAccounts, maskAbhaNumber, maskName, type MockAccount, type MockSeed } from './accounts.js';
+export { checkFaultRule, type FaultController, type Fault, type FaultRule, type FaultTarget } from './faults.js';
+export { parseSeed, syntheticAccounts, type MockAccount, type MockSeed } from './accounts.js';
 export { buildOpenApiDocument, type Json, type OpenApiDocument, type OpenApiOptions } from './openapi.js';
-export { MockJwt, type MockClaims } from './jwt.js';

@@ -3,6 +3,7 @@
  * only these labels, month names and record-type names change with the
  * language.
  */
+import { HI_TYPE_DISPLAY, type HiType } from '../spec/hi-types.js';
 import { MONTHS_EN } from '../time.js';
 
 /**
@@ -182,19 +183,32 @@ export const MONTHS: Readonly<Record<Language, readonly string[]>> = {
 };
 
 /**
- * Patient-facing names of ABDM's hiTypes in Hindi (English ones are the core's
- * HI_TYPE_DISPLAY). Unknown hiTypes print as given.
+ * Patient-facing names of ABDM's hiTypes, one table per language: every
+ * language names every hiType (a missing one is a compile error). English
+ * is the core's HI_TYPE_DISPLAY. Unknown hiTypes print as given.
+ *
+ * @example
+ * HI_TYPE_LABELS.hi.OPConsultation //=> 'ओपीडी परामर्श'
+ * HI_TYPE_LABELS.en.OPConsultation //=> 'OP Consultation'
+ */
+export const HI_TYPE_LABELS = {
+  en: HI_TYPE_DISPLAY,
+  hi: {
+    OPConsultation: 'ओपीडी परामर्श',
+    Prescription: 'दवा का पर्चा',
+    DischargeSummary: 'डिस्चार्ज सारांश',
+    DiagnosticReport: 'जाँच रिपोर्ट',
+    ImmunizationRecord: 'टीकाकरण रिकॉर्ड',
+    HealthDocumentRecord: 'स्वास्थ्य दस्तावेज़',
+    WellnessRecord: 'वेलनेस रिकॉर्ड',
+    Invoice: 'बिल',
+  },
+} as const satisfies Record<Language, Readonly<Record<HiType, string>>>;
+
+/**
+ * Patient-facing names of ABDM's hiTypes in Hindi: {@link HI_TYPE_LABELS}`.hi`.
  *
  * @example
  * HI_TYPE_LABELS_HI.OPConsultation //=> 'ओपीडी परामर्श'
  */
-export const HI_TYPE_LABELS_HI: Readonly<Record<string, string>> = {
-  OPConsultation: 'ओपीडी परामर्श',
-  Prescription: 'दवा का पर्चा',
-  DischargeSummary: 'डिस्चार्ज सारांश',
-  DiagnosticReport: 'जाँच रिपोर्ट',
-  ImmunizationRecord: 'टीकाकरण रिकॉर्ड',
-  HealthDocumentRecord: 'स्वास्थ्य दस्तावेज़',
-  WellnessRecord: 'वेलनेस रिकॉर्ड',
-  Invoice: 'बिल',
-};
+export const HI_TYPE_LABELS_HI: Readonly<Record<string, string>> = HI_TYPE_LABELS.hi;

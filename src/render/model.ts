@@ -4,10 +4,11 @@
  * caller's objects or their prototypes. Every field is always present
  * (`null` when unknown), because templates run in strict mode.
  */
-import type { CareContext, PatientInput } from '../generated/types.js';
-import { HI_TYPE_DISPLAY } from '../spec/constants.js';
+import type { CareContext } from '../generated/types.js';
+import type { PatientDetails } from '../resolve.js';
 import { formatCalendarDate } from '../time.js';
-import { HI_TYPE_LABELS_HI, LABELS, MONTHS, type Labels, type Language } from './labels.js';
+import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
+import { HI_TYPE_LABELS, LABELS, MONTHS, type Labels, type Language } from './labels.js';
 
 /**
  * Page sizes of the printed documents.
@@ -31,7 +32,7 @@ export type PageSize = (typeof PAGE_SIZES)[number];
  * @example
  * const patient: PrintPatient = { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }
  */
-export type PrintPatient = Partial<Readonly<PatientInput>>;
+export type PrintPatient = PatientDetails;
 
 /**
  * One care context with everything printed around it (what {@link buildDocumentModel} takes).
@@ -183,12 +184,15 @@ function ownValue<V>(table: Readonly<Record<string, V>>, key: string): V | undef
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-/** Which label heads each bundled template; custom templates get the Prescription heading unless named like a bundled one. */
+/**
+ * Which label heads each bundled template (a bundled template without one is a compile error); custom templates get
+ * the Prescription heading unless named like a bundled one.
+ */
 const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   prescription: 'prescription',
   'lab-order': 'labOrder',
   'visit-summary': 'visitSummary',
-};
+} satisfies Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], keyof Labels>;
 
 /**
  * Builds the model a template renders from one care context and what is
@@ -207,7 +211,7 @@ export function buildDocumentModel(
   const b = cc.bundleData;
   const p = source.patient;
   const headingKey = ownValue(HEADINGS, options.template) ?? 'prescription';
-  const hiTypeNames = options.lang === 'hi' ? HI_TYPE_LABELS_HI : (HI_TYPE_DISPLAY as Readonly<Record<string, string>>);
+  const hiTypeNames: Readonly<Record<string, string>> = HI_TYPE_LABELS[options.lang];
   // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
   // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
   const heading =

@@ -9,35 +9,8 @@
  */
 export { ENDPOINT_PATHS } from '../generated/endpoints.js';
 
-/**
- * ABDM's hiType codes, exact spellings (reference §1: NHA ABDM-wrapper
- * `HiTypeEnum`, NHA HIE-CM hip-initiated-linking OpenAPI). The spec itself
- * only gives the example `Prescription`.
- */
-export const HI_TYPES = [
-  'OPConsultation',
-  'Prescription',
-  'DischargeSummary',
-  'DiagnosticReport',
-  'ImmunizationRecord',
-  'HealthDocumentRecord',
-  'WellnessRecord',
-  'Invoice',
-] as const;
-
-export type HiType = (typeof HI_TYPES)[number];
-
-/** Patient-facing names of each hiType (reference §1 "Display"). */
-export const HI_TYPE_DISPLAY: Readonly<Record<HiType, string>> = {
-  OPConsultation: 'OP Consultation',
-  Prescription: 'Prescription',
-  DischargeSummary: 'Discharge Summary',
-  DiagnosticReport: 'Diagnostic Report',
-  ImmunizationRecord: 'Immunization Record',
-  HealthDocumentRecord: 'Health Document',
-  WellnessRecord: 'Wellness Record',
-  Invoice: 'Invoice',
-};
+// hiType codes and their facts: one registry (spec/hi-types.ts).
+export { HI_TYPES, HI_TYPE_DISPLAY, type HiType } from './hi-types.js';
 
 /** The facility time zone used for visit dates unless another is given. */
 export const DEFAULT_TIME_ZONE = 'Asia/Kolkata';

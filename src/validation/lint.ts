@@ -5,7 +5,7 @@
  */
 import { pointer, type Issue, type Severity } from '../errors.js';
 import { readFrequency } from '../builders/frequency.js';
-import type { CareContext, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
+import type { CareContext, ClinicalInput, Diagnosis, LinkCareContextRequest, Medication } from '../generated/types.js';
 import {
   ABDM_DISPLAY_CHARS,
   ABDM_LABEL_MAX,
@@ -17,6 +17,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
+import { contentOutside, contentPresent, hasExpectedContent } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -39,40 +40,64 @@ export interface LintOptions {
 
 /** A lint rule's metadata, for documentation and `--help`. */
 export interface LintRule {
-  readonly code: string;
+  readonly code: LintCode;
   readonly severity: Severity;
   readonly description: string;
 }
 
-/** Every lint rule, with its code, severity and what it checks. */
-export const LINT_RULES: readonly LintRule[] = [
-  { code: 'empty-care-contexts', severity: 'error', description: 'careContexts is empty: there is nothing to link.' },
-  { code: 'duplicate-reference-number', severity: 'error', description: 'Two care contexts share a referenceNumber; ABDM needs it unique per care context (§9.2).' },
-  { code: 'visit-date-in-future', severity: 'error', description: 'visitDate is after today in the facility time zone (runs only when `now` is given).' },
-  { code: 'reference-number-too-long', severity: 'error', description: 'referenceNumber is longer than ABDM\'s 255 characters (§9.2).' },
-  { code: 'reference-number-characters', severity: 'error', description: 'referenceNumber has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).' },
-  { code: 'display-too-long', severity: 'error', description: 'display is longer than ABDM\'s 255 characters (§9.2).' },
-  { code: 'display-characters', severity: 'error', description: 'display has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . " \' : | ( ) / (§9.2).' },
-  { code: 'unknown-hi-type', severity: 'error', description: 'hiType is not one of ABDM\'s hiType codes (§1).' },
-  { code: 'abha-address-shape', severity: 'error', description: 'abhaAddress is not an ABHA address such as name@abdm or name@sbx (§8).' },
-  { code: 'document-url-not-https', severity: 'error', description: 'documentUrl is not an https URL.' },
-  { code: 'icd10-shape', severity: 'error', description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).' },
-  { code: 'icd10-not-who', severity: 'warning', description: 'icdCode looks like ICD-10-CM rather than WHO ICD-10 (letter, two digits, optional .digit or .digits) (§8).' },
-  { code: 'prescription-without-medication', severity: 'error', description: 'A Prescription care context has neither medications nor a documentUrl; a PrescriptionRecord needs at least one (§4.1).' },
-  { code: 'diagnostic-report-without-content', severity: 'warning', description: 'A DiagnosticReport care context has neither labInvestigations nor a documentUrl (§4.3).' },
-  { code: 'health-document-without-url', severity: 'warning', description: 'A HealthDocumentRecord care context has no documentUrl (§4.4).' },
-  { code: 'prescription-extra-content', severity: 'warning', description: 'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).' },
-  { code: 'medication-without-dosage', severity: 'warning', description: 'A medication has no dosage.' },
-  { code: 'medication-without-frequency', severity: 'warning', description: 'A medication has no frequency.' },
-  { code: 'frequency-not-understood', severity: 'warning', description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.' },
-  { code: 'bidi-control-in-medication', severity: 'warning', description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").' },
-  { code: 'document-url-credentials', severity: 'warning', description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).' },
-  { code: 'abha-number-shape', severity: 'warning', description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.' },
-  { code: 'doctor-without-identifier', severity: 'warning', description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.' },
-  { code: 'hospital-id-differs-from-hip-id', severity: 'warning', description: 'bundleData.hospital.id differs from the request hipId.' },
-];
+/** JSON Pointer tokens. */
+type Tokens = ReadonlyArray<string | number>;
 
-const RULES = new Map(LINT_RULES.map((r) => [r.code, r]));
+/** What each scope's rules look at; the driver visits them in this order per care context. */
+interface Subjects {
+  /** A clinical input (lintClinicalInput). */
+  readonly clinicalInput: ClinicalInput;
+  /** The link request as a whole. */
+  readonly request: LinkCareContextRequest;
+  /** One care context: its labels and bundle metadata. */
+  readonly careContext: CareContext;
+  /** One diagnosis of a care context. */
+  readonly diagnosis: Diagnosis;
+  /** One medication of a care context. */
+  readonly medication: Medication;
+  /** A care context's content against its hiType, after its items. */
+  readonly content: CareContext;
+}
+type RuleScope = keyof Subjects;
+
+/** What a check of a clinical input gets besides its subject. */
+interface InputRun {
+  /** Pointer tokens of the subject. */
+  readonly at: Tokens;
+  /** Reports a finding of the rule being run, at `at` followed by `below`. */
+  report(message: string, ...below: Tokens): void;
+}
+
+/** What a check of a link request (or a part of it) gets besides its subject. */
+interface RequestRun extends InputRun {
+  readonly request: LinkCareContextRequest;
+  /** Index of the subject in its list (care context, diagnosis, medication); 0 for the request. */
+  readonly index: number;
+  readonly now: Date | undefined;
+  readonly timeZone: string;
+  readonly hiTypes: readonly string[];
+  readonly abhaAddressSuffixes: readonly string[];
+  /** The index of each referenceNumber's first use. */
+  readonly firstUse: ReadonlyMap<string, number>;
+}
+
+type RunOf<S extends RuleScope> = S extends 'clinicalInput' ? InputRun : RequestRun;
+
+/** A lint rule: its metadata and its check, together. */
+type RuleOf<S extends RuleScope> = {
+  readonly code: string;
+  readonly severity: Severity;
+  readonly description: string;
+  readonly scope: S;
+  /** Reports every finding of the rule on one subject through `run.report`. */
+  readonly check: (subject: Subjects[S], run: RunOf<S>) => void;
+};
+type RuleDefinition = { [S in RuleScope]: RuleOf<S> }[RuleScope];
 
 /** Bidirectional embedding, override and isolate controls: text that displays in another order than it is stored. */
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/;
@@ -91,6 +116,321 @@ function hasCredentials(url: string): boolean {
   }
 }
 
+const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
+
+/**
+ * Every rule, in the order its findings are reported: request rules, then
+ * for each care context its own rules, its diagnoses', its medications' and
+ * its content rules. Adding a rule: one object here and one row in the
+ * README's lint table (test/lint-rules.test.ts checks both).
+ */
+const RULE_DEFINITIONS = [
+  {
+    code: 'abha-address-shape',
+    severity: 'error',
+    description: 'abhaAddress is not an ABHA address such as name@abdm or name@sbx (§8).',
+    scope: 'request',
+    check(request, run) {
+      const abha = request.abhaAddress;
+      const at = abha.lastIndexOf('@');
+      const suffixes = run.abhaAddressSuffixes;
+      if (at < 0 || !ABHA_ADDRESS_LOCAL.test(abha.slice(0, at)) || !suffixes.includes(abha.slice(at + 1)))
+        run.report(`abhaAddress must look like name@${suffixes.join(' or name@')}: letters and digits, with . or _ inside`, 'abhaAddress');
+    },
+  },
+  {
+    code: 'visit-date-in-future',
+    severity: 'error',
+    description: 'visitDate is after today in the facility time zone (runs only when `now` is given).',
+    scope: 'request',
+    check(request, run) {
+      if (run.now !== undefined && request.visitDate > calendarDateIn(run.now, run.timeZone))
+        run.report('visitDate is in the future in the facility time zone', 'visitDate');
+    },
+  },
+  {
+    code: 'empty-care-contexts',
+    severity: 'error',
+    description: 'careContexts is empty: there is nothing to link.',
+    scope: 'request',
+    check(request, run) {
+      if (request.careContexts.length === 0) run.report('careContexts is empty: add at least one care context to link', 'careContexts');
+    },
+  },
+  {
+    code: 'duplicate-reference-number',
+    severity: 'error',
+    description: 'Two care contexts share a referenceNumber; ABDM needs it unique per care context (§9.2).',
+    scope: 'careContext',
+    check(cc, run) {
+      const seen = run.firstUse.get(cc.referenceNumber);
+      if (seen !== undefined && seen < run.index)
+        run.report(`referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`, 'referenceNumber');
+    },
+  },
+  {
+    code: 'reference-number-too-long',
+    severity: 'error',
+    description: 'referenceNumber is longer than ABDM\'s 255 characters (§9.2).',
+    scope: 'careContext',
+    check(cc, run) {
+      if (cc.referenceNumber.length > ABDM_LABEL_MAX) run.report(`referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`, 'referenceNumber');
+    },
+  },
+  {
+    code: 'reference-number-characters',
+    severity: 'error',
+    description: 'referenceNumber has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).',
+    scope: 'careContext',
+    check(cc, run) {
+      if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber))
+        run.report('referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)', 'referenceNumber');
+    },
+  },
+  {
+    code: 'display-too-long',
+    severity: 'error',
+    description: 'display is longer than ABDM\'s 255 characters (§9.2).',
+    scope: 'careContext',
+    check(cc, run) {
+      if (cc.display.length > ABDM_LABEL_MAX) run.report(`display must be at most ${ABDM_LABEL_MAX} characters for ABDM`, 'display');
+    },
+  },
+  {
+    code: 'display-characters',
+    severity: 'error',
+    description: 'display has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . " \' : | ( ) / (§9.2).',
+    scope: 'careContext',
+    check(cc, run) {
+      if (!ABDM_DISPLAY_CHARS.test(cc.display))
+        run.report('display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)', 'display');
+    },
+  },
+  {
+    code: 'unknown-hi-type',
+    severity: 'error',
+    description: 'hiType is not one of ABDM\'s hiType codes (§1).',
+    scope: 'careContext',
+    check(cc, run) {
+      if (!run.hiTypes.includes(cc.hiType)) run.report(`hiType must be one of ${run.hiTypes.join(', ')}`, 'hiType');
+    },
+  },
+  {
+    code: 'document-url-not-https',
+    severity: 'error',
+    description: 'documentUrl is not an https URL.',
+    scope: 'careContext',
+    check(cc, run) {
+      const url = cc.bundleData.documentUrl;
+      if (url !== undefined && !/^https:\/\//i.test(url)) run.report('documentUrl must be an https:// URL', 'bundleData', 'documentUrl');
+    },
+  },
+  {
+    code: 'document-url-credentials',
+    severity: 'warning',
+    description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).',
+    scope: 'careContext',
+    check(cc, run) {
+      const url = cc.bundleData.documentUrl;
+      if (url !== undefined && hasCredentials(url))
+        run.report(
+          'documentUrl carries a user name or password before the host (user:pass@); everyone who reads the record sees them: give a link that needs no credentials in it',
+          'bundleData',
+          'documentUrl',
+        );
+    },
+  },
+  {
+    code: 'hospital-id-differs-from-hip-id',
+    severity: 'warning',
+    description: 'bundleData.hospital.id differs from the request hipId.',
+    scope: 'careContext',
+    check(cc, run) {
+      if (cc.bundleData.hospital.id !== run.request.hipId)
+        run.report('hospital.id differs from hipId; they normally name the same facility', 'bundleData', 'hospital', 'id');
+    },
+  },
+  {
+    code: 'doctor-without-identifier',
+    severity: 'warning',
+    description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.',
+    scope: 'careContext',
+    check(cc, run) {
+      const d = cc.bundleData.doctor;
+      if (d.licNumber === undefined && d.hpId === undefined) run.report('doctor has neither licNumber nor hpId; give the registration number', 'bundleData', 'doctor');
+    },
+  },
+  {
+    code: 'icd10-shape',
+    severity: 'error',
+    description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).',
+    scope: 'diagnosis',
+    check(d, run) {
+      if (d.icdCode !== undefined && !ICD10_PERMISSIVE.test(d.icdCode))
+        run.report('icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)', 'icdCode');
+    },
+  },
+  {
+    code: 'icd10-not-who',
+    severity: 'warning',
+    description: 'icdCode looks like ICD-10-CM rather than WHO ICD-10 (letter, two digits, optional .digit or .digits) (§8).',
+    scope: 'diagnosis',
+    check(d, run) {
+      if (d.icdCode !== undefined && ICD10_PERMISSIVE.test(d.icdCode) && !ICD10_WHO.test(d.icdCode))
+        run.report('icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)', 'icdCode');
+    },
+  },
+  {
+    code: 'medication-without-dosage',
+    severity: 'warning',
+    description: 'A medication has no dosage.',
+    scope: 'medication',
+    check(m, run) {
+      if (blank(m.dosage)) run.report('dosage is missing; say how much per dose, e.g. 1 tablet', 'dosage');
+    },
+  },
+  {
+    code: 'medication-without-frequency',
+    severity: 'warning',
+    description: 'A medication has no frequency.',
+    scope: 'medication',
+    check(m, run) {
+      if (blank(m.frequency)) run.report('frequency is missing; say how often, e.g. 1-0-1 or BD', 'frequency');
+    },
+  },
+  {
+    code: 'frequency-not-understood',
+    severity: 'warning',
+    description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
+    scope: 'medication',
+    check(m, run) {
+      if (m.frequency !== undefined && !blank(m.frequency) && readFrequency(m.frequency).kind === 'text')
+        run.report(
+          'frequency is kept as written but is none of the notations abha-link reads (e.g. 1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, Q6H, twice daily); FHIR gets no timing from it',
+          'frequency',
+        );
+    },
+  },
+  {
+    code: 'bidi-control-in-medication',
+    severity: 'warning',
+    description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").',
+    scope: 'medication',
+    check(m, run) {
+      for (const k of MEDICATION_TEXT) {
+        const v = m[k];
+        if (v !== undefined && BIDI_CONTROL.test(v))
+          run.report(
+            `${k} holds a bidirectional control character (U+202A-U+202E or U+2066-U+2069) that can make the printed text read differently from what is stored; remove it`,
+            k,
+          );
+      }
+    },
+  },
+  {
+    code: 'prescription-without-medication',
+    severity: 'error',
+    description: 'A Prescription care context has neither medications nor a documentUrl; a PrescriptionRecord needs at least one (§4.1).',
+    scope: 'content',
+    check(cc, run) {
+      if (cc.hiType === 'Prescription' && !hasExpectedContent('Prescription', contentPresent(cc.bundleData, { blankText: true })))
+        run.report('a Prescription care context needs at least one medication or a documentUrl', 'bundleData', 'medications');
+    },
+  },
+  {
+    code: 'prescription-extra-content',
+    severity: 'warning',
+    description: 'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).',
+    scope: 'content',
+    check(cc, run) {
+      if (cc.hiType !== 'Prescription') return;
+      // One finding per present field the profile has no place for, at its own path: the message names only what is there.
+      for (const field of contentOutside('Prescription', contentPresent(cc.bundleData, { blankText: true }))) {
+        const them = field === 'advice' || field === 'documentUrl' ? 'it' : 'them';
+        run.report(
+          `${field} ${them === 'it' ? 'is' : 'are'} kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for ${them}; use hiType OPConsultation to carry ${them} into FHIR too`,
+          'bundleData',
+          field,
+        );
+      }
+    },
+  },
+  {
+    code: 'diagnostic-report-without-content',
+    severity: 'warning',
+    description: 'A DiagnosticReport care context has neither labInvestigations nor a documentUrl (§4.3).',
+    scope: 'content',
+    check(cc, run) {
+      if (cc.hiType === 'DiagnosticReport' && !hasExpectedContent('DiagnosticReport', contentPresent(cc.bundleData, { blankText: true })))
+        run.report('a DiagnosticReport care context has neither labInvestigations nor a documentUrl', 'bundleData');
+    },
+  },
+  {
+    code: 'health-document-without-url',
+    severity: 'warning',
+    description: 'A HealthDocumentRecord care context has no documentUrl (§4.4).',
+    scope: 'content',
+    check(cc, run) {
+      if (cc.hiType === 'HealthDocumentRecord' && !hasExpectedContent('HealthDocumentRecord', contentPresent(cc.bundleData, { blankText: true })))
+        run.report('a HealthDocumentRecord care context should carry the documentUrl', 'bundleData', 'documentUrl');
+    },
+  },
+  {
+    code: 'abha-number-shape',
+    severity: 'warning',
+    description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      const n = input.patient.ABHANumber;
+      if (n !== undefined && !ABHA_NUMBER.test(n.trim()))
+        run.report('ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012', 'patient', 'ABHANumber');
+    },
+  },
+] as const satisfies readonly RuleDefinition[];
+
+/** The code of a lint rule, e.g. `'icd10-not-who'`. */
+export type LintCode = (typeof RULE_DEFINITIONS)[number]['code'];
+
+/** Every lint rule, with its code, severity and what it checks, in the order findings are reported. */
+export const LINT_RULES: readonly LintRule[] = RULE_DEFINITIONS.map(({ code, severity, description }) => ({ code, severity, description }));
+
+/** The rules of one scope, in list order. */
+function rulesOf<S extends RuleScope>(scope: S): ReadonlyArray<RuleOf<S>> {
+  return (RULE_DEFINITIONS as readonly RuleDefinition[]).filter((r): r is RuleDefinition & RuleOf<S> => r.scope === scope);
+}
+
+const SCOPES: { readonly [S in RuleScope]: ReadonlyArray<RuleOf<S>> } = {
+  clinicalInput: rulesOf('clinicalInput'),
+  request: rulesOf('request'),
+  careContext: rulesOf('careContext'),
+  diagnosis: rulesOf('diagnosis'),
+  medication: rulesOf('medication'),
+  content: rulesOf('content'),
+};
+
+type Settings = Omit<RequestRun, 'at' | 'index' | 'report'>;
+
+/** Runs the rules of each scope on its subjects and collects their findings. */
+function findingsCollector(disabled: ReadonlySet<string>, severityFirst: boolean) {
+  const issues: Issue[] = [];
+  let rule: Pick<RuleDefinition, 'code' | 'severity'> | undefined;
+  const report = (at: Tokens) => (message: string, ...below: Tokens): void => {
+    if (rule === undefined) return;
+    const path = pointer(...at, ...below);
+    // Clinical-input findings have listed severity before the message since 0.1; keep each key order.
+    issues.push(severityFirst ? { path, code: rule.code, severity: rule.severity, message } : { path, code: rule.code, message, severity: rule.severity });
+  };
+  function visit<S extends RuleScope>(scope: S, subject: Subjects[S], run: RunOf<S>): void {
+    for (const r of SCOPES[scope]) {
+      if (disabled.has(r.code)) continue;
+      rule = r;
+      r.check(subject, run);
+    }
+    rule = undefined;
+  }
+  return { issues, report, visit };
+}
+
 /**
  * Checks what a clinical input carries that the link request does not:
  * today the patient's ABHA number (rule `abha-number-shape`). `build`,
@@ -102,16 +442,9 @@ function hasCredentials(url: string): boolean {
  * //=> [{ path: '/patient/ABHANumber', code: 'abha-number-shape', severity: 'warning', message: 'ABHANumber must be ...' }]
  */
 export function lintClinicalInput(input: ClinicalInput, options: Pick<LintOptions, 'disable'> = {}): Issue[] {
-  const out: Issue[] = [];
-  const n = input.patient.ABHANumber;
-  if (n !== undefined && !ABHA_NUMBER.test(n.trim()) && !(options.disable ?? []).includes('abha-number-shape'))
-    out.push({
-      path: '/patient/ABHANumber',
-      code: 'abha-number-shape',
-      severity: 'warning',
-      message: 'ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012',
-    });
-  return out;
+  const f = findingsCollector(new Set(options.disable ?? []), true);
+  f.visit('clinicalInput', input, { at: [], report: f.report([]) });
+  return f.issues;
 }
 
 /**
@@ -127,141 +460,27 @@ export function lintClinicalInput(input: ClinicalInput, options: Pick<LintOption
  * //      severity: 'error', message: 'referenceNumber repeats the one of careContexts[0]; ...' }]
  */
 export function lintLinkRequest(request: LinkCareContextRequest, options: LintOptions = {}): Issue[] {
-  const out: Issue[] = [];
-  const disabled = new Set(options.disable ?? []);
-  const report = (path: string, code: string, message: string): void => {
-    if (disabled.has(code)) return;
-    const rule = RULES.get(code);
-    out.push({ path, code, message, severity: rule?.severity ?? 'error' });
-  };
-
-  const abha = request.abhaAddress;
-  const at = abha.lastIndexOf('@');
-  const suffixes = options.abhaAddressSuffixes ?? DEFAULT_ABHA_ADDRESS_SUFFIXES;
-  if (at < 0 || !ABHA_ADDRESS_LOCAL.test(abha.slice(0, at)) || !suffixes.includes(abha.slice(at + 1))) {
-    report('/abhaAddress', 'abha-address-shape', `abhaAddress must look like name@${suffixes.join(' or name@')}: letters and digits, with . or _ inside`);
-  }
-
-  if (options.now !== undefined) {
-    const today = calendarDateIn(options.now, options.timeZone ?? DEFAULT_TIME_ZONE);
-    if (request.visitDate > today) report('/visitDate', 'visit-date-in-future', 'visitDate is in the future in the facility time zone');
-  }
-
-  if (request.careContexts.length === 0) {
-    report('/careContexts', 'empty-care-contexts', 'careContexts is empty: add at least one care context to link');
-  }
-
-  const hiTypes = options.hiTypes ?? HI_TYPES;
-  const firstIndexOf = new Map<string, number>();
+  const f = findingsCollector(new Set(options.disable ?? []), false);
+  const firstUse = new Map<string, number>();
   request.careContexts.forEach((cc, i) => {
-    const seen = firstIndexOf.get(cc.referenceNumber);
-    if (seen === undefined) firstIndexOf.set(cc.referenceNumber, i);
-    else
-      report(
-        pointer('careContexts', i, 'referenceNumber'),
-        'duplicate-reference-number',
-        `referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`,
-      );
-    lintCareContext(cc, i, request, hiTypes, report);
+    if (!firstUse.has(cc.referenceNumber)) firstUse.set(cc.referenceNumber, i);
   });
-  return out;
-}
-
-function lintCareContext(
-  cc: CareContext,
-  i: number,
-  request: LinkCareContextRequest,
-  hiTypes: readonly string[],
-  report: (path: string, code: string, message: string) => void,
-): void {
-  const base = ['careContexts', i] as const;
-  if (cc.referenceNumber.length > ABDM_LABEL_MAX)
-    report(pointer(...base, 'referenceNumber'), 'reference-number-too-long', `referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
-  if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber))
-    report(
-      pointer(...base, 'referenceNumber'),
-      'reference-number-characters',
-      'referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)',
-    );
-  if (cc.display.length > ABDM_LABEL_MAX)
-    report(pointer(...base, 'display'), 'display-too-long', `display must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
-  if (!ABDM_DISPLAY_CHARS.test(cc.display))
-    report(pointer(...base, 'display'), 'display-characters', 'display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)');
-  if (!hiTypes.includes(cc.hiType))
-    report(pointer(...base, 'hiType'), 'unknown-hi-type', `hiType must be one of ${hiTypes.join(', ')}`);
-
-  const b = cc.bundleData;
-  const bd = [...base, 'bundleData'] as const;
-  if (b.documentUrl !== undefined && !/^https:\/\//i.test(b.documentUrl))
-    report(pointer(...bd, 'documentUrl'), 'document-url-not-https', 'documentUrl must be an https:// URL');
-  if (b.documentUrl !== undefined && hasCredentials(b.documentUrl))
-    report(
-      pointer(...bd, 'documentUrl'),
-      'document-url-credentials',
-      'documentUrl carries a user name or password before the host (user:pass@); everyone who reads the record sees them: give a link that needs no credentials in it',
-    );
-  if (b.hospital.id !== request.hipId)
-    report(pointer(...bd, 'hospital', 'id'), 'hospital-id-differs-from-hip-id', 'hospital.id differs from hipId; they normally name the same facility');
-  if (b.doctor.licNumber === undefined && b.doctor.hpId === undefined)
-    report(pointer(...bd, 'doctor'), 'doctor-without-identifier', 'doctor has neither licNumber nor hpId; give the registration number');
-
-  b.diagnosis?.forEach((d, j) => {
-    if (d.icdCode === undefined) return;
-    const path = pointer(...bd, 'diagnosis', j, 'icdCode');
-    if (!ICD10_PERMISSIVE.test(d.icdCode)) report(path, 'icd10-shape', 'icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)');
-    else if (!ICD10_WHO.test(d.icdCode)) report(path, 'icd10-not-who', 'icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)');
+  const settings: Settings = {
+    request,
+    now: options.now,
+    timeZone: options.timeZone ?? DEFAULT_TIME_ZONE,
+    hiTypes: options.hiTypes ?? HI_TYPES,
+    abhaAddressSuffixes: options.abhaAddressSuffixes ?? DEFAULT_ABHA_ADDRESS_SUFFIXES,
+    firstUse,
+  };
+  const at = (index: number, tokens: Tokens): RequestRun => ({ ...settings, at: tokens, index, report: f.report(tokens) });
+  f.visit('request', request, at(0, []));
+  request.careContexts.forEach((cc, i) => {
+    const base = ['careContexts', i] as const;
+    f.visit('careContext', cc, at(i, base));
+    cc.bundleData.diagnosis?.forEach((d, j) => f.visit('diagnosis', d, at(j, [...base, 'bundleData', 'diagnosis', j])));
+    cc.bundleData.medications?.forEach((m, j) => f.visit('medication', m, at(j, [...base, 'bundleData', 'medications', j])));
+    f.visit('content', cc, at(i, base));
   });
-  b.medications?.forEach((m, j) => {
-    if (m.dosage === undefined || m.dosage.trim() === '')
-      report(pointer(...bd, 'medications', j, 'dosage'), 'medication-without-dosage', 'dosage is missing; say how much per dose, e.g. 1 tablet');
-    if (m.frequency === undefined || m.frequency.trim() === '')
-      report(pointer(...bd, 'medications', j, 'frequency'), 'medication-without-frequency', 'frequency is missing; say how often, e.g. 1-0-1 or BD');
-    else if (readFrequency(m.frequency).kind === 'text')
-      report(
-        pointer(...bd, 'medications', j, 'frequency'),
-        'frequency-not-understood',
-        'frequency is kept as written but is none of the notations abha-link reads (e.g. 1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, Q6H, twice daily); FHIR gets no timing from it',
-      );
-    for (const k of MEDICATION_TEXT) {
-      const v = m[k];
-      if (v !== undefined && BIDI_CONTROL.test(v))
-        report(
-          pointer(...bd, 'medications', j, k),
-          'bidi-control-in-medication',
-          `${k} holds a bidirectional control character (U+202A-U+202E or U+2066-U+2069) that can make the printed text read differently from what is stored; remove it`,
-        );
-    }
-  });
-
-  const meds = b.medications?.length ?? 0;
-  const labs = b.labInvestigations?.length ?? 0;
-  const hasUrl = b.documentUrl !== undefined;
-  switch (cc.hiType) {
-    case 'Prescription':
-      if (meds === 0 && !hasUrl)
-        report(pointer(...bd, 'medications'), 'prescription-without-medication', 'a Prescription care context needs at least one medication or a documentUrl');
-      // One finding per present field, at its own path: the message names only what is there.
-      if (labs > 0)
-        report(
-          pointer(...bd, 'labInvestigations'),
-          'prescription-extra-content',
-          'labInvestigations are kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for them; use hiType OPConsultation to carry them into FHIR too',
-        );
-      if (b.advice !== undefined)
-        report(
-          pointer(...bd, 'advice'),
-          'prescription-extra-content',
-          'advice is kept in the link request and on the printed prescription, but the FHIR Prescription profile has no place for it; use hiType OPConsultation to carry it into FHIR too',
-        );
-      break;
-    case 'DiagnosticReport':
-      if (labs === 0 && !hasUrl)
-        report(pointer(...bd), 'diagnostic-report-without-content', 'a DiagnosticReport care context has neither labInvestigations nor a documentUrl');
-      break;
-    case 'HealthDocumentRecord':
-      if (!hasUrl) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
-      break;
-    default:
-      break;
-  }
+  return f.issues;
 }

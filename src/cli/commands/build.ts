@@ -1,6 +1,7 @@
 import type { ClinicalInput } from '../../generated/types.js';
 import { safeBuildLinkRequest } from '../../builders/link-request.js';
-import type { Command } from '../command.js';
+import { plural } from '../../util.js';
+import { defineCommand } from '../command.js';
 import { expandInputs } from '../files.js';
 import { EXIT, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
@@ -14,7 +15,6 @@ export interface BuildArgs {
   ndjson: boolean;
 }
 
-const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** Builds one input read whole; with several inputs, each request is printed on one line. */
 async function buildOne(file: string | undefined, args: BuildArgs, oneLine: boolean): Promise<number> {
@@ -95,7 +95,7 @@ export async function runBuild(args: BuildArgs): Promise<number> {
   return code;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link build [--no-lint] [--compact] [--ndjson] [FILE|GLOB|-]...',
   help: `Turns a clinical input (see schemas/clinical-input.schema.json and examples/)
 into the link request body, printed as JSON on stdout. Reads stdin when FILE
@@ -121,10 +121,10 @@ Options:
   async run({ values, positionals }) {
     return runBuild({
       files: await expandInputs(positionals),
-      lint: values['no-lint'] !== true,
+      lint: !values['no-lint'],
       now: new Date(),
-      compact: values.compact === true,
-      ndjson: values.ndjson === true,
+      compact: values.compact,
+      ndjson: values.ndjson,
     });
   },
-};
+});

@@ -9,7 +9,8 @@ import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
 import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
-import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
+import { plural } from '../../util.js';
+import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
 
@@ -18,7 +19,7 @@ export interface FhirArgs {
   fromFhir: string | undefined;
   hiType: string | undefined;
   out: string | undefined;
-  attach: string[];
+  attach: readonly string[];
   /** Replace a file or link already at an --out name (never writing through a link) instead of taking the next free name. */
   force: boolean;
   timestamp: Date;
@@ -82,7 +83,7 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
   const r = fromFhir(input.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
@@ -111,7 +112,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     const looksLikeRequest = detectInputKind(value) === 'link-request';
     const issues = looksLikeRequest ? (asRequest?.issues ?? []) : asInput.issues;
     process.stderr.write(
-      `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${issues.length} error${issues.length === 1 ? '' : 's'}\n`,
+      `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${plural(issues.length, 'error')}\n`,
     );
     return EXIT.invalid;
   }
@@ -122,7 +123,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
@@ -137,7 +138,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   }
   if (invalid > 0) {
     // abha-link built these bundles from valid input: a failure here is ours, not the caller's data.
-    process.stderr.write(`${name}: ${invalid} bundle${invalid === 1 ? '' : 's'} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
+    process.stderr.write(`${name}: ${plural(invalid, 'bundle')} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
     return EXIT.internal;
   }
   if (args.out === undefined) {
@@ -157,7 +158,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   return EXIT.ok;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
@@ -203,7 +204,7 @@ Options:
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
-    const ts = values.timestamp as string | undefined;
+    const ts = values.timestamp;
     const now = new Date();
     let timestamp = now;
     if (ts !== undefined) {
@@ -211,17 +212,17 @@ Options:
       if (Number.isNaN(timestamp.getTime()) || !/T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(ts))
         throw optionError('timestamp', 'an ISO date-time with seconds and an offset, e.g. 2026-11-20T10:30:00+05:30');
     }
-    const hiType = values['hi-type'] as string | undefined;
+    const hiType = values['hi-type'];
     if (hiType !== undefined && hiType.trim() === '') throw missingValueError('hi-type');
     return runFhir({
       file: positionals[0],
-      fromFhir: values['from-fhir'] as string | undefined,
+      fromFhir: values['from-fhir'],
       hiType,
-      out: values.out as string | undefined,
-      attach: (values.attach as string[] | undefined) ?? [],
-      force: values.force === true,
+      out: values.out,
+      attach: values.attach,
+      force: values.force,
       timestamp,
       now,
     });
   },
-};
+});

@@ -1,6 +1,6 @@
 import { parseSeed, type MockSeed } from '../../mock/accounts.js';
 import { startMockServer, type MockEvent } from '../../mock/server.js';
-import { fileCountError, optionError, type Command } from '../command.js';
+import { fileCountError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, parseJson, problemLine, readRegularFile } from '../io.js';
 
 async function loadSeed(file: string): Promise<MockSeed> {
@@ -23,7 +23,7 @@ function logLine(e: MockEvent): string {
   return `${e.method} ${e.endpoint} ${e.status} ${e.ms} ms${fault}${id}`;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link mock [--port N] [--seed FILE] [--otp CODE] [--already-linked]',
   help: `Runs a local mock of the ABHA identity and care-context linking service on
 127.0.0.1: all 12 endpoints of the spec, requests checked with the same schemas
@@ -63,11 +63,11 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
   options: { port: { type: 'string' }, seed: { type: 'string' }, otp: { type: 'string' }, 'already-linked': { type: 'boolean' } },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError(`${fileCountError('mock', 0, positionals.length).message}; use --seed FILE for accounts`);
-    const portText = (values.port as string | undefined) ?? '0';
+    const portText = values.port ?? '0';
     if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw optionError('port', 'a number from 0 to 65535');
-    const otp = values.otp as string | undefined;
+    const otp = values.otp;
     if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) throw optionError('otp', 'exactly 6 digits');
-    const seedFile = values.seed as string | undefined;
+    const seedFile = values.seed;
     const seed = seedFile === undefined ? undefined : await loadSeed(seedFile);
     const envKey = process.env.ABHA_LINK_API_KEY;
     const apiKey = envKey !== undefined && envKey.trim() !== '' ? envKey.trim() : undefined;
@@ -78,7 +78,7 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
         ...(apiKey === undefined ? {} : { apiKey }),
         ...(otp === undefined ? {} : { otp }),
         ...(seed === undefined ? {} : { seed }),
-        ...(values['already-linked'] === true ? { linkRepeats: 'already-linked' as const } : {}),
+        ...(values['already-linked'] ? { linkRepeats: 'already-linked' as const } : {}),
         onEvent: (e) => process.stderr.write(`${logLine(e)}\n`),
       });
     } catch (e) {
@@ -106,4 +106,4 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
     // Ctrl-C exits 130 as for every command; SIGTERM is the orderly stop of a service manager.
     return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
   },
-};
+});

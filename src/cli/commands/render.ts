@@ -1,4 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, type Language } from '../../render/labels.js';
@@ -6,8 +6,10 @@ import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
-import { fileCountError, missingValueError, optionError, type Command } from '../command.js';
+import { plural } from '../../util.js';
+import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
+import { exists } from '../files.js';
 import { writeListedFiles, writeOutputFile } from '../output-files.js';
 
 /** A template is a page of markup: 1 MiB is far more than one needs. */
@@ -51,14 +53,6 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
 }
 
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
   let printer;
@@ -116,7 +110,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   }
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${errors} error${errors === 1 ? '' : 's'}\n`);
+    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
   if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
@@ -146,7 +140,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   return EXIT.ok;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
   help: `Renders printable documents, one per care context: standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
@@ -196,24 +190,24 @@ Options:
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('render', 1, positionals.length);
-    const lang = (values.lang as string | undefined) ?? 'en';
+    const lang = values.lang ?? 'en';
     if (!(LANGUAGES as readonly string[]).includes(lang)) throw optionError('lang', LANGUAGES.join(' or '), { given: lang, choices: LANGUAGES });
-    const size = ((values.size as string | undefined) ?? 'A4').toUpperCase();
+    const size = (values.size ?? 'A4').toUpperCase();
     if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
-    const template = (values.template as string | undefined) ?? 'prescription';
+    const template = values.template ?? 'prescription';
     if (template === '') throw missingValueError('template');
-    const chromium = (values.chromium as string | undefined) ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
+    const chromium = values.chromium ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
     return runRender({
       file: positionals[0],
       template,
       lang: lang as Language,
       pageSize: size as PageSize,
-      outDir: values.out as string | undefined,
-      outFile: values.output as string | undefined,
-      pdf: values.pdf === true,
-      force: values.force === true,
+      outDir: values.out,
+      outFile: values.output,
+      pdf: values.pdf,
+      force: values.force,
       chromium,
       now: new Date(),
     });
   },
-};
+});

@@ -1,6 +1,6 @@
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { EXIT, writeOut } from '../io.js';
-import { fileCountError, type Command } from '../command.js';
+import { fileCountError, defineCommand } from '../command.js';
 
 /** Lists every schema. */
 export async function runSchemas(json: boolean): Promise<number> {
@@ -18,7 +18,7 @@ export async function runSchemas(json: boolean): Promise<number> {
   return EXIT.ok;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link schemas [--json]',
   help: `Lists every schema shipped in schemas/. With --json, prints a JSON array of
 { "name", "title", "file", "resource"?, "endpoint"?, "part"? }.
@@ -30,6 +30,6 @@ Options:
   options: { json: { type: 'boolean' } },
   run({ values, positionals }) {
     if (positionals.length > 0) throw fileCountError('schemas', 0, positionals.length);
-    return runSchemas(values.json === true);
+    return runSchemas(values.json);
   },
-};
+});

@@ -1,19 +1,25 @@
 import { fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createClient } from '../../client/client.js';
+import {
+  JournalError,
+  batchSummaryOf,
+  createClient,
+  linkRequestKey,
+  openFileJournal,
+  readJournal,
+  type FileJournal,
+  type ItemResult,
+  type SubmitOptions,
+  type SubmitSummary,
+} from '../../client/index.js';
 import { parseBaseUrl } from '../../client/base-url.js';
-import { JournalError, openFileJournal, readJournal, type FileJournal } from '../../client/journal.js';
-import { linkRequestKey } from '../../client/key.js';
-import { validateLinkRequest } from '../../validation/validate.js';
-import type { ItemResult, SubmitOptions, SubmitSummary } from '../../client/submit.js';
-import { reasonCode, runBatch } from '../../client/submit.js';
-import type { TransportError } from '../../client/errors.js';
-import type { Issue } from '../../errors.js';
-import { detectInputKind } from '../../input-kind.js';
+import { detectInputKind, validateLinkRequest } from '../../index.js';
+import { plural } from '../../util.js';
 import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
-import type { Command } from '../command.js';
-import { EXIT, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut, type NdjsonLine } from '../io.js';
+import { defineCommand } from '../command.js';
+import { EXIT, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut } from '../io.js';
+import { failureKind, itemLines, notAnItemLine, progressCounts, summaryLines, type NotAnItem } from '../submit-format.js';
 
 export interface SubmitArgs {
   readonly baseUrl: string | undefined;
@@ -45,24 +51,6 @@ export interface SubmitArgs {
 const EXIT_SIGINT = 130;
 const EXIT_SIGTERM = 143;
 
-/** What an input that is a clinical input (not a link request) is told. */
-const CLINICAL_INPUT = 'this is a clinical input: run `abha-link build` first';
-
-/**
- * The lines of an NDJSON input, one by one, read only as fast as they are
- * taken. When `signal` aborts the input is closed (stdin too, even while it
- * is idle) and the lines end.
- */
-async function* ndjsonLines(file: string | undefined, signal: AbortSignal): AsyncGenerator<NdjsonLine> {
-  for await (const batch of lineBatches(file, undefined, signal)) yield* batch;
-}
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-function issueText(i: Issue): string {
-  return `${i.path || '/'} ${i.message} (${i.code})`;
-}
-
 /** True when the journal exists and is the input (the same file by any name, or stdin redirected from it). */
 async function journalIsInput(journal: string, file: string | undefined): Promise<boolean> {
   const j = await stat(journal).catch(() => undefined);
@@ -76,234 +64,169 @@ async function journalIsInput(journal: string, file: string | undefined): Promis
   return j.dev === input.dev && j.ino === input.ino;
 }
 
-/** `abha-link submit`: returns the exit code. */
-export async function runSubmit(args: SubmitArgs): Promise<number> {
-  const name = inputName(args.file);
+/** Refuses contradicting or missing journal options, and a journal that cannot be one (no folder, the input itself). */
+async function checkJournalArgs(args: SubmitArgs, name: string): Promise<void> {
   if (args.ndjson && args.journal === undefined && !args.noJournal && !args.dryRun) {
     throw new UsageError(
       'submit --ndjson sends many items: give --journal FILE, so that a run that stops early can be continued without sending acknowledged items twice, or --no-journal to send without one',
     );
   }
-  if (args.journal !== undefined && args.noJournal) throw new UsageError('--journal and --no-journal contradict each other; give one');
-  if (args.journal !== undefined) {
-    const folder = dirname(args.journal);
-    const st = await stat(folder).catch((e: unknown) => e as { code?: string });
-    if ('code' in st && st.code === 'ENOENT') throw new UsageError(`--journal ${args.journal}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or give another path`);
-    if ('isDirectory' in st && !st.isDirectory()) throw new UsageError(`--journal ${args.journal}: ${folder} is not a folder`);
-  }
-  if (args.journal !== undefined && (await journalIsInput(args.journal, args.file))) {
+  if (args.journal === undefined) return;
+  if (args.noJournal) throw new UsageError('--journal and --no-journal contradict each other; give one');
+  const folder = dirname(args.journal);
+  const st = await stat(folder).catch((e: unknown) => e as { code?: string });
+  if ('code' in st && st.code === 'ENOENT') throw new UsageError(`--journal ${args.journal}: the folder ${folder} does not exist; create it first (mkdir -p ${folder}) or give another path`);
+  if ('isDirectory' in st && !st.isDirectory()) throw new UsageError(`--journal ${args.journal}: ${folder} is not a folder`);
+  if (await journalIsInput(args.journal, args.file)) {
     throw new UsageError(`the journal ${args.journal} is the input file ${name}: appending to it would damage the input; give the journal a file of its own`);
   }
-  const lineOf = new Map<number, number>();
-  let notJson = 0;
-  let items: AsyncIterable<unknown> | Iterable<unknown>;
-  let locate: ((path: string) => number) | undefined;
-  /** Bytes of input read so far (characters + newline: exact for ASCII), for the progress bar. */
-  let bytesRead = 0;
+}
 
+/** One run of `abha-link submit`: what its parts share. */
+interface Run {
+  readonly args: SubmitArgs;
+  /** The input's name, for the item lines. */
+  readonly name: string;
   /** Stops taking items (first Ctrl-C, stdout closed); the NDJSON input is closed with it. */
-  const stop = new AbortController();
+  readonly stop: AbortController;
   /** Abandons the requests in flight (second Ctrl-C). */
-  const abort = new AbortController();
-
-  const tty = canDrawStatus(process.stderr, args.term) && args.ndjson;
+  readonly abort: AbortController;
+  /** The input line of each item in flight, by its index (NDJSON). */
+  readonly lineOf: Map<number, number>;
+  /** Failed and unknown items by kind, for the summary's reasons. */
+  readonly failureKinds: Map<string, number>;
+  /** Lines that were not items (not JSON, too long, a clinical input): reported, never sent. */
+  notItems: number;
+  /** Bytes of input read so far (characters + newline: exact for ASCII), for the progress bar. */
+  bytesRead: number;
+  /** The line of a JSON Pointer in a one-document input. */
+  locate: ((path: string) => number) | undefined;
+  /** The batch's counts as of the last result. */
+  soFar: SubmitSummary | undefined;
   /** The status line on a terminal (stderr); result lines to the same terminal are printed above it, whole. */
-  let status: StatusLine | undefined;
-  const write = async (text: string): Promise<void> => {
-    if (status !== undefined && process.stdout.isTTY === true) await status.above(() => writeOut(text));
-    else await writeOut(text);
-  };
-  /** A value that is not a link request but a clinical input: reported, never sent. */
-  const clinical = (value: unknown): boolean => detectInputKind(value) === 'clinical-input';
+  status: StatusLine | undefined;
+  /** Shows the counts on the status line, if there is one. */
+  showProgress: () => void;
+}
 
-  if (!args.ndjson) {
-    const text = await readText(args.file);
-    const parsed = parseJson(text);
-    if (!parsed.ok) throw new UsageError(`${name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
-    if (Array.isArray(parsed.value)) throw new UsageError(`${name} holds a JSON array; submit takes one link request, or one request per line with --ndjson`);
-    locate = pointerLocator(text);
-    if (clinical(parsed.value)) {
-      notJson++;
-      await write(
-        args.format === 'json'
-          ? `${JSON.stringify({ index: 0, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
-          : `${name} invalid, not sent: ${CLINICAL_INPUT}\n`,
-      );
-      items = [];
-    } else {
-      items = [parsed.value];
-    }
-  } else {
-    const source = ndjsonLines(args.file, stop.signal);
-    let index = 0;
-    items = (async function* () {
-      for await (const l of source) {
-        bytesRead += l.text.length + 1;
-        if (l.tooLong) {
-          notJson++;
-          await write(args.format === 'json' ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'too-long', message: 'the line is longer than 64 MiB' }] })}\n` : `${name}:${l.line} invalid, not sent: the line is longer than 64 MiB\n`);
-          continue;
-        }
-        const parsed = parseJson(l.text);
-        if (!parsed.ok) {
-          notJson++;
-          const reason = `column ${parsed.problem.column}: ${parsed.problem.reason}`;
-          await write(
-            args.format === 'json'
-              ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'invalid-json', message: `not JSON: ${reason}` }] })}\n`
-              : `${name}:${l.line} invalid, not sent: not JSON (${reason})\n`,
-          );
-          continue;
-        }
-        if (clinical(parsed.value)) {
-          notJson++;
-          await write(
-            args.format === 'json'
-              ? `${JSON.stringify({ line: l.line, outcome: 'invalid', issues: [{ path: '', code: 'clinical-input', message: CLINICAL_INPUT }] })}\n`
-              : `${name}:${l.line} invalid, not sent: ${CLINICAL_INPUT}\n`,
-          );
-          continue;
-        }
-        lineOf.set(index++, l.line);
+/** Prints a result line, above the status line when both go to the terminal. */
+async function write(run: Run, text: string): Promise<void> {
+  if (run.status !== undefined && process.stdout.isTTY === true) await run.status.above(() => writeOut(text));
+  else await writeOut(text);
+}
+
+/** Reports a line of the input (or the input) that is not a link request. */
+async function notAnItem(run: Run, what: NotAnItem, line: number | undefined): Promise<void> {
+  run.notItems++;
+  await write(run, notAnItemLine(what, run.name, line, run.args.format));
+}
+
+/** A value that is not a link request but a clinical input: reported, never sent. */
+const isClinical = (value: unknown): boolean => detectInputKind(value) === 'clinical-input';
+
+/** The one document of a non-NDJSON input, as the batch's only item (none when it is a clinical input). */
+async function documentItems(run: Run): Promise<unknown[]> {
+  const text = await readText(run.args.file);
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw new UsageError(`${run.name}:${parsed.problem.line}:${parsed.problem.column} invalid JSON: ${parsed.problem.reason}`);
+  if (Array.isArray(parsed.value)) throw new UsageError(`${run.name} holds a JSON array; submit takes one link request, or one request per line with --ndjson`);
+  run.locate = pointerLocator(text);
+  if (!isClinical(parsed.value)) return [parsed.value];
+  await notAnItem(run, { kind: 'clinical-input' }, undefined);
+  return [];
+}
+
+/**
+ * The items of an NDJSON input, read only as fast as they are taken; lines
+ * that are not link requests are reported on the way. When the run stops the
+ * input is closed (stdin too, even while it is idle) and the items end.
+ */
+async function* ndjsonItems(run: Run): AsyncGenerator<unknown> {
+  let index = 0;
+  for await (const batch of lineBatches(run.args.file, undefined, run.stop.signal)) {
+    for (const l of batch) {
+      run.bytesRead += l.text.length + 1;
+      if (l.tooLong) {
+        await notAnItem(run, { kind: 'too-long' }, l.line);
+        continue;
+      }
+      const parsed = parseJson(l.text);
+      if (!parsed.ok) await notAnItem(run, { kind: 'invalid-json', column: parsed.problem.column, reason: parsed.problem.reason }, l.line);
+      else if (isClinical(parsed.value)) await notAnItem(run, { kind: 'clinical-input' }, l.line);
+      else {
+        run.lineOf.set(index++, l.line);
         yield parsed.value;
       }
-    })();
+    }
   }
+}
 
-  const where = (index: number): string => {
-    const line = lineOf.get(index);
-    return line === undefined ? name : `${name}:${line}`;
-  };
-  const failureKinds = new Map<string, number>();
-  const counts = { done: 0, acknowledged: 0, failed: 0, unknown: 0, invalid: 0, skipped: 0 };
-  /** The batch's counts as the results came, for the summary also when the batch ends with an error. */
-  const tally: SubmitSummary = { total: 0, acknowledged: 0, warnings: 0, mismatches: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
-  const count = (r: ItemResult): void => {
-    tally.total++;
-    switch (r.outcome) {
-      case 'acknowledged':
-        tally.acknowledged++;
-        if (r.warnings !== undefined) tally.warnings++;
-        if (r.mismatches !== undefined) tally.mismatches++;
-        break;
-      case 'skipped':
-        if (r.reason === 'acknowledged-earlier') tally.alreadyAcknowledged++;
-        else tally.duplicates++;
-        break;
-      case 'failed':
-        tally.failed++;
-        break;
-      case 'unknown':
-        if (r.earlier) tally.unknownEarlier++;
-        else tally.unknown++;
-        break;
-      case 'invalid':
-        tally.invalid++;
-        break;
-      case 'would-send':
-        tally.wouldSend++;
-        break;
-    }
-  };
+/** Prints one item's result, and notes its failure kind. */
+async function onResult(run: Run, r: ItemResult, soFar: SubmitSummary): Promise<void> {
+  const line = run.lineOf.get(r.index);
+  run.lineOf.delete(r.index);
+  run.soFar = soFar;
+  const at = line === undefined ? run.name : `${run.name}:${line}`;
+  await write(run, itemLines(r, { at, line, locate: run.locate }, run.args));
+  const kind = failureKind(r);
+  if (kind !== undefined && (run.failureKinds.has(kind) || run.failureKinds.size < 20)) run.failureKinds.set(kind, (run.failureKinds.get(kind) ?? 0) + 1);
+  run.showProgress();
+}
 
-  /** The service's message, only with --show-service-messages: it may echo health data. */
-  const said = (e: TransportError): string =>
-    args.showServiceMessages && e.serviceMessage !== undefined ? `; the service said: ${JSON.stringify(e.serviceMessage)}` : '';
+/** The counts so far, for the status line and the progress lines. */
+function progress(run: Run, started: number): { text: string; rate: string } {
+  const secs = Math.max(0.001, (Date.now() - started) / 1000);
+  const { done, text } = progressCounts(run.soFar, run.notItems);
+  return { text, rate: `${(done / secs).toFixed(1)}/s` };
+}
 
-  const onResult = async (r: ItemResult): Promise<void> => {
-    const at = where(r.index);
-    const line = lineOf.get(r.index);
-    lineOf.delete(r.index);
-    count(r);
-    counts.done++;
-    if (r.outcome === 'acknowledged') counts.acknowledged++;
-    else if (r.outcome === 'skipped') counts.skipped++;
-    else if (r.outcome === 'failed') counts.failed++;
-    else if (r.outcome === 'unknown') counts.unknown++;
-    else if (r.outcome === 'invalid') counts.invalid++;
-    if (args.format === 'json') {
-      const o: Record<string, unknown> = line === undefined ? { index: r.index } : { line };
-      o.outcome = r.outcome;
-      if ('key' in r) o.key = r.key;
-      switch (r.outcome) {
-        case 'acknowledged':
-          Object.assign(o, { status: r.status, requestId: r.requestId, attempts: r.attempts });
-          if (r.warnings !== undefined) o.warnings = r.warnings.map((i) => ({ path: i.path, code: i.code, message: i.message }));
-          if (r.mismatches !== undefined) o.mismatches = r.mismatches.map((i) => ({ path: i.path, code: i.code, message: i.message }));
-          break;
-        case 'skipped':
-          o.reason = r.reason;
-          break;
-        case 'failed':
-          Object.assign(o, { error: r.error.name, reason: reasonCode(r.error), status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
-          if (args.showServiceMessages && r.error.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
-          break;
-        case 'unknown':
-          Object.assign(o, { earlier: r.earlier });
-          if (r.error !== undefined) Object.assign(o, { error: r.error.name, reason: r.error.reason, status: r.error.status ?? null, requestId: r.error.requestId, message: r.error.message });
-          if (args.showServiceMessages && r.error?.serviceMessage !== undefined) o.serviceMessage = r.error.serviceMessage;
-          break;
-        case 'invalid':
-          o.issues = r.issues.map((i) => ({ path: i.path, code: i.code, message: i.message }));
-          break;
-        case 'would-send':
-          o.hiTypes = r.hiTypes;
-          break;
-      }
-      await write(`${JSON.stringify(o)}\n`);
-    } else {
-      let text: string;
-      switch (r.outcome) {
-        case 'acknowledged':
-          text = `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})${
-            r.warnings === undefined ? '' : `; warning: the service said success: true, but its answer does not have the spec's shape (${r.warnings.map((i) => `${i.path || '/'} ${i.code}`).join(', ')})`
-          }${
-            r.mismatches === undefined ? '' : `; warning: the service said success: true, but its care contexts contradict the request (${r.mismatches.map((i) => `${i.path || '/'} ${i.code}`).join(', ')}): check this item with the service`
-          }\n`;
-          break;
-        case 'skipped':
-          text = `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'a copy of an item earlier in this input; not sent twice'}\n`;
-          break;
-        case 'failed':
-          text = `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}${said(r.error)}\n`;
-          break;
-        case 'unknown':
-          text =
-            r.error === undefined
-              ? `${at} outcome unknown ${r.key}: unknown since an earlier run (in flight when it stopped, or no clear answer); not sent again\n`
-              : `${at} outcome unknown ${r.key}: ${r.error.message}${said(r.error)}\n`;
-          break;
-        case 'invalid': {
-          const lineNo = (path: string): string => (line !== undefined ? at : locate === undefined ? at : `${at}:${locate(path)}`);
-          text = r.issues.map((i) => `${lineNo(i.path)} invalid, not sent: ${issueText(i)}\n`).join('');
-          break;
-        }
-        case 'would-send':
-          text = `${at} would send ${r.key}: ${plural(r.hiTypes.length, 'care context')} (${r.hiTypes.join(', ')})\n`;
-          break;
-      }
-      await write(text);
-    }
-    const error = r.outcome === 'failed' || r.outcome === 'unknown' ? r.error : undefined;
-    if (error !== undefined) {
-      const k = `${error.name}${error.status === undefined ? '' : ` HTTP ${error.status}`}`;
-      if (failureKinds.has(k) || failureKinds.size < 20) failureKinds.set(k, (failureKinds.get(k) ?? 0) + 1);
-    }
-    showStatus();
-  };
+/**
+ * Starts the progress: a status line on a terminal, else a line every
+ * progressMs on stderr (NDJSON only; none for a dry run). Returns its stop.
+ */
+async function startProgress(run: Run): Promise<() => void> {
+  const { args } = run;
+  if (args.dryRun || !args.ndjson) return () => undefined;
+  const started = Date.now();
+  if (canDrawStatus(process.stderr, args.term)) {
+    /** The input's size in bytes, when it is a file (from stdin it is unknown). */
+    const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => (st.isFile() ? st.size : 0), () => 0);
+    const statusText = (): string => {
+      const { text, rate } = progress(run, started);
+      const read = size > 0 ? `input read ${Math.min(100, Math.floor((run.bytesRead / size) * 100))}% | ` : '';
+      return `submit: ${read}${text} | ${rate}`;
+    };
+    const status = statusLine(process.stderr);
+    run.status = status;
+    run.showProgress = () => status.set(statusText());
+    status.set(statusText(), true);
+    return () => status.stop();
+  }
+  const ticker = setInterval(() => {
+    const { text, rate } = progress(run, started);
+    process.stderr.write(`progress: ${text}; ${rate}\n`);
+  }, args.progressMs);
+  ticker.unref();
+  return () => clearInterval(ticker);
+}
 
+/**
+ * Ctrl-C and SIGTERM: the first stops taking items, the second abandons the
+ * requests in flight; a closed stdout stops as the first. Returns the first
+ * signal (for the exit code) and the removal of the listeners.
+ */
+function watchSignals(run: Run): { signalled: () => 'SIGINT' | 'SIGTERM' | undefined; dispose: () => void } {
   let interrupts = 0;
-  /** The first signal that stopped the run, for the exit code. */
   let signalled: 'SIGINT' | 'SIGTERM' | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     signalled ??= signal;
     interrupts++;
     if (interrupts === 1) {
       process.stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
-      stop.abort();
+      run.stop.abort();
     } else {
       process.stderr.write('\nabha-link submit: abandoning the requests in flight; their outcome will be unknown\n');
-      abort.abort();
+      run.abort.abort();
     }
   };
   const onSigint = (): void => onSignal('SIGINT');
@@ -312,45 +235,31 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
   process.on('SIGTERM', onSigterm);
   // The reader of stdout went away (| head): stop as for Ctrl-C, so that the requests in flight
   // finish and are journaled and the summary reaches stderr; the CLI then exits 1.
-  const onOutputClosed = (): void => stop.abort();
-  if (outputClosed.aborted) stop.abort();
+  const onOutputClosed = (): void => run.stop.abort();
+  if (outputClosed.aborted) run.stop.abort();
   else outputClosed.addEventListener('abort', onOutputClosed, { once: true });
-
-  const started = Date.now();
-  let ticker: NodeJS.Timeout | undefined;
-  /** The input's size in bytes, when it is a file (from stdin it is unknown). */
-  const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => (st.isFile() ? st.size : 0), () => 0);
-  /** What the status line says: the share of the input read (bytes), and the items' outcomes so far, each counted once. */
-  const statusText = (): string => {
-    const secs = Math.max(0.001, (Date.now() - started) / 1000);
-    const read = size > 0 ? `input read ${Math.min(100, Math.floor((bytesRead / size) * 100))}% | ` : '';
-    return `submit: ${read}${counts.done + notJson} done: ${counts.acknowledged} acknowledged, ${counts.skipped} skipped, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.invalid + notJson} invalid | ${(counts.done / secs).toFixed(1)}/s`;
+  return {
+    signalled: () => signalled,
+    dispose: () => {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigterm);
+      outputClosed.removeEventListener('abort', onOutputClosed);
+    },
   };
-  const showStatus = (): void => status?.set(statusText());
-  if (tty && !args.dryRun) {
-    status = statusLine(process.stderr);
-    status.set(statusText(), true);
-  } else if (args.ndjson && !args.dryRun) {
-    ticker = setInterval(() => {
-      const secs = Math.max(0.001, (Date.now() - started) / 1000);
-      process.stderr.write(
-        `progress: ${counts.done + notJson} done: ${counts.acknowledged} acknowledged, ${counts.skipped} skipped, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.invalid + notJson} invalid; ${(counts.done / secs).toFixed(1)}/s\n`,
-      );
-    }, args.progressMs);
-    ticker.unref();
-  }
+}
 
+/** The batch's options; `confirmedMet` collects the --resend-confirmed items met among the unknown ones. */
+function batchOptions(run: Run, confirmedMet: Set<string>): SubmitOptions {
+  const { args } = run;
   const confirmed = args.resendConfirmed;
-  /** Confirmed items met among this input's unknown ones. */
-  const confirmedMet = new Set<string>();
-  const options: SubmitOptions = {
+  return {
     concurrency: args.concurrency,
     ...(args.journal === undefined ? {} : { journal: args.journal }),
     retryUnknown:
       confirmed === undefined
         ? args.retryUnknown
         : ({ key, index }) => {
-            const line = lineOf.get(index) ?? (args.ndjson ? undefined : 1);
+            const line = run.lineOf.get(index) ?? (args.ndjson ? undefined : 1);
             const yes = confirmed.keys.has(key) || (line !== undefined && confirmed.lines.has(line));
             if (yes) confirmedMet.add(key);
             return yes;
@@ -359,99 +268,123 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
     dryRun: args.dryRun,
     // The same lint as validate --lint, with the clock the CLI read: lint errors are invalid, never sent.
     lint: { now: args.now },
-    stopSignal: stop.signal,
-    signal: abort.signal,
-    onResult,
+    stopSignal: run.stop.signal,
+    signal: run.abort.signal,
+    onResult: (r, soFar) => onResult(run, r, soFar),
   };
-  let summary: SubmitSummary;
-  /** Why the batch ended early with an error (the journal could not be written, the input could not be read). */
-  let failure: { error: unknown } | undefined;
+}
+
+/** A journal error is the user's to fix (exit 2). */
+const asUsage = (e: unknown): unknown => (e instanceof JournalError ? new UsageError(e.message) : e);
+
+/** Opens the journal (Ctrl-C stops a long load), saying what opening found: a torn last line, an older format. */
+async function openJournal(path: string, signal: AbortSignal): Promise<FileJournal> {
+  const journal = await openFileJournal(path, { signal });
+  if (journal.tornBytesRemoved > 0) {
+    process.stderr.write(
+      `abha-link submit: journal ${path}: removed a torn last line (${plural(journal.tornBytesRemoved, 'byte')}), a write cut short when a run stopped; its item, if any, counts as in flight\n`,
+    );
+  }
+  if (journal.version < 3) {
+    process.stderr.write(`abha-link submit: journal ${path} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
+  }
+  return journal;
+}
+
+/**
+ * Runs the batch: a dry run without a client, else through the client with
+ * the journal. Resolves to its summary, and the error that ended it early
+ * (the journal could not be written, the input could not be read), if any.
+ */
+async function sendBatch(run: Run, items: AsyncIterable<unknown> | Iterable<unknown>, options: SubmitOptions): Promise<{ summary: SubmitSummary; failure?: { error: unknown } }> {
+  const { args } = run;
   let journal: FileJournal | undefined;
+  let failure: { error: unknown } | undefined;
+  let summary: SubmitSummary;
   try {
     if (args.dryRun) {
-      summary = await runBatch(items, options, () => Promise.reject(new Error('dry run: nothing is sent')));
+      // A dry run sends nothing: the client needs no URL or key.
+      summary = await createClient({ baseUrl: 'https://dry-run.invalid', apiKey: 'dry-run' }).submitMany(items, options);
     } else {
       if (args.baseUrl === undefined || args.apiKey === undefined) throw new UsageError('internal: base URL and API key are checked before');
-      if (args.journal !== undefined) {
-        // Opened here to tell what opening found; Ctrl-C stops a long load.
-        journal = await openFileJournal(args.journal, { signal: stop.signal });
-        if (journal.tornBytesRemoved > 0) {
-          process.stderr.write(
-            `abha-link submit: journal ${args.journal}: removed a torn last line (${plural(journal.tornBytesRemoved, 'byte')}), a write cut short when a run stopped; its item, if any, counts as in flight\n`,
-          );
-        }
-        if (journal.version < 3) {
-          process.stderr.write(`abha-link submit: journal ${args.journal} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
-        }
-      }
+      if (args.journal !== undefined) journal = await openJournal(args.journal, run.stop.signal);
       const client = createClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
       summary = await client.submitMany(items, journal === undefined ? options : { ...options, journal });
     }
   } catch (e) {
     // The requests in flight have finished and the journal is closed: report what was done, then the error.
-    failure = { error: e instanceof JournalError ? new UsageError(e.message) : e };
-    summary = { ...tally, stopped: true };
+    failure = { error: asUsage(e) };
+    summary = batchSummaryOf(e);
   } finally {
     await journal?.close().catch((e: unknown) => {
-      failure ??= { error: e instanceof JournalError ? new UsageError(e.message) : e };
+      failure ??= { error: asUsage(e) };
     });
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
-    outputClosed.removeEventListener('abort', onOutputClosed);
+  }
+  return failure === undefined ? { summary } : { summary, failure };
+}
+
+/** `abha-link submit`: returns the exit code. */
+export async function runSubmit(args: SubmitArgs): Promise<number> {
+  const name = inputName(args.file);
+  await checkJournalArgs(args, name);
+  const stop = new AbortController();
+  const run: Run = {
+    args,
+    name,
+    stop,
+    abort: new AbortController(),
+    lineOf: new Map(),
+    failureKinds: new Map(),
+    notItems: 0,
+    bytesRead: 0,
+    locate: undefined,
+    soFar: undefined,
+    status: undefined,
+    showProgress: () => undefined,
+  };
+  const items = args.ndjson ? ndjsonItems(run) : await documentItems(run);
+  const signals = watchSignals(run);
+  const stopProgress = await startProgress(run);
+  const confirmedMet = new Set<string>();
+  let ended: Awaited<ReturnType<typeof sendBatch>>;
+  try {
+    ended = await sendBatch(run, items, batchOptions(run, confirmedMet));
+  } finally {
+    signals.dispose();
     // Whatever ended the batch, the input is not read any further (an open stdin would keep the process alive).
     stop.abort();
-    if (ticker !== undefined) clearInterval(ticker);
-    status?.stop();
+    stopProgress();
   }
+  const { summary, failure } = ended;
+  const confirmed = args.resendConfirmed;
+  const lines = summaryLines(summary, {
+    dryRun: args.dryRun,
+    journaled: args.journal !== undefined,
+    notItems: run.notItems,
+    failureKinds: run.failureKinds,
+    confirmed: confirmed === undefined ? undefined : { listed: confirmed.keys.size + confirmed.lines.size, met: confirmedMet.size },
+  });
+  return finish(args, { summary, failure, lines, total: summary.total + run.notItems, signalled: signals.signalled() });
+}
 
-  const invalid = summary.invalid + notJson;
-  const total = summary.total + notJson;
-  const unknown = summary.unknown + summary.unknownEarlier;
-  const lines: string[] = [];
-  const journaled = args.journal !== undefined;
-  if (args.dryRun) {
-    lines.push(
-      `submit (dry run): ${plural(total, 'item')}: ${summary.wouldSend} would be sent, ${summary.alreadyAcknowledged} already acknowledged, ${summary.unknownEarlier} with an unknown outcome (not sent without --retry-unknown), ${invalid} invalid; nothing was sent`,
-    );
-  } else {
-    lines.push(
-      `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`,
-    );
-    if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
-    if (summary.mismatches > 0) lines.push(`  ${plural(summary.mismatches, 'item')} acknowledged with an answer whose care contexts contradict the request (see the warnings above): check them with the service`);
-    if (failureKinds.size > 0) lines.push(`  reasons: ${[...failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-    if (summary.failed > 0) {
-      lines.push(
-        `  failed items were not processed by the service: fix the cause and rerun${journaled ? ' with the same --journal (it sends only what was not acknowledged)' : ' only the failed items (no journal recorded this run: the whole input would send the acknowledged items again)'}`,
-      );
-    }
-    if (unknown > 0) {
-      lines.push(
-        `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
-      );
-    }
-    const rerun = journaled
-      ? 'rerun with the same --journal'
-      : 'no journal recorded this run, so a rerun of the same input sends every item again, those acknowledged above included: remove the acknowledged lines from the input first, or start again with --journal FILE';
-    if (summary.stopReason === 'authentication') lines.push(`  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then ${journaled ? rerun : `rerun (${rerun})`}`);
-    else if (summary.stopReason === 'service-unavailable') lines.push(`  stopped: too many items in a row failed because the service looked unavailable; ${journaled ? `${rerun} when it is back` : `when it is back, rerun (${rerun})`}`);
-    if (summary.stopped) lines.push(`  stopped before the end of the input: ${journaled ? `${rerun} to continue` : rerun}`);
-    if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
-  }
-  if (confirmed !== undefined) {
-    const listed = confirmed.keys.size + confirmed.lines.size;
-    lines.push(`  --resend-confirmed: ${plural(confirmedMet.size, 'confirmed item')} of ${listed} listed ${confirmedMet.size === 1 ? 'was' : 'were'} among this input's items with an unknown outcome, and sent`);
-  }
+/** Prints the summary and picks the exit code (or throws the error that ended the batch). */
+function finish(
+  args: SubmitArgs,
+  end: { summary: SubmitSummary; failure: { error: unknown } | undefined; lines: string[]; total: number; signalled: 'SIGINT' | 'SIGTERM' | undefined },
+): number {
+  const { summary, failure, total, signalled } = end;
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
-  if (failure === undefined || total > 0) process.stderr.write(`${lines.join('\n')}\n`);
+  if (failure === undefined || total > 0) process.stderr.write(`${end.lines.join('\n')}\n`);
+  const signalExit = signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
   // Ctrl-C while the journal loaded: nothing was sent.
   if (failure !== undefined && signalled !== undefined && total === 0) {
     process.stderr.write(`abha-link submit: stopped before anything was sent\n`);
-    return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
+    return signalExit;
   }
   if (failure !== undefined) throw failure.error;
-  if (signalled !== undefined) return signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
-  const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || unknown > 0 || summary.stopped));
+  if (signalled !== undefined) return signalExit;
+  const invalid = summary.invalid + (total - summary.total);
+  const bad = invalid > 0 || (!args.dryRun && (summary.failed > 0 || summary.unknown + summary.unknownEarlier > 0 || summary.stopped));
   return bad ? EXIT.invalid : EXIT.ok;
 }
 
@@ -549,7 +482,7 @@ async function readApiKeyFile(file: string): Promise<string> {
   return key;
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link submit [options] [--journal FILE|--no-journal] [FILE|-]\n       abha-link submit --list-unknown --journal FILE [--ndjson] [FILE|-]',
   help: `Sends link requests (the body of POST /api/m2/multiple/link-carecontext) to the
 service: one link request JSON, or one per line with --ndjson. Reads stdin when
@@ -635,23 +568,23 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
       );
     }
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
-    const format = (values.format as string | undefined) ?? 'text';
+    const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
-    const concurrencyText = (values.concurrency as string | undefined) ?? '4';
+    const concurrencyText = values.concurrency ?? '4';
     const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
     if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
-    const dryRun = values['dry-run'] === true;
-    const journalPath = values.journal as string | undefined;
-    if (values['list-unknown'] === true) {
+    const dryRun = values['dry-run'];
+    const journalPath = values.journal;
+    if (values['list-unknown']) {
       if (journalPath === undefined) throw new UsageError('--list-unknown needs --journal FILE: the journal whose unknown items to list');
-      return listUnknown(journalPath, positionals[0], values.ndjson === true, format);
+      return listUnknown(journalPath, positionals[0], values.ndjson, format);
     }
-    const confirmedFile = values['resend-confirmed'] as string | undefined;
+    const confirmedFile = values['resend-confirmed'];
     if (confirmedFile !== undefined && journalPath === undefined) throw new UsageError('--resend-confirmed needs --journal FILE: the journal that records those items as unknown');
-    if (confirmedFile !== undefined && values['retry-unknown'] === true) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
+    if (confirmedFile !== undefined && values['retry-unknown']) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
     const resendConfirmed = confirmedFile === undefined ? undefined : await readConfirmed(confirmedFile);
 
-    const rawBase = (values['base-url'] as string | undefined) ?? process.env.ABHA_LINK_BASE_URL;
+    const rawBase = values['base-url'] ?? process.env.ABHA_LINK_BASE_URL;
     let baseUrl: string | undefined;
     if (rawBase !== undefined && rawBase !== '') {
       try {
@@ -664,7 +597,7 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     }
 
     let apiKey: string | undefined;
-    const keyFile = values['api-key-file'] as string | undefined;
+    const keyFile = values['api-key-file'];
     if (keyFile !== undefined) apiKey = await readApiKeyFile(keyFile);
     else if (process.env.ABHA_LINK_API_KEY !== undefined && process.env.ABHA_LINK_API_KEY.trim() !== '') apiKey = process.env.ABHA_LINK_API_KEY.trim();
     if (apiKey === undefined && !dryRun) throw new UsageError('no API key: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
@@ -674,19 +607,19 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
       baseUrl,
       apiKey,
       concurrency,
-      journal: values.journal as string | undefined,
-      noJournal: values['no-journal'] === true,
-      force: values.force === true,
+      journal: journalPath,
+      noJournal: values['no-journal'],
+      force: values.force,
       resendConfirmed,
       now: new Date(),
       term: process.env.TERM,
       dryRun,
-      ndjson: values.ndjson === true,
-      retryUnknown: values['retry-unknown'] === true,
+      ndjson: values.ndjson,
+      retryUnknown: values['retry-unknown'],
       format,
-      showServiceMessages: values['show-service-messages'] === true,
+      showServiceMessages: values['show-service-messages'],
       file: positionals[0],
       progressMs: Number.isFinite(progressEnv) && progressEnv >= 50 ? progressEnv : 5000,
     });
   },
-};
+});

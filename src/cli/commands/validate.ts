@@ -4,7 +4,8 @@ import { lintLinkRequest } from '../../validation/lint.js';
 import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
-import { optionError, type Command } from '../command.js';
+import { plural } from '../../util.js';
+import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
 import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem, type NdjsonLine } from '../io.js';
 import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
@@ -116,7 +117,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   const { docs, invalid, broken } = counts;
   if (args.format === 'text') {
     const ok = docs - invalid - broken;
-    const parts = [`${docs} document${docs === 1 ? '' : 's'}`, `${ok} valid`, `${invalid} invalid`];
+    const parts = [`${plural(docs, 'document')}`, `${ok} valid`, `${invalid} invalid`];
     if (broken > 0) parts.push(`${broken} not JSON`);
     const what = args.files.length === 1 ? inputName(args.files[0]) : `${args.files.length} files`;
     process.stderr.write(`${what}: ${parts.join(', ')}\n`);
@@ -170,7 +171,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
   }
 }
 
-export const command: Command = {
+export const command = defineCommand({
   usage: 'abha-link validate [--schema NAME] [--ndjson [--jobs N]] [--format text|json] [--lint] [FILE|GLOB|-]...',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
@@ -201,20 +202,20 @@ Options:
   -v, --version        print the version`,
   options: { schema: { type: 'string' }, ndjson: { type: 'boolean' }, format: { type: 'string' }, lint: { type: 'boolean' }, 'show-keys': { type: 'boolean' }, jobs: { type: 'string' } },
   async run({ values, positionals }) {
-    const format = (values.format as string | undefined) ?? 'text';
+    const format = values.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
     if (values.jobs !== undefined && values.ndjson !== true) throw new UsageError('--jobs works only with --ndjson');
     const files = await expandInputs(positionals);
     return runValidate({
-      schema: (values.schema as string | undefined) ?? 'link-carecontext-request',
-      ndjson: values.ndjson === true,
+      schema: values.schema ?? 'link-carecontext-request',
+      ndjson: values.ndjson,
       format,
-      lint: values.lint === true,
+      lint: values.lint,
       files,
       nameFiles: files.length > 1 || hasPattern(positionals),
-      showKeys: values['show-keys'] === true,
+      showKeys: values['show-keys'],
       now: new Date(),
-      ...(values.jobs === undefined ? {} : { jobs: parseJobs(values.jobs as string) }),
+      ...(values.jobs === undefined ? {} : { jobs: parseJobs(values.jobs) }),
     });
   },
-};
+});

@@ -1,0 +1,77 @@
+/**
+ * What the document assembler (`assemble.ts`) hands to a record profile's
+ * section builder (`profiles/`): the care context and its visit, ids,
+ * references and a place for issues. Types and one helper only, so that
+ * the profiles depend on this module and not on the assembler.
+ */
+import type { Issue } from '../errors.js';
+import type { BundleData, CareContext } from '../generated/types.js';
+import type { FhirHiType, RecordProfile } from './constants.js';
+import type { CompositionSection, FhirResource, Reference } from './r4.js';
+import type { ToFhirOptions } from './to-fhir.js';
+
+/** Where each part of a care context came from in the caller's input (JSON Pointers). */
+export interface Locator {
+  content(...tokens: Array<string | number>): string;
+  hospital(...tokens: string[]): string;
+  doctor(...tokens: string[]): string;
+  patient(...tokens: string[]): string;
+  visit(...tokens: string[]): string;
+  hiType(): string;
+}
+
+/** The patient as the FHIR Patient is made of it: trimmed text, blanks left out. */
+export interface PatientData {
+  readonly abhaAddress: string;
+  readonly ABHANumber?: string;
+  readonly name?: string;
+  readonly gender?: string;
+  readonly birthDate?: string;
+  readonly age?: number;
+}
+
+/** One care context to make a document of, with its visit. */
+export interface DocumentJob {
+  readonly cc: CareContext;
+  readonly hiType: string;
+  readonly hipId: string;
+  readonly visitId: string;
+  /** The visit time as a FHIR dateTime. */
+  readonly when: string;
+  readonly instant: Date;
+  readonly timeZone: string;
+  readonly patient: PatientData;
+  readonly followUp: string | undefined;
+  readonly at: Locator;
+}
+
+/** References to the resources every document has. */
+export interface CommonRefs {
+  readonly patient: Reference;
+  readonly practitioner: Reference;
+  readonly organization: Reference;
+  readonly encounter: Reference;
+}
+
+/** What a record profile's section builder works with: the care context, ids, references and a place for issues. */
+export interface Assembly {
+  readonly job: DocumentJob;
+  readonly hiType: FhirHiType;
+  readonly profile: RecordProfile;
+  /** The care context's clinical content. */
+  readonly content: BundleData;
+  readonly options: ToFhirOptions;
+  readonly refs: CommonRefs;
+  /** The next deterministic id of a resource type in this document. */
+  nextId(kind: string): string;
+  /** Adds a resource to the bundle (after the common ones) and returns a typed reference to it. */
+  add<R extends FhirResource>(resource: R & { id: string }): Reference;
+  /** Records an error (the document is not made) or a warning. */
+  report(issue: Issue): void;
+}
+
+/** A record profile's part: the Composition sections of one care context (issues go to `report`). */
+export type ProfileBuilder = (a: Assembly) => CompositionSection[];
+
+/** An issue, error unless said otherwise. */
+export const issue = (path: string, code: string, message: string, severity: 'error' | 'warning' = 'error'): Issue => ({ path, code, message, severity });

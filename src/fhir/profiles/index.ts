@@ -1,0 +1,21 @@
+/**
+ * The record profiles abha-link emits, one section builder per hiType.
+ * Keyed by {@link FhirHiType} (the hiTypes of `RECORD_PROFILES`): an entry
+ * there without a builder here, or a builder for an hiType without a
+ * record profile, is a compile error. The hiTypes not emitted yet are
+ * listed in `OTHER_RECORD_PROFILES` (constants.ts) and answered with
+ * `unsupported-hi-type`.
+ */
+import type { ProfileBuilder } from '../assembly.js';
+import type { FhirHiType } from '../constants.js';
+import { diagnosticReportSections, healthDocumentSections } from './document-record.js';
+import { opConsultationSections } from './op-consultation.js';
+import { prescriptionSections } from './prescription.js';
+
+/** The section builder of each emitted record profile, by hiType. */
+export const PROFILE_BUILDERS = {
+  Prescription: prescriptionSections,
+  OPConsultation: opConsultationSections,
+  DiagnosticReport: diagnosticReportSections,
+  HealthDocumentRecord: healthDocumentSections,
+} as const satisfies Record<FhirHiType, ProfileBuilder>;

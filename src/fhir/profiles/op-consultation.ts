@@ -1,0 +1,35 @@
+/**
+ * OPConsultRecord (reference §4.2): one coded section per kind of content
+ * (diagnoses in ChiefComplaints or MedicalHistory, medications,
+ * investigation advice, documents), then advice and follow-up as trailing
+ * narrative-only sections (the slicing is open at the end).
+ */
+import { issue, type Assembly } from '../assembly.js';
+import { OP_CONSULT_SECTIONS } from '../constants.js';
+import { codedSection, diagnosisLine, documentLine, labLine, li, medicationLine, narrative, paragraphs } from '../narrative.js';
+import type { CompositionSection } from '../r4.js';
+import { conditions, documentBytes, documentReference, medicationRequests, reportDocumentProblem, serviceRequests } from '../resources.js';
+
+/**
+ * The sections of an OPConsultRecord, or none with an `empty-document`
+ * error when the care context has no content at all.
+ */
+export function opConsultationSections(a: Assembly): CompositionSection[] {
+  const { content, job } = a;
+  const diagnoses = content.diagnosis ?? [];
+  const medications = content.medications ?? [];
+  const labs = content.labInvestigations ?? [];
+  const sections: CompositionSection[] = [];
+  const slice = a.options.opConsultDiagnosisSection === 'MedicalHistory' ? 'MedicalHistory' : 'ChiefComplaints';
+  if (diagnoses.length > 0) sections.push(codedSection('Diagnosis', OP_CONSULT_SECTIONS[slice].coding, conditions(a), li(diagnoses.map(diagnosisLine))));
+  if (medications.length > 0) sections.push(codedSection('Medications', OP_CONSULT_SECTIONS.Medications.coding, medicationRequests(a, []), li(medications.map(medicationLine))));
+  if (labs.length > 0) sections.push(codedSection('Investigations advised', OP_CONSULT_SECTIONS.InvestigationAdvice.coding, serviceRequests(a), li(labs.map(labLine))));
+  const doc = documentBytes(a);
+  if (typeof doc === 'object') sections.push(codedSection('Documents', OP_CONSULT_SECTIONS.DocumentReference.coding, [documentReference(a, doc)], li([documentLine(doc)])));
+  else if (doc !== 'none') reportDocumentProblem(a, doc, false);
+  // Free text: trailing sections with narrative only (OPConsultRecord slicing is open at the end).
+  if (content.advice !== undefined) sections.push({ title: 'Advice', text: narrative(paragraphs(content.advice)) });
+  if (job.followUp !== undefined) sections.push({ title: 'Follow-up', text: narrative(paragraphs(job.followUp)) });
+  if (sections.length === 0) a.report(issue(job.at.content(), 'empty-document', 'an OPConsultRecord needs some content: a diagnosis, medication, lab investigation, advice or an embedded document'));
+  return sections;
+}

@@ -1,0 +1,151 @@
+/**
+ * One resolver for everything that documents care contexts (printing, FHIR):
+ * a clinical input (built into a link request first, exactly as
+ * `buildLinkRequest` does), a link request (the spec's 4.12 body) or one
+ * care context, validated with the core validators and lint rules, becomes
+ * the list of care contexts to document, each with what is known of the
+ * patient, the visit and the follow-up.
+ */
+import type { Issue } from './errors.js';
+import type { CareContext, ClinicalInput, PatientInput } from './generated/types.js';
+import { detectInputKind, type InputKind } from './input-kind.js';
+import { safeBuildLinkRequest } from './builders/link-request.js';
+import { lintLinkRequest, type LintOptions } from './validation/lint.js';
+import { validate } from './validation/validate.js';
+
+/**
+ * Patient details as known; every field optional.
+ *
+ * @example
+ * const patient: PatientDetails = { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }
+ */
+export type PatientDetails = Partial<Readonly<PatientInput>>;
+
+/**
+ * Details a link request or a care context cannot carry but a document
+ * shows. Used only for those two kinds of input; a clinical input carries
+ * its own. (`visitId` and `visitDate` apply to a care context only: a link
+ * request has its own.)
+ *
+ * @example
+ * resolveCareContexts(request, { context: { patient: { name: 'Asha Verma' }, followUp: 'Review after 2 weeks' } })
+ */
+export interface VisitContext {
+  /** Patient details (name, gender, birthDate or age, ABHANumber, abhaAddress). */
+  readonly patient?: PatientDetails;
+  /** The visit id (a link request has its own). */
+  readonly visitId?: string;
+  /** The visit date, YYYY-MM-DD (a link request has its own). */
+  readonly visitDate?: string;
+  /** Follow-up advice, e.g. "Review after 2 weeks". */
+  readonly followUp?: string;
+}
+
+/**
+ * What is known around the care contexts of one visit. Text is as the
+ * caller gave it (not trimmed); unknown values are undefined.
+ */
+export interface ResolvedVisit {
+  readonly patient: PatientDetails;
+  /** The facility's HFR id (the request's hipId); undefined for a care context alone. */
+  readonly hipId: string | undefined;
+  readonly visitId: string | undefined;
+  /** YYYY-MM-DD. */
+  readonly visitDate: string | undefined;
+  /** The visit time and facility time zone, as a clinical input gives them (undefined for other inputs). */
+  readonly visitAt: string | Date | undefined;
+  readonly timeZone: string | undefined;
+  readonly followUp: string | undefined;
+}
+
+/** What {@link resolveCareContexts} returns: the care contexts to document (in input order) and their visit, or every issue. */
+export type Resolution =
+  | { readonly success: true; readonly kind: InputKind; readonly visit: ResolvedVisit; readonly careContexts: readonly CareContext[]; readonly warnings: readonly Issue[] }
+  | { readonly success: false; readonly issues: readonly Issue[] };
+
+/** Options of {@link resolveCareContexts}. */
+export interface ResolveOptions {
+  /** Read the input as this kind; by default the kind {@link detectInputKind} sees. */
+  readonly kind?: InputKind;
+  /** Lint options as `buildLinkRequest` takes them; `false` skips lint (the schema checks always run). */
+  readonly lint?: LintOptions | false;
+  /** Details a link request or a care context cannot carry. */
+  readonly context?: VisitContext;
+}
+
+const UNKNOWN_INPUT: Issue = {
+  path: '',
+  code: 'unknown-input',
+  message:
+    'the document must be a clinical input (hospital, doctor, patient, visit), a link request (abhaAddress, hipId, visitDate, visitId, careContexts) or a care context (referenceNumber, display, hiType, bundleData)',
+  severity: 'error',
+};
+
+/**
+ * Validates an input with the core validators and lint rules and returns
+ * the care contexts to document, or every issue (paths into the input).
+ * Lint errors stop it; lint warnings are returned beside the care contexts.
+ *
+ * @example
+ * resolveCareContexts(JSON.parse(text), { lint: { now: new Date() } })
+ * //=> { success: true, kind: 'clinical-input', visit: { patient, hipId, visitId, visitDate, ... }, careContexts: [...], warnings: [] }
+ */
+export function resolveCareContexts(input: unknown, options: ResolveOptions = {}): Resolution {
+  const kind = options.kind ?? detectInputKind(input);
+  const lint = options.lint ?? {};
+  const context = options.context ?? {};
+  switch (kind) {
+    case undefined:
+      return { success: false, issues: [UNKNOWN_INPUT] };
+    case 'clinical-input':
+      return fromClinicalInput(input as ClinicalInput, lint);
+    case 'link-request': {
+      const r = validate('link-carecontext-request', input);
+      if (!r.success) return { success: false, issues: r.issues };
+      const findings = lint === false ? [] : lintLinkRequest(r.value, lint);
+      if (findings.some((f) => f.severity === 'error')) return { success: false, issues: findings };
+      const req = r.value;
+      const patient: PatientDetails = { ...pickPatient(context.patient), abhaAddress: req.abhaAddress };
+      const visit = { patient, hipId: req.hipId, visitId: req.visitId, visitDate: req.visitDate, visitAt: undefined, timeZone: undefined, followUp: context.followUp };
+      return { success: true, kind, warnings: findings, visit, careContexts: req.careContexts };
+    }
+    case 'care-context': {
+      const r = validate('care-context', input);
+      if (!r.success) return { success: false, issues: r.issues };
+      if (context.visitDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(context.visitDate))
+        return { success: false, issues: [{ path: '/context/visitDate', code: 'invalid-date', message: 'context.visitDate must be a calendar date YYYY-MM-DD', severity: 'error' }] };
+      const { visitId, visitDate, followUp } = context;
+      const visit = { patient: pickPatient(context.patient), hipId: undefined, visitId, visitDate, visitAt: undefined, timeZone: undefined, followUp };
+      return { success: true, kind, warnings: [], visit, careContexts: [r.value] };
+    }
+  }
+}
+
+function fromClinicalInput(ci: ClinicalInput, lint: LintOptions | false): Resolution {
+  const built = safeBuildLinkRequest(ci, { lint });
+  if (!built.success) return { success: false, issues: built.issues };
+  const req = built.value;
+  const patient: PatientDetails = { ...pickPatient(ci.patient), abhaAddress: req.abhaAddress };
+  const visit = {
+    patient,
+    hipId: req.hipId,
+    visitId: req.visitId,
+    visitDate: req.visitDate,
+    visitAt: ci.visit.at,
+    timeZone: typeof ci.visit.timeZone === 'string' ? ci.visit.timeZone : undefined,
+    followUp: typeof ci.visit.followUp === 'string' ? ci.visit.followUp : undefined,
+  };
+  return { success: true, kind: 'clinical-input', warnings: built.warnings, visit, careContexts: req.careContexts };
+}
+
+/** Copies the patient fields that are of the right type, and nothing else. */
+function pickPatient(p: PatientDetails | undefined): PatientDetails {
+  if (p === undefined || p === null || typeof p !== 'object') return {};
+  const out: { -readonly [K in keyof PatientDetails]: PatientDetails[K] } = {};
+  for (const k of ['name', 'gender', 'birthDate', 'ABHANumber', 'abhaAddress'] as const) {
+    const v: unknown = p[k];
+    if (typeof v === 'string') out[k] = v;
+  }
+  if (typeof p.age === 'number') out.age = p.age;
+  return out;
+}

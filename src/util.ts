@@ -1,0 +1,15 @@
+/**
+ * Small text helpers shared by every layer (core, client, CLI). Internal:
+ * not exported from an entry point. Pure: no I/O, no clock.
+ */
+
+/**
+ * A count and its noun, in the plural unless the count is 1.
+ *
+ * @example
+ * plural(1, 'item') //=> '1 item'
+ * plural(3, 'care context') //=> '3 care contexts'
+ */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
