@@ -190,6 +190,23 @@ function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: st
   });
 }
 
+/** Marks `item` read and warns about those of its mapped lists that are not arrays of objects. */
+function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
+  item.used = true;
+  for (const key of lists) checkList(rd, item.resource, key, item.path);
+  return { r: item.resource, p: item.path };
+}
+
+/** A person's name (the official one first) into `into.name`, with its origin; other names are reported. */
+function readPersonName(rd: Reader, r: Json, p: Path, into: { name?: string }, at: string, who: string): void {
+  const name = humanName(rd, r, p);
+  if (name !== undefined) {
+    into.name = name;
+    rd.from(at, [...p, 'name']);
+  }
+  otherNames(rd, r, p, who);
+}
+
 const GENDER_OUT: Readonly<Record<string, string>> = { male: 'M', female: 'F', other: 'O', unknown: 'U' };
 
 /** Request intents that make an order (a prescription, a lab order): the rest are proposals, plans or options. */
@@ -199,11 +216,7 @@ const LABORATORY_PROCEDURE = '108252007';
 const ATTACHMENT_ELEMENTS: readonly string[] = ['contentType', 'language', 'data', 'url', 'size', 'hash', 'title', 'creation'];
 
 function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'name', p);
+  const { r, p } = take(rd, item, ['identifier', 'name']);
   eachIdentifier(rd, r, p, (id, value, ip) => {
     if (typeIs(id, IDENTIFIER_TYPES.abhaAddress) && into.abhaAddress === undefined) {
       into.abhaAddress = value;
@@ -218,12 +231,7 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
       }
     } else rd.warn(ip, 'not-mapped', 'this Patient identifier is neither an ABHA address nor an ABHA number (by its type and system); it is left out');
   });
-  const name = humanName(rd, r, p);
-  if (name !== undefined) {
-    into.name = name;
-    rd.from('/patient/name', [...p, 'name']);
-  }
-  otherNames(rd, r, p, 'a patient');
+  readPersonName(rd, r, p, into, '/patient/name', 'a patient');
   if (r.gender !== undefined) {
     const g = typeof r.gender === 'string' ? ownValue(GENDER_OUT, r.gender) : undefined;
     if (g === undefined) rd.warn([...p, 'gender'], 'not-mapped', 'gender is not a FHIR administrative gender (male, female, other, unknown); it is left out');
@@ -244,17 +252,8 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
 }
 
 function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'name', p);
-  const name = humanName(rd, r, p);
-  if (name !== undefined) {
-    into.name = name;
-    rd.from('/doctor/name', [...p, 'name']);
-  }
-  otherNames(rd, r, p, 'a doctor');
+  const { r, p } = take(rd, item, ['identifier', 'name']);
+  readPersonName(rd, r, p, into, '/doctor/name', 'a doctor');
   eachIdentifier(rd, r, p, (id, value, ip) => {
     if ((typeIs(id, IDENTIFIER_TYPES.hpr) || typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HPIN' })) && into.hpId === undefined) {
       into.hpId = value;
@@ -268,11 +267,7 @@ function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
 }
 
 function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'telecom', p);
+  const { r, p } = take(rd, item, ['identifier', 'telecom']);
   const name = rd.text(r.name, [...p, 'name']);
   if (name !== undefined) {
     into.name = name;
@@ -301,10 +296,7 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
 }
 
 function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
+  const { r, p } = take(rd, item, ['identifier']);
   const ids = Array.isArray(r.identifier) ? r.identifier : [];
   const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
   if (first >= 0) {
@@ -339,9 +331,7 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
 }
 
 function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   const ver = codings(r.verificationStatus).find((c) => c.system === SYSTEMS.conditionVerificationStatus);
   if (ver?.code === 'entered-in-error') {
     rd.warn(p, 'entered-in-error', 'this Condition was entered in error; it is left out');
@@ -471,9 +461,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
 }
 
 function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: ReadonlySet<Item>): MedicationInput | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.doNotPerform === true) {
     rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this MedicationRequest says the medication must NOT be given; it is not a prescription and is left out');
     return undefined;
@@ -533,9 +521,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
 }
 
 function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigation | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.doNotPerform === true) {
     rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this ServiceRequest says the test must NOT be done; it is left out');
     return undefined;
@@ -578,9 +564,7 @@ function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigatio
 }
 
 function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefined): string | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.status === 'entered-in-error' || r.status === 'superseded') {
     rd.warn([...p, 'status'], r.status, `this DocumentReference ${r.status === 'superseded' ? 'was replaced by another document (superseded)' : 'was entered in error'}; it is left out`);
     return undefined;
