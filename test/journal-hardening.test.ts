@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalError, linkRequestKey, openFileJournal, readJournal } from '../src/client/index.js';
 import type { MockServer } from '../src/mock/index.js';
-import { cli, root, startCli, until, type Run, type Started } from './support/cli-process.js';
+import { cli, startCli, until, type Run, type Started } from './support/cli-process.js';
 import { mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 
 const API_KEY = 'sk-journal-planted-Z8q1';

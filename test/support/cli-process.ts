@@ -30,21 +30,21 @@ export interface Started {
  * Starts `command` in the repository's root with `env` over this process's
  * environment (a key set to undefined is left out), collecting its output
  * without blocking this process (a mock server may run here). `input` is
- * written to its stdin, which is then closed, unless `input` is undefined.
+ * written to its stdin, which is then closed; with `input` null, stdin stays open.
  */
-export function startProcess(command: string, args: readonly string[], env: Record<string, string | undefined>, input: string | undefined = ''): Started {
+export function startProcess(command: string, args: readonly string[], env: Record<string, string | undefined>, input: string | null = ''): Started {
   const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  if (input !== undefined) child.stdin.end(input);
+  if (input !== null) child.stdin.end(input);
   return { child, done, out: () => stdout, err: () => stderr };
 }
 
 /** {@link startProcess} for the built CLI. */
-export function startCli(args: readonly string[], env: Record<string, string | undefined>, input: string | undefined = ''): Started {
+export function startCli(args: readonly string[], env: Record<string, string | undefined>, input: string | null = ''): Started {
   return startProcess(process.execPath, [cli, ...args], env, input);
 }
 
