@@ -26,6 +26,7 @@ import type { LinkCareContextRequest } from '../src/index.js';
 // Internals (not exported by abha-link/client), tested where they live.
 import { sanitizeCause } from '../src/client/errors.js';
 import { bearerTokenProblem } from '../src/client/token.js';
+import { failure } from './support/failure.js';
 
 const API_KEY = 'sk-hostile-planted-Vb81';
 const base = JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as LinkCareContextRequest;
@@ -60,15 +61,6 @@ async function serve(handler: Handler, token: string = 'hostile-test-token'): Pr
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 /** Writes 64 KiB chunks as fast as the socket takes them until the client goes away; resolves `closed` then. */

@@ -28,6 +28,7 @@ import {
 } from '../src/client/index.js';
 import { startMockServer, type MockEvent, type MockServer } from '../src/mock/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
+import { failure } from './support/failure.js';
 
 const API_KEY = 'sk-planted-Zq8vX3kLm2Pw9';
 const example = (name: string): LinkCareContextRequest =>
@@ -71,15 +72,6 @@ function recordedSleep(): { sleep: SleepLike; waited: () => number } {
 
 const linkCalls = (calls: { path: string }[]): number => calls.filter((c) => c.path === '/api/m2/multiple/link-carecontext').length;
 const tokenCalls = (calls: { path: string }[]): number => calls.filter((c) => c.path === '/api/m1/abha/token').length;
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('createClient', () => {
   it('accepts https and loopback http, and refuses plain http elsewhere without echoing the URL', () => {

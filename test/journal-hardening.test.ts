@@ -4,68 +4,23 @@
  * resolved by an operator, and journals that are not regular files. Runs the
  * built CLI (dist/cli/main.js) against the real mock and counts at the mock.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, linkSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JournalError, linkRequestKey, openFileJournal, readJournal } from '../src/client/index.js';
-import { startMockServer, type MockServer } from '../src/mock/index.js';
-import type { LinkCareContextRequest } from '../src/index.js';
+import type { MockServer } from '../src/mock/index.js';
+import { cli, startCli, until, type Run, type Started } from './support/cli-process.js';
+import { mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
-const tmp = mkdtempSync(join(tmpdir(), 'abha-link-journal-'));
 const API_KEY = 'sk-journal-planted-Z8q1';
-const base = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as LinkCareContextRequest;
-const item = (tag: string): LinkCareContextRequest => ({ ...base, visitId: `OPD-J-${tag}` });
-const keyOf = (tag: string): string => linkRequestKey(item(tag));
-const ndjson = (values: unknown[]): string => values.map((v) => JSON.stringify(v)).join('\n') + '\n';
+const { item, keyOf } = taggedItems('J');
 
 let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMockServer({ apiKey: API_KEY });
-});
-afterAll(async () => {
-  await mock.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
-beforeEach(() => mock.faults.clear());
+const { tmp, file } = mockSuite(API_KEY, 'abha-link-journal-', (m) => (mock = m));
 
-function file(name: string, content: string): string {
-  const p = join(tmp, name);
-  writeFileSync(p, content);
-  return p;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Run>; out: () => string } {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: mock.url, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  child.stdin?.end();
-  return { child, done, out: () => stdout };
-}
-
+const start = (args: string[], env: Record<string, string> = {}): Started => startCli(args, { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: mock.url, ...env });
 const run = (args: string[], env: Record<string, string> = {}): Promise<Run> => start(args, env).done;
-
-/** Polls `cond` (no fixed sleep decides an outcome); fails after 20 s. */
-async function until(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 20 s');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const linkedTwice = (tags: readonly string[]): number => tags.filter((t) => mock.linkCount(keyOf(t)).linked > 1).length;
 

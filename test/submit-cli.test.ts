@@ -3,61 +3,25 @@
  * person at a terminal sees, runs without a journal, lint, clinical inputs,
  * Ctrl-C and journal paths.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { linkRequestKey } from '../src/client/index.js';
-import { startMockServer, type MockServer } from '../src/mock/index.js';
-import type { LinkCareContextRequest } from '../src/index.js';
+import type { MockServer } from '../src/mock/index.js';
+import { cli, root, spawnCollect as spawnProcess, startCli, until, type Run } from './support/cli-process.js';
+import { mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
 const ptyRun = join(root, 'test/support/pty-run.py');
-const tmp = mkdtempSync(join(tmpdir(), 'abha-link-submit-cli-'));
 const API_KEY = 'sk-submit-cli-planted-M3k9';
-const base = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as LinkCareContextRequest;
 const clinicalInput = readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8');
-const item = (tag: string): LinkCareContextRequest => ({ ...base, visitId: `OPD-C-${tag}` });
-const keyOf = (tag: string): string => linkRequestKey(item(tag));
-const ndjson = (values: unknown[]): string => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n') + '\n';
+const { item, keyOf } = taggedItems('C');
 
 let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMockServer({ apiKey: API_KEY });
-});
-afterAll(async () => {
-  await mock.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
-beforeEach(() => mock.faults.clear());
-
-function file(name: string, content: string): string {
-  const p = join(tmp, name);
-  writeFileSync(p, content);
-  return p;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const { tmp, file } = mockSuite(API_KEY, 'abha-link-submit-cli-', (m) => (mock = m));
 
 /** Runs `command` with its output collected, without blocking this process (the mock runs here). */
-function spawnCollect(command: string, args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const spawnCollect = (command: string, args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<Run> =>
+  spawnProcess(command, args, { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env }, input);
 
 const run = (args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<Run> => spawnCollect(process.execPath, [cli, ...args], env, input);
 
@@ -185,19 +149,12 @@ describe('abha-link submit: Ctrl-C and journal paths', () => {
     const tags = Array.from({ length: 6 }, (_, i) => `sig-${i}`);
     const p = file('sigint.ndjson', ndjson(tags.map(item)));
     mock.faults.add({ endpoint: 'link-carecontext', skip: 1, times: Infinity, fault: { type: 'latency', ms: 300 } });
-    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--concurrency', '1', '--journal', journal, '--base-url', mock.url, p], {
-      cwd: root,
-      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes(' acknowledged ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const { child, done, out } = startCli(['submit', '--ndjson', '--concurrency', '1', '--journal', journal, '--base-url', mock.url, p], { ABHA_LINK_API_KEY: API_KEY }, null);
+    const exited = done.then((r) => r.code);
+    await until(() => out().includes(' acknowledged '));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    const { stderr } = await done;
     expect(stderr).toContain('stopped before the end of the input: rerun with the same --journal to continue');
   });
 

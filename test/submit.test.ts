@@ -4,11 +4,9 @@
  * including a run killed with SIGKILL and resumed from its journal.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   JournalError,
   createClient,
@@ -21,56 +19,28 @@ import {
   type JournalEntry,
 } from '../src/client/index.js';
 import { KeySet } from '../src/client/key-set.js';
-import { startMockServer, type MockServer } from '../src/mock/index.js';
+import type { MockServer } from '../src/mock/index.js';
+import { cli, root, startCli, until, type Run } from './support/cli-process.js';
+import { exampleRequest, mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 import type { LinkCareContextRequest } from '../src/index.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
-const tmp = mkdtempSync(join(tmpdir(), 'abha-link-submit-'));
 const API_KEY = 'sk-submit-planted-Q7x2';
-const base = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as LinkCareContextRequest;
-/** A distinct valid link request. */
-const item = (tag: string): LinkCareContextRequest => ({ ...base, visitId: `OPD-S-${tag}` });
-/** The mock's key of an item (plain k1), for linkCount. */
-const keyOf = (tag: string): string => linkRequestKey(item(tag));
+/** A distinct valid link request (`item`), and the mock's key of an item (plain k1), for linkCount (`keyOf`). */
+const { item, keyOf } = taggedItems('S');
+const base = exampleRequest;
 /** The key a journal file records an item under: a keyed hash with the journal's salt. */
 const fileKey = async (path: string, tag: string): Promise<string> => linkRequestKey(item(tag), (await readJournal(path)).salt);
 const KEY2 = 'k2:[0-9a-f]{32}';
 
 let mock: MockServer;
-beforeAll(async () => {
-  mock = await startMockServer({ apiKey: API_KEY });
-});
-afterAll(async () => {
-  await mock.close();
-  rmSync(tmp, { recursive: true, force: true });
-});
-beforeEach(() => mock.faults.clear());
+const { tmp, file } = mockSuite(API_KEY, 'abha-link-submit-', (m) => (mock = m));
 
 function client(fetchFn?: FetchLike): ReturnType<typeof createClient> {
   return createClient({ baseUrl: mock.url, apiKey: API_KEY, retry: { baseDelayMs: 1, maxDelayMs: 2 }, ...(fetchFn === undefined ? {} : { fetch: fetchFn }) });
 }
 
-function file(name: string, content: string): string {
-  const p = join(tmp, name);
-  writeFileSync(p, content);
-  return p;
-}
-
-const ndjson = (values: unknown[]): string => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('\n') + '\n';
-
 /** Runs the CLI without blocking this process (the mock runs here). */
-function run(args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const run = (args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<Run> => startCli(args, { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env }, input).done;
 
 describe('client.submitMany', () => {
   it('sends every valid item once, reports invalid ones without sending them, and journals each step', async () => {
@@ -662,25 +632,15 @@ describe('abha-link submit', () => {
     const p = file('interrupt.ndjson', ndjson(tags.map(item)));
     mock.faults.add({ endpoint: 'link-carecontext', skip: 2, times: Infinity, fault: { type: 'hang' } });
     const receivedBefore = mock.stats().linkReceived;
-    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p], {
-      cwd: root,
-      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const until = async (cond: () => boolean): Promise<void> => {
-      const deadline = Date.now() + 20_000;
-      while (!cond() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    };
-    await until(() => mock.stats().linkReceived - receivedBefore >= 4 && (stdout.match(/ acknowledged /g) ?? []).length >= 2);
+    const { child, done, out, err } = startCli(['submit', '--ndjson', '--concurrency', '2', '--journal', journal, '--base-url', mock.url, p], { ABHA_LINK_API_KEY: API_KEY }, null);
+    const exited = done.then((r) => r.code);
+    await until(() => mock.stats().linkReceived - receivedBefore >= 4 && (out().match(/ acknowledged /g) ?? []).length >= 2);
     child.kill('SIGINT');
-    await until(() => stderr.includes('stopping: no new items'));
-    expect(stderr).toContain('stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)');
+    await until(() => err().includes('stopping: no new items'));
+    expect(err()).toContain('stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)');
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    const { stdout, stderr } = await done;
     expect(stdout.match(/ outcome unknown k2:\w+: POST .*aborted by the caller while the request was in flight/g)).toHaveLength(2);
     expect(stderr).toMatch(/submit: 4 items: 2 acknowledged, 0 already acknowledged \(skipped\), 0 failed, 2 outcome unknown, 0 invalid/);
     expect(stderr).toContain('stopped before the end of the input: rerun with the same --journal to continue');
@@ -754,23 +714,16 @@ describe('abha-link submit', () => {
 
   it('Ctrl-C ends a run waiting on an idle stdin', async () => {
     const journal = join(tmp, 'idle.journal');
-    const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', journal, '--base-url', mock.url, '-'], {
-      cwd: root,
-      env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const { child, done, out } = startCli(['submit', '--ndjson', '--journal', journal, '--base-url', mock.url, '-'], { ABHA_LINK_API_KEY: API_KEY }, null);
+    const exited = done.then((r) => r.code);
     // One item, then nothing: stdin stays open.
-    child.stdin.write(ndjson([item('idle1')]));
-    const deadline = Date.now() + 20_000;
-    while (!stdout.includes(' acknowledged ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    child.stdin?.write(ndjson([item('idle1')]));
+    await until(() => out().includes(' acknowledged '));
     child.kill('SIGINT');
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 8000))]);
     if (code === 'hung') child.kill('SIGKILL');
     expect(code).toBe(130);
+    const { stderr } = await done;
     expect(stderr).toContain('submit: 1 item: 1 acknowledged');
     expect(stderr).toContain('stopped before the end of the input');
     expect(existsSync(`${journal}.lock`)).toBe(false);

@@ -20,7 +20,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ValidateArgs } from './commands/validate.js';
+import type { ValidateArgs, ndjsonLineOutput } from './commands/validate.js';
 import { UsageError, describeFsError, inputName, looksLikeUtf16, ndjsonLine, type NdjsonLine } from './io.js';
 
 /** Sizes of the reading; only tests change them. */
@@ -311,90 +311,145 @@ export async function validateNdjsonInWorkers(
   const maxLineLength = limits.maxLineLength ?? 64 * 1024 * 1024;
   const { ndjsonLineOutput } = await import('./commands/validate.js');
   const { name, ...args } = options;
-  const counts: NdjsonCounts = { docs: 0, invalid: 0, broken: 0, workerBatches: 0, peakInFlight: 0 };
-  const add = (r: { docs: number; invalid: number; broken: number }): void => {
-    counts.docs += r.docs;
-    counts.invalid += r.invalid;
-    counts.broken += r.broken;
-  };
+  const run: RunState = { counts: { docs: 0, invalid: 0, broken: 0, workerBatches: 0, peakInFlight: 0 }, failure: undefined };
   const input = await openInput(file);
   const close = (): void => {
     if ('stream' in input) input.stream.destroy();
   };
   if (signal?.aborted === true) close();
   signal?.addEventListener('abort', close, { once: true });
+  const pool = new WorkerPool(run, { args, name }, jobs);
+  const writer = new InOrderWriter(run, jobs * WINDOW_PER_JOB, write, signal);
+  const lineOutput: LineOutput = (l, index) => ndjsonLineOutput(l, index, args, name);
+  const read = pieceReader(input, file, limits, maxLineLength, signal);
+  try {
+    await handOutAll(read, { line: 1, index: 0 }, { run, pool, writer, lineOutput, file, signal });
+    await writer.drained();
+    if (run.failure !== undefined) throw run.failure;
+  } finally {
+    signal?.removeEventListener('abort', close);
+    if (signal?.aborted === true || run.failure !== undefined) close();
+    if ('handle' in input) await input.handle.close();
+    await pool.terminate();
+  }
+  return run.counts;
+}
 
-  /** Work done here, for a line over the limit and for input of a single batch. */
-  const local = (piece: Piece, firstLine: number, firstIndex: number): NdjsonBatchResult => {
-    const r = { text: '', docs: 0, invalid: 0, broken: 0 };
-    const one = (l: NdjsonLine): void => {
-      const o = ndjsonLineOutput(l, firstIndex + r.docs, args, name);
-      r.docs++;
-      if (o.result.syntax !== undefined) r.broken++;
-      else if (!o.result.valid) r.invalid++;
-      r.text += o.text;
-    };
-    if (piece.kind === 'too-long') one({ line: firstLine, text: '', tooLong: true });
-    else {
-      forEachLine(piece.bytes, firstLine, (line, start, end) => one(ndjsonLine(piece.bytes.subarray(start, end), line)));
-    }
-    return r;
-  };
+/** What one run shares between its steps: the counts, and the first failure (after which nothing more is written). */
+interface RunState {
+  readonly counts: NdjsonCounts;
+  failure: Error | undefined;
+}
 
-  const lanes: Lane[] = [];
-  let failure: Error | undefined;
-  const setup: NdjsonWorkerSetup = { args, name };
+/** Where the reading stands: the next line number and the next document index. */
+interface Cursor {
+  line: number;
+  index: number;
+}
+
+type LineOutput = (l: NdjsonLine, index: number) => ReturnType<typeof ndjsonLineOutput>;
+
+/** Everything the hand-out loop works with. */
+interface HandOut {
+  readonly run: RunState;
+  readonly pool: WorkerPool;
+  readonly writer: InOrderWriter;
+  readonly lineOutput: LineOutput;
+  readonly file: string | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** The worker threads, started as they are needed, and the answers each owes. */
+class WorkerPool {
+  readonly lanes: Lane[] = [];
+  constructor(
+    private readonly run: RunState,
+    private readonly setup: NdjsonWorkerSetup,
+    private readonly jobs: number,
+  ) {}
+
   /** The worker owing the fewest answers, when one owes fewer than it can hold. */
-  const freeLane = (): Lane | undefined => {
-    while (lanes.length < jobs - 1) lanes.push(startLane(setup, (e) => (failure ??= e)));
+  freeLane(): Lane | undefined {
+    while (this.lanes.length < this.jobs - 1) this.lanes.push(startLane(this.setup, (e) => (this.run.failure ??= e)));
     let lane: Lane | undefined;
-    for (const l of lanes) if (l.waiting.length < IN_FLIGHT_PER_WORKER && (lane === undefined || l.waiting.length < lane.waiting.length)) lane = l;
+    for (const l of this.lanes) if (l.waiting.length < IN_FLIGHT_PER_WORKER && (lane === undefined || l.waiting.length < lane.waiting.length)) lane = l;
     return lane;
-  };
-  const dispatch = (chosen: Lane, batch: NdjsonBatch): Promise<NdjsonBatchResult> => {
+  }
+
+  dispatch(chosen: Lane, batch: NdjsonBatch): Promise<NdjsonBatchResult> {
     return new Promise<NdjsonBatchResult>((resolve, reject) => {
-      if (failure !== undefined) {
-        reject(failure);
+      if (this.run.failure !== undefined) {
+        reject(this.run.failure);
         return;
       }
       chosen.waiting.push({ resolve, reject });
       chosen.worker.postMessage(batch, [batch.bytes.buffer as ArrayBuffer]);
     });
-  };
+  }
 
-  // Batches asked for and not yet written, oldest first; the writer takes them in this order.
-  let inFlight = 0;
-  const maxInFlight = jobs * WINDOW_PER_JOB;
-  let roomMade: (() => void) | undefined;
-  let writing: Promise<void> = Promise.resolve();
-  const enqueue = (answer: Promise<NdjsonBatchResult>): void => {
-    inFlight++;
-    counts.peakInFlight = Math.max(counts.peakInFlight, inFlight);
-    writing = writing
+  async terminate(): Promise<void> {
+    await Promise.all(this.lanes.map((l) => l.worker.terminate()));
+  }
+}
+
+/** Batches asked for and not yet written, oldest first; the writer takes them in this order. */
+class InOrderWriter {
+  private inFlight = 0;
+  private roomMade: (() => void) | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  constructor(
+    private readonly run: RunState,
+    private readonly maxInFlight: number,
+    private readonly write: (text: string) => void | Promise<void>,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  enqueue(answer: Promise<NdjsonBatchResult>): void {
+    const { run } = this;
+    this.inFlight++;
+    run.counts.peakInFlight = Math.max(run.counts.peakInFlight, this.inFlight);
+    this.writing = this.writing
       .then(async () => {
         const r = await answer;
-        if (failure !== undefined) return;
-        add(r);
-        if (signal?.aborted !== true) await write(r.text);
+        if (run.failure !== undefined) return;
+        run.counts.docs += r.docs;
+        run.counts.invalid += r.invalid;
+        run.counts.broken += r.broken;
+        if (this.signal?.aborted !== true) await this.write(r.text);
       })
       .catch((e: unknown) => {
-        failure ??= e instanceof Error ? e : new NdjsonWorkerError('a validation worker failed');
+        run.failure ??= e instanceof Error ? e : new NdjsonWorkerError('a validation worker failed');
       })
       .finally(() => {
-        inFlight--;
-        roomMade?.();
+        this.inFlight--;
+        this.roomMade?.();
       });
-  };
-  const room = async (): Promise<void> => {
-    while (inFlight >= maxInFlight && failure === undefined) await new Promise<void>((resolve) => (roomMade = resolve));
-    roomMade = undefined;
-  };
+  }
 
+  /** Waits until fewer batches than the limit are out (or the run failed). */
+  async room(): Promise<void> {
+    while (this.inFlight >= this.maxInFlight && this.run.failure === undefined) await new Promise<void>((resolve) => (this.roomMade = resolve));
+    this.roomMade = undefined;
+  }
+
+  drained(): Promise<void> {
+    return this.writing;
+  }
+}
+
+/** The next piece of the input; a read that fails is a UsageError, a read cut by the signal the end. */
+function pieceReader(
+  input: { handle: FileHandle } | { stream: NodeJS.ReadableStream },
+  file: string | undefined,
+  limits: NdjsonLimits,
+  maxLineLength: number,
+  signal: AbortSignal | undefined,
+): () => Promise<IteratorResult<Piece>> {
   const it =
     'stream' in input
       ? pieces(input.stream as AsyncIterable<Buffer>, limits.batchBytes ?? 512 * 1024, maxLineLength)
       : filePieces(input.handle, limits.readBytes ?? 512 * 1024, maxLineLength, signal);
-  const read = async (): Promise<IteratorResult<Piece>> => {
+  return async () => {
     try {
       return await it.next();
     } catch (e) {
@@ -403,57 +458,72 @@ export async function validateNdjsonInWorkers(
       throw new UsageError(describeFsError(e, inputName(file)));
     }
   };
-  let line = 1;
-  let index = 0;
-  try {
-    let current = await read();
-    if (!current.done && current.value.kind === 'lines' && looksLikeUtf16(current.value.bytes)) {
-      throw new UsageError(`${inputName(file)}:1:1 UTF-16 text; save it as UTF-8`);
-    }
-    while (!current.done && signal?.aborted !== true) {
-      const piece = current.value;
-      // The next read runs while this piece is handed out; before the first
-      // worker exists, it tells whether this piece is the whole input.
-      let upcoming: Promise<IteratorResult<Piece>>;
-      let whole = false;
-      if (lanes.length === 0) {
-        const n = await read();
-        whole = n.done === true;
-        upcoming = Promise.resolve(n);
-      } else {
-        upcoming = read();
-        // Handled when awaited below; this keeps a failed read from counting as unhandled meanwhile.
-        upcoming.catch(() => undefined);
-      }
-      // The main thread is one of the jobs: it takes a line over the limit, the
-      // whole input when it is one batch, and a batch whenever every worker has
-      // its hands full (also while the workers are still starting).
-      const lane = piece.kind === 'lines' && !whole ? freeLane() : undefined;
-      if (lane !== undefined && piece.kind === 'lines') {
-        const firstLine = line;
-        const firstIndex = index;
-        line += forEachLine(piece.bytes, line, () => {
-          index++;
-        });
-        counts.workerBatches++;
-        enqueue(dispatch(lane, { bytes: piece.bytes, firstLine, firstIndex }));
-      } else {
-        const r = local(piece, line, index);
-        line += piece.kind === 'too-long' ? 1 : forEachLine(piece.bytes, line, () => undefined);
-        index += r.docs;
-        enqueue(Promise.resolve(r));
-      }
-      await room();
-      if (failure !== undefined) break;
-      current = await upcoming;
-    }
-    await writing;
-    if (failure !== undefined) throw failure;
-  } finally {
-    signal?.removeEventListener('abort', close);
-    if (signal?.aborted === true || failure !== undefined) close();
-    if ('handle' in input) await input.handle.close();
-    await Promise.all(lanes.map((l) => l.worker.terminate()));
+}
+
+/** Reads the input piece by piece and hands each to a worker or to this thread, until the end, an abort or a failure. */
+async function handOutAll(read: () => Promise<IteratorResult<Piece>>, at: Cursor, h: HandOut): Promise<void> {
+  let current = await read();
+  if (!current.done && current.value.kind === 'lines' && looksLikeUtf16(current.value.bytes)) {
+    throw new UsageError(`${inputName(h.file)}:1:1 UTF-16 text; save it as UTF-8`);
   }
-  return counts;
+  while (!current.done && h.signal?.aborted !== true) {
+    const piece = current.value;
+    // The next read runs while this piece is handed out; before the first
+    // worker exists, it tells whether this piece is the whole input.
+    let upcoming: Promise<IteratorResult<Piece>>;
+    let whole = false;
+    if (h.pool.lanes.length === 0) {
+      const n = await read();
+      whole = n.done === true;
+      upcoming = Promise.resolve(n);
+    } else {
+      upcoming = read();
+      // Handled when awaited below; this keeps a failed read from counting as unhandled meanwhile.
+      upcoming.catch(() => undefined);
+    }
+    handOut(piece, whole, at, h);
+    await h.writer.room();
+    if (h.run.failure !== undefined) break;
+    current = await upcoming;
+  }
+}
+
+/**
+ * The main thread is one of the jobs: it takes a line over the limit, the
+ * whole input when it is one batch, and a batch whenever every worker has
+ * its hands full (also while the workers are still starting).
+ */
+function handOut(piece: Piece, whole: boolean, at: Cursor, h: HandOut): void {
+  const lane = piece.kind === 'lines' && !whole ? h.pool.freeLane() : undefined;
+  if (lane !== undefined && piece.kind === 'lines') {
+    const firstLine = at.line;
+    const firstIndex = at.index;
+    at.line += forEachLine(piece.bytes, at.line, () => {
+      at.index++;
+    });
+    h.run.counts.workerBatches++;
+    h.writer.enqueue(h.pool.dispatch(lane, { bytes: piece.bytes, firstLine, firstIndex }));
+  } else {
+    const r = validateHere(piece, at.line, at.index, h.lineOutput);
+    at.line += piece.kind === 'too-long' ? 1 : forEachLine(piece.bytes, at.line, () => undefined);
+    at.index += r.docs;
+    h.writer.enqueue(Promise.resolve(r));
+  }
+}
+
+/** Work done on this thread, for a line over the limit and for input of a single batch. */
+function validateHere(piece: Piece, firstLine: number, firstIndex: number, lineOutput: LineOutput): NdjsonBatchResult {
+  const r = { text: '', docs: 0, invalid: 0, broken: 0 };
+  const one = (l: NdjsonLine): void => {
+    const o = lineOutput(l, firstIndex + r.docs);
+    r.docs++;
+    if (o.result.syntax !== undefined) r.broken++;
+    else if (!o.result.valid) r.invalid++;
+    r.text += o.text;
+  };
+  if (piece.kind === 'too-long') one({ line: firstLine, text: '', tooLong: true });
+  else {
+    forEachLine(piece.bytes, firstLine, (line, start, end) => one(ndjsonLine(piece.bytes.subarray(start, end), line)));
+  }
+  return r;
 }

@@ -178,6 +178,35 @@ function otherNames(rd: Reader, r: Json, path: Path, what: string): void {
   }
 }
 
+/** Calls `take` with each object of `r.identifier` that has a value; an identifier without one is reported and left out. */
+function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: string, ip: Path) => void): void {
+  if (!Array.isArray(r.identifier)) return;
+  r.identifier.forEach((id, i) => {
+    const ip = [...p, 'identifier', i];
+    if (!isObject(id)) return;
+    const value = rd.text(id.value, [...ip, 'value']);
+    if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
+    take(id, value, ip);
+  });
+}
+
+/** Marks `item` read and warns about those of its mapped lists that are not arrays of objects. */
+function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
+  item.used = true;
+  for (const key of lists) checkList(rd, item.resource, key, item.path);
+  return { r: item.resource, p: item.path };
+}
+
+/** A person's name (the official one first) into `into.name`, with its origin; other names are reported. */
+function readPersonName(rd: Reader, r: Json, p: Path, into: { name?: string }, at: string, who: string): void {
+  const name = humanName(rd, r, p);
+  if (name !== undefined) {
+    into.name = name;
+    rd.from(at, [...p, 'name']);
+  }
+  otherNames(rd, r, p, who);
+}
+
 const GENDER_OUT: Readonly<Record<string, string>> = { male: 'M', female: 'F', other: 'O', unknown: 'U' };
 
 /** Request intents that make an order (a prescription, a lab order): the rest are proposals, plans or options. */
@@ -187,36 +216,22 @@ const LABORATORY_PROCEDURE = '108252007';
 const ATTACHMENT_ELEMENTS: readonly string[] = ['contentType', 'language', 'data', 'url', 'size', 'hash', 'title', 'creation'];
 
 function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'name', p);
-  if (Array.isArray(r.identifier))
-    r.identifier.forEach((id, i) => {
-      const ip = [...p, 'identifier', i];
-      if (!isObject(id)) return;
-      const value = rd.text(id.value, [...ip, 'value']);
-      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
-      if (typeIs(id, IDENTIFIER_TYPES.abhaAddress) && into.abhaAddress === undefined) {
-        into.abhaAddress = value;
+  const { r, p } = take(rd, item, ['identifier', 'name']);
+  eachIdentifier(rd, r, p, (id, value, ip) => {
+    if (typeIs(id, IDENTIFIER_TYPES.abhaAddress) && into.abhaAddress === undefined) {
+      into.abhaAddress = value;
+      rd.from('/patient/abhaAddress', [...ip, 'value']);
+    } else if ((typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HIN' }) || (typeIs(id, IDENTIFIER_TYPES.abhaNumber) && systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.abha))) && into.ABHANumber === undefined) {
+      if (value.includes('@')) {
+        into.abhaAddress ??= value;
         rd.from('/patient/abhaAddress', [...ip, 'value']);
-      } else if ((typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HIN' }) || (typeIs(id, IDENTIFIER_TYPES.abhaNumber) && systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.abha))) && into.ABHANumber === undefined) {
-        if (value.includes('@')) {
-          into.abhaAddress ??= value;
-          rd.from('/patient/abhaAddress', [...ip, 'value']);
-        } else {
-          into.ABHANumber = value;
-          rd.from('/patient/ABHANumber', [...ip, 'value']);
-        }
-      } else rd.warn(ip, 'not-mapped', 'this Patient identifier is neither an ABHA address nor an ABHA number (by its type and system); it is left out');
-    });
-  const name = humanName(rd, r, p);
-  if (name !== undefined) {
-    into.name = name;
-    rd.from('/patient/name', [...p, 'name']);
-  }
-  otherNames(rd, r, p, 'a patient');
+      } else {
+        into.ABHANumber = value;
+        rd.from('/patient/ABHANumber', [...ip, 'value']);
+      }
+    } else rd.warn(ip, 'not-mapped', 'this Patient identifier is neither an ABHA address nor an ABHA number (by its type and system); it is left out');
+  });
+  readPersonName(rd, r, p, into, '/patient/name', 'a patient');
   if (r.gender !== undefined) {
     const g = typeof r.gender === 'string' ? ownValue(GENDER_OUT, r.gender) : undefined;
     if (g === undefined) rd.warn([...p, 'gender'], 'not-mapped', 'gender is not a FHIR administrative gender (male, female, other, unknown); it is left out');
@@ -237,56 +252,33 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
 }
 
 function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'name', p);
-  const name = humanName(rd, r, p);
-  if (name !== undefined) {
-    into.name = name;
-    rd.from('/doctor/name', [...p, 'name']);
-  }
-  otherNames(rd, r, p, 'a doctor');
-  if (Array.isArray(r.identifier))
-    r.identifier.forEach((id, i) => {
-      const ip = [...p, 'identifier', i];
-      if (!isObject(id)) return;
-      const value = rd.text(id.value, [...ip, 'value']);
-      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
-      if ((typeIs(id, IDENTIFIER_TYPES.hpr) || typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HPIN' })) && into.hpId === undefined) {
-        into.hpId = value;
-        rd.from('/doctor/hpId', [...ip, 'value']);
-      } else if (typeIs(id, IDENTIFIER_TYPES.licence) && into.licNumber === undefined) {
-        into.licNumber = value;
-        rd.from('/doctor/licNumber', [...ip, 'value']);
-      } else rd.warn(ip, 'not-mapped', 'this Practitioner identifier is neither a medical licence (v2-0203 MD) nor an HPR id (HPID, HPIN); it is left out');
-    });
+  const { r, p } = take(rd, item, ['identifier', 'name']);
+  readPersonName(rd, r, p, into, '/doctor/name', 'a doctor');
+  eachIdentifier(rd, r, p, (id, value, ip) => {
+    if ((typeIs(id, IDENTIFIER_TYPES.hpr) || typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HPIN' })) && into.hpId === undefined) {
+      into.hpId = value;
+      rd.from('/doctor/hpId', [...ip, 'value']);
+    } else if (typeIs(id, IDENTIFIER_TYPES.licence) && into.licNumber === undefined) {
+      into.licNumber = value;
+      rd.from('/doctor/licNumber', [...ip, 'value']);
+    } else rd.warn(ip, 'not-mapped', 'this Practitioner identifier is neither a medical licence (v2-0203 MD) nor an HPR id (HPID, HPIN); it is left out');
+  });
   reportRest(rd, r, p, ['identifier', 'name', 'active'], 'Practitioner');
 }
 
 function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
-  checkList(rd, r, 'telecom', p);
+  const { r, p } = take(rd, item, ['identifier', 'telecom']);
   const name = rd.text(r.name, [...p, 'name']);
   if (name !== undefined) {
     into.name = name;
     rd.from('/hospital/name', [...p, 'name']);
   }
-  if (Array.isArray(r.identifier))
-    r.identifier.forEach((id, i) => {
-      const ip = [...p, 'identifier', i];
-      if (!isObject(id)) return;
-      const value = rd.text(id.value, [...ip, 'value']);
-      if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
-      if ((typeIs(id, IDENTIFIER_TYPES.hfr) || systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.hfr)) && into.id === undefined) {
-        into.id = value;
-        rd.from('/hospital/id', [...ip, 'value']);
-      } else rd.warn(ip, 'not-mapped', 'this Organization identifier is not an HFR facility id (type PRN or an HFR system); it is left out');
-    });
+  eachIdentifier(rd, r, p, (id, value, ip) => {
+    if ((typeIs(id, IDENTIFIER_TYPES.hfr) || systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.hfr)) && into.id === undefined) {
+      into.id = value;
+      rd.from('/hospital/id', [...ip, 'value']);
+    } else rd.warn(ip, 'not-mapped', 'this Organization identifier is not an HFR facility id (type PRN or an HFR system); it is left out');
+  });
   if (Array.isArray(r.telecom))
     r.telecom.forEach((t, i) => {
       const tp = [...p, 'telecom', i];
@@ -304,10 +296,7 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
 }
 
 function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined): void {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
-  checkList(rd, r, 'identifier', p);
+  const { r, p } = take(rd, item, ['identifier']);
   const ids = Array.isArray(r.identifier) ? r.identifier : [];
   const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
   if (first >= 0) {
@@ -342,9 +331,7 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
 }
 
 function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   const ver = codings(r.verificationStatus).find((c) => c.system === SYSTEMS.conditionVerificationStatus);
   if (ver?.code === 'entered-in-error') {
     rd.warn(p, 'entered-in-error', 'this Condition was entered in error; it is left out');
@@ -474,9 +461,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
 }
 
 function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: ReadonlySet<Item>): MedicationInput | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.doNotPerform === true) {
     rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this MedicationRequest says the medication must NOT be given; it is not a prescription and is left out');
     return undefined;
@@ -536,9 +521,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
 }
 
 function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigation | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.doNotPerform === true) {
     rd.warn([...p, 'doNotPerform'], 'do-not-perform', 'this ServiceRequest says the test must NOT be done; it is left out');
     return undefined;
@@ -581,9 +564,7 @@ function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigatio
 }
 
 function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefined): string | undefined {
-  const r = item.resource;
-  const p = item.path;
-  item.used = true;
+  const { r, p } = take(rd, item, []);
   if (r.status === 'entered-in-error' || r.status === 'superseded') {
     rd.warn([...p, 'status'], r.status, `this DocumentReference ${r.status === 'superseded' ? 'was replaced by another document (superseded)' : 'was entered in error'}; it is left out`);
     return undefined;
@@ -684,9 +665,56 @@ export function fromFhir(input: Bundle | readonly FhirResource[], options: FromF
   }
 }
 
+/** One resource of the input and where it stands. */
+interface Located {
+  readonly value: unknown;
+  readonly path: Path;
+  readonly fullUrl?: string;
+}
+
+/** The resources that say who and where: the document's Composition, its Encounter, Patient, Practitioner and Organization. */
+interface Parties {
+  readonly composition: Item | undefined;
+  readonly encounter: Item | undefined;
+  readonly patient: Item | undefined;
+  readonly practitioner: Item | undefined;
+  readonly organization: Item | undefined;
+}
+
+/** What the reading has found so far, before defaults fill the gaps. */
+interface Draft {
+  readonly patient: Partial<PatientInput>;
+  readonly doctor: Partial<Doctor>;
+  readonly hospital: Partial<Hospital>;
+  readonly visit: Partial<VisitInput>;
+  readonly diagnosis: Diagnosis[];
+  readonly medications: MedicationInput[];
+  readonly labs: LabInvestigation[];
+  documentUrl?: string;
+  advice?: string;
+  hiType?: string;
+}
+
 function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirResult {
-  // 1. The resources and where they are.
-  let list: Array<{ value: unknown; path: Path; fullUrl?: string }>;
+  const list = locateResources(rd, input);
+  if (!Array.isArray(list)) return list;
+  indexResources(rd, list);
+  const parties = pickParties(rd);
+  const draft: Draft = { patient: {}, doctor: {}, hospital: {}, visit: {}, diagnosis: [], medications: [], labs: [] };
+  readParties(rd, parties, draft);
+  readClinicalContent(rd, parties.encounter, draft);
+  if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
+  checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
+  reportUnread(rd);
+  const out = clinicalInputOf(draft, defaults);
+  const missing = missingFacts(parties, out, defaults);
+  if (missing.length > 0) return { success: false, issues: [...rd.issues, ...missing] };
+  return checkAsBuilders(rd, out);
+}
+
+/** Step 1: the resources and where they are, or why the input is not FHIR at all. */
+function locateResources(rd: Reader, input: unknown): Located[] | FromFhirResult {
+  let list: Located[];
   if (Array.isArray(input)) list = input.map((value, i) => ({ value, path: [i] }));
   else if (isObject(input) && input.resourceType === 'Bundle') {
     const entries = Array.isArray(input.entry) ? input.entry : [];
@@ -698,6 +726,10 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   } else if (isObject(input) && typeof input.resourceType === 'string') list = [{ value: input, path: [] }];
   else return { success: false, issues: [{ path: '', code: 'not-fhir', message: 'the input must be a FHIR Bundle, a FHIR resource, or an array of FHIR resources', severity: 'error' }] };
   if (list.length > MAX_RESOURCES) return { success: false, issues: [{ path: '', code: 'too-many-resources', message: `the input has more than ${MAX_RESOURCES} resources; split it by visit`, severity: 'error' }] };
+  return list;
+}
+
+function indexResources(rd: Reader, list: readonly Located[]): void {
   for (const { value, path, fullUrl } of list) {
     if (!isObject(value) || typeof value.resourceType !== 'string') {
       rd.warn(path, 'not-a-resource', 'this is not a FHIR resource (no resourceType); it is left out');
@@ -705,8 +737,10 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     }
     rd.index({ resourceType: value.resourceType, resource: value, path, used: false }, fullUrl);
   }
+}
 
-  // 2. The document's Composition, when there is one.
+/** Step 2: the document's Composition, when there is one, and the resources it (or the first of each type) points at. */
+function pickParties(rd: Reader): Parties {
   const compositions = rd.ofType('Composition');
   const comp = compositions[0];
   compositions.slice(1).forEach((c) => rd.warn(c.path, 'not-mapped', 'a clinical input is one visit record; only the first Composition is read, this one is left out'));
@@ -718,92 +752,98 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     return rd.ofType(type)[0];
   };
   const c = comp?.resource;
-  const encounterItem = pick('Encounter', c?.encounter);
+  const encounter = pick('Encounter', c?.encounter);
   const requesters = rd.ofType('MedicationRequest').map((m) => m.resource.requester);
-  const participants = encounterItem !== undefined && Array.isArray(encounterItem.resource.participant) ? encounterItem.resource.participant.map((x) => (isObject(x) ? x.individual : undefined)) : [];
-  const patientItem = pick('Patient', c?.subject, encounterItem?.resource.subject);
-  const practitionerItem = pick('Practitioner', ...(Array.isArray(c?.author) ? c.author : []), ...requesters, ...participants);
-  const organizationItem = pick('Organization', c?.custodian, encounterItem?.resource.serviceProvider);
+  const participants = encounter !== undefined && Array.isArray(encounter.resource.participant) ? encounter.resource.participant.map((x) => (isObject(x) ? x.individual : undefined)) : [];
+  return {
+    composition: comp,
+    encounter,
+    patient: pick('Patient', c?.subject, encounter?.resource.subject),
+    practitioner: pick('Practitioner', ...(Array.isArray(c?.author) ? c.author : []), ...requesters, ...participants),
+    organization: pick('Organization', c?.custodian, encounter?.resource.serviceProvider),
+  };
+}
 
-  const patient: Partial<PatientInput> = {};
-  const doctor: Partial<Doctor> = {};
-  const hospital: Partial<Hospital> = {};
-  const visit: Partial<VisitInput> = {};
-  if (patientItem !== undefined) readPatient(rd, patientItem, patient);
-  if (practitionerItem !== undefined) readPractitioner(rd, practitionerItem, doctor);
-  if (organizationItem !== undefined) readOrganization(rd, organizationItem, hospital);
-  if (encounterItem !== undefined) readEncounter(rd, encounterItem, visit, practitionerItem);
+function readParties(rd: Reader, parties: Parties, draft: Draft): void {
+  if (parties.patient !== undefined) readPatient(rd, parties.patient, draft.patient);
+  if (parties.practitioner !== undefined) readPractitioner(rd, parties.practitioner, draft.doctor);
+  if (parties.organization !== undefined) readOrganization(rd, parties.organization, draft.hospital);
+  if (parties.encounter !== undefined) readEncounter(rd, parties.encounter, draft.visit, parties.practitioner);
+}
 
-  // 3. The clinical content.
+/** Step 3: the clinical content. */
+function readClinicalContent(rd: Reader, encounter: Item | undefined, draft: Draft): void {
   const conditionItems = rd.ofType('Condition');
-  const diagnosis: Diagnosis[] = [];
   for (const it of conditionItems) {
-    const d = readCondition(rd, it, `/diagnosis/${diagnosis.length}`);
-    if (d !== undefined) diagnosis.push(d);
+    const d = readCondition(rd, it, `/diagnosis/${draft.diagnosis.length}`);
+    if (d !== undefined) draft.diagnosis.push(d);
   }
-  const medications: MedicationInput[] = [];
   for (const it of rd.ofType('MedicationRequest')) {
-    const m = readMedicationRequest(rd, it, `/medications/${medications.length}`, new Set(conditionItems));
-    if (m !== undefined) medications.push(m);
+    const m = readMedicationRequest(rd, it, `/medications/${draft.medications.length}`, new Set(conditionItems));
+    if (m !== undefined) draft.medications.push(m);
   }
-  const labs: LabInvestigation[] = [];
   for (const it of rd.ofType('ServiceRequest')) {
-    const l = readServiceRequest(rd, it, `/labInvestigations/${labs.length}`);
-    if (l !== undefined) labs.push(l);
+    const l = readServiceRequest(rd, it, `/labInvestigations/${draft.labs.length}`);
+    if (l !== undefined) draft.labs.push(l);
   }
-  let documentUrl: string | undefined;
   for (const it of rd.ofType('DocumentReference')) {
-    const u = readDocumentReference(rd, it, encounterItem);
-    if (u !== undefined && documentUrl === undefined) documentUrl = u;
+    const u = readDocumentReference(rd, it, encounter);
+    if (u !== undefined && draft.documentUrl === undefined) draft.documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
+}
 
-  // 4. The Composition: hiType, visit time and text-only sections.
-  let advice: string | undefined;
-  let hiType: string | undefined;
-  if (comp !== undefined) {
-    comp.used = true;
-    const cr = comp.resource;
-    hiType = hiTypeOfComposition(cr);
-    if (visit.at === undefined && typeof cr.date === 'string') {
-      visit.at = cr.date;
-      rd.from('/visit/at', [...comp.path, 'date']);
-    }
-    const sections = Array.isArray(cr.section) ? cr.section : [];
-    sections.forEach((s, i) => {
-      const sp = [...comp.path, 'section', i];
-      if (!isObject(s)) return;
-      const sectionEntries: unknown[] = Array.isArray(s.entry) ? s.entry : [];
-      if (sectionEntries.length > 0) {
-        sectionEntries.forEach((ref, j) => {
-          const t = rd.resolve(ref, comp);
-          if (t === undefined) rd.warn([...sp, 'entry', j], 'unresolved-reference', 'this section entry does not point at a resource of the input; nothing is read from it');
-        });
-        return;
-      }
-      const title = typeof s.title === 'string' ? s.title.trim().toLowerCase() : '';
-      const words = isObject(s.text) && typeof s.text.div === 'string' ? narrativeText(s.text.div) : '';
-      if (words === '') return;
-      if (title === 'advice' && advice === undefined) {
-        advice = words;
-        rd.from('/advice', [...sp, 'text']);
-      } else if ((title === 'follow-up' || title === 'follow up') && visit.followUp === undefined) {
-        visit.followUp = words;
-        rd.from('/visit/followUp', [...sp, 'text']);
-      } else rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
-    });
-    reportRest(rd, cr, comp.path, ['identifier', 'status', 'type', 'subject', 'encounter', 'date', 'author', 'title', 'custodian', 'section', 'confidentiality'], 'Composition');
+/** Step 4: the Composition: hiType, visit time and text-only sections. */
+function readComposition(rd: Reader, comp: Item, draft: Draft): void {
+  comp.used = true;
+  const cr = comp.resource;
+  const hiType = hiTypeOfComposition(cr);
+  if (hiType !== undefined) draft.hiType = hiType;
+  if (draft.visit.at === undefined && typeof cr.date === 'string') {
+    draft.visit.at = cr.date;
+    rd.from('/visit/at', [...comp.path, 'date']);
   }
+  const sections = Array.isArray(cr.section) ? cr.section : [];
+  sections.forEach((s, i) => {
+    if (isObject(s)) readSection(rd, comp, s, [...comp.path, 'section', i], draft);
+  });
+  reportRest(rd, cr, comp.path, ['identifier', 'status', 'type', 'subject', 'encounter', 'date', 'author', 'title', 'custodian', 'section', 'confidentiality'], 'Composition');
+}
 
-  // Requests are dated by the visit in the clinical input: a request written on another day is reported.
-  const visitDay = typeof (visit.at ?? defaults.visit?.at) === 'string' ? String(visit.at ?? defaults.visit?.at).slice(0, 10) : undefined;
+/** A section with entries points at resources read elsewhere; a text-only one may be the Advice or the Follow-up. */
+function readSection(rd: Reader, comp: Item, s: Json, sp: Path, draft: Draft): void {
+  const sectionEntries: unknown[] = Array.isArray(s.entry) ? s.entry : [];
+  if (sectionEntries.length > 0) {
+    sectionEntries.forEach((ref, j) => {
+      const t = rd.resolve(ref, comp);
+      if (t === undefined) rd.warn([...sp, 'entry', j], 'unresolved-reference', 'this section entry does not point at a resource of the input; nothing is read from it');
+    });
+    return;
+  }
+  const title = typeof s.title === 'string' ? s.title.trim().toLowerCase() : '';
+  const words = isObject(s.text) && typeof s.text.div === 'string' ? narrativeText(s.text.div) : '';
+  if (words === '') return;
+  if (title === 'advice' && draft.advice === undefined) {
+    draft.advice = words;
+    rd.from('/advice', [...sp, 'text']);
+  } else if ((title === 'follow-up' || title === 'follow up') && draft.visit.followUp === undefined) {
+    draft.visit.followUp = words;
+    rd.from('/visit/followUp', [...sp, 'text']);
+  } else rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
+}
+
+/** Requests are dated by the visit in the clinical input: a request written on another day is reported. */
+function checkRequestDates(rd: Reader, visitAt: unknown): void {
+  const visitDay = typeof visitAt === 'string' ? visitAt.slice(0, 10) : undefined;
   for (const d of rd.requestDates) {
     const day = typeof d.value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(d.value) ? d.value.slice(0, 10) : undefined;
     if (day === undefined || day !== visitDay)
       rd.warn(d.path, 'not-mapped', `the clinical input dates a ${d.what} by the visit; this authoredOn is not on the visit date and is left out`);
   }
+}
 
-  // 5. What was not read at all.
+/** Step 5: what was not read at all. */
+function reportUnread(rd: Reader): void {
   for (const it of rd.items) {
     if (it.used) continue;
     const why =
@@ -814,25 +854,31 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
           : `${safeResourceType(it.resourceType)} has no place in the clinical input; it is left out`;
     rd.warn(it.path, 'resource-not-mapped', why);
   }
+}
 
-  // 6. The clinical input, with defaults where FHIR was silent.
+/** Step 6: the clinical input, with defaults where FHIR was silent. */
+function clinicalInputOf(draft: Draft, defaults: FromFhirDefaults): Record<string, unknown> {
   const merged = <T extends object>(fromFhirValue: Partial<T>, dflt: Partial<T> | undefined): Partial<T> => ({ ...(dflt ?? {}), ...fromFhirValue });
   const out: Record<string, unknown> = {};
   const hipId = typeof defaults.hipId === 'string' ? defaults.hipId : undefined;
   if (hipId !== undefined) out.hipId = hipId;
-  out.hospital = merged(hospital, defaults.hospital);
-  out.doctor = merged(doctor, defaults.doctor);
-  out.patient = merged(patient, defaults.patient);
-  out.visit = merged(visit, defaults.visit);
-  const finalHiType = defaults.hiType ?? hiType;
+  out.hospital = merged(draft.hospital, defaults.hospital);
+  out.doctor = merged(draft.doctor, defaults.doctor);
+  out.patient = merged(draft.patient, defaults.patient);
+  out.visit = merged(draft.visit, defaults.visit);
+  const finalHiType = defaults.hiType ?? draft.hiType;
   if (finalHiType !== undefined) out.hiType = finalHiType;
-  if (documentUrl !== undefined) out.documentUrl = documentUrl;
-  if (diagnosis.length > 0) out.diagnosis = diagnosis;
-  if (medications.length > 0) out.medications = medications;
-  if (labs.length > 0) out.labInvestigations = labs;
-  if (advice !== undefined) out.advice = advice;
+  if (draft.documentUrl !== undefined) out.documentUrl = draft.documentUrl;
+  if (draft.diagnosis.length > 0) out.diagnosis = draft.diagnosis;
+  if (draft.medications.length > 0) out.medications = draft.medications;
+  if (draft.labs.length > 0) out.labInvestigations = draft.labs;
+  if (draft.advice !== undefined) out.advice = draft.advice;
+  return out;
+}
 
-  // 7. Check it as the builders will, with paths moved back into the FHIR input.
+/** Step 7a: the facts a link request cannot do without, each reported at the FHIR element that should hold it. */
+function missingFacts(parties: Parties, out: Record<string, unknown>, defaults: FromFhirDefaults): Issue[] {
+  const { patient: patientItem, practitioner: practitionerItem, organization: organizationItem, encounter: encounterItem } = parties;
   const missing: Issue[] = [];
   const need = (cond: boolean, path: string, code: string, message: string): void => {
     if (cond) missing.push({ path, code, message, severity: 'error' });
@@ -854,7 +900,11 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     'visit-time-missing',
     'the visit has no time: give Encounter.period.start or Composition.date, or defaults.visit.at',
   );
-  if (missing.length > 0) return { success: false, issues: [...rd.issues, ...missing] };
+  return missing;
+}
+
+/** Step 7b: check the clinical input as the builders will, with paths moved back into the FHIR input. */
+function checkAsBuilders(rd: Reader, out: Record<string, unknown>): FromFhirResult {
   const value = out as unknown as ClinicalInput;
   const built = safeBuildLinkRequest(value, { lint: false });
   if (!built.success) {
@@ -866,4 +916,3 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   }
   return { success: true, value, warnings: rd.issues };
 }
-
