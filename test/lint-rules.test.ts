@@ -33,8 +33,7 @@ function readmeSeverities(): Map<string, string> {
 describe('the lint rule list', () => {
   it('has one row in the README lint table for every rule, with the same severity', () => {
     const documented = readmeSeverities();
-    expect(Object.fromEntries(LINT_RULES.map((r) => [r.code, documented.get(r.code) ?? 'missing from README'])))
-      .toEqual(Object.fromEntries(LINT_RULES.map((r) => [r.code, r.severity])));
+    expect(Object.fromEntries(LINT_RULES.map((r) => [r.code, documented.get(r.code) ?? 'missing from README']))).toEqual(Object.fromEntries(LINT_RULES.map((r) => [r.code, r.severity])));
   });
 
   it('has a rule for every code the README lint table names', () => {

@@ -144,8 +144,7 @@ const RULE_DEFINITIONS = [
     description: 'visitDate is after today in the facility time zone (runs only when `now` is given).',
     scope: 'request',
     check(request, run) {
-      if (run.now !== undefined && request.visitDate > calendarDateIn(run.now, run.timeZone))
-        run.report('visitDate is in the future in the facility time zone', 'visitDate');
+      if (run.now !== undefined && request.visitDate > calendarDateIn(run.now, run.timeZone)) run.report('visitDate is in the future in the facility time zone', 'visitDate');
     },
   },
   {
@@ -164,14 +163,13 @@ const RULE_DEFINITIONS = [
     scope: 'careContext',
     check(cc, run) {
       const seen = run.firstUse.get(cc.referenceNumber);
-      if (seen !== undefined && seen < run.index)
-        run.report(`referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`, 'referenceNumber');
+      if (seen !== undefined && seen < run.index) run.report(`referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`, 'referenceNumber');
     },
   },
   {
     code: 'reference-number-too-long',
     severity: 'error',
-    description: 'referenceNumber is longer than ABDM\'s 255 characters (§9.2).',
+    description: "referenceNumber is longer than ABDM's 255 characters (§9.2).",
     scope: 'careContext',
     check(cc, run) {
       if (cc.referenceNumber.length > ABDM_LABEL_MAX) run.report(`referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`, 'referenceNumber');
@@ -180,17 +178,16 @@ const RULE_DEFINITIONS = [
   {
     code: 'reference-number-characters',
     severity: 'error',
-    description: 'referenceNumber has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).',
+    description: "referenceNumber has characters ABDM's linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).",
     scope: 'careContext',
     check(cc, run) {
-      if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber))
-        run.report('referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)', 'referenceNumber');
+      if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber)) run.report('referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)', 'referenceNumber');
     },
   },
   {
     code: 'display-too-long',
     severity: 'error',
-    description: 'display is longer than ABDM\'s 255 characters (§9.2).',
+    description: "display is longer than ABDM's 255 characters (§9.2).",
     scope: 'careContext',
     check(cc, run) {
       if (cc.display.length > ABDM_LABEL_MAX) run.report(`display must be at most ${ABDM_LABEL_MAX} characters for ABDM`, 'display');
@@ -199,17 +196,16 @@ const RULE_DEFINITIONS = [
   {
     code: 'display-characters',
     severity: 'error',
-    description: 'display has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . " \' : | ( ) / (§9.2).',
+    description: "display has characters ABDM's linking API rejects; allowed: letters, digits, space and _ - @ , . \" ' : | ( ) / (§9.2).",
     scope: 'careContext',
     check(cc, run) {
-      if (!ABDM_DISPLAY_CHARS.test(cc.display))
-        run.report('display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)', 'display');
+      if (!ABDM_DISPLAY_CHARS.test(cc.display)) run.report('display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)', 'display');
     },
   },
   {
     code: 'unknown-hi-type',
     severity: 'error',
-    description: 'hiType is not one of ABDM\'s hiType codes (§1).',
+    description: "hiType is not one of ABDM's hiType codes (§1).",
     scope: 'careContext',
     check(cc, run) {
       if (!run.hiTypes.includes(cc.hiType)) run.report(`hiType must be one of ${run.hiTypes.join(', ')}`, 'hiType');
@@ -246,8 +242,7 @@ const RULE_DEFINITIONS = [
     description: 'bundleData.hospital.id differs from the request hipId.',
     scope: 'careContext',
     check(cc, run) {
-      if (cc.bundleData.hospital.id !== run.request.hipId)
-        run.report('hospital.id differs from hipId; they normally name the same facility', 'bundleData', 'hospital', 'id');
+      if (cc.bundleData.hospital.id !== run.request.hipId) run.report('hospital.id differs from hipId; they normally name the same facility', 'bundleData', 'hospital', 'id');
     },
   },
   {
@@ -266,8 +261,7 @@ const RULE_DEFINITIONS = [
     description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).',
     scope: 'diagnosis',
     check(d, run) {
-      if (d.icdCode !== undefined && !ICD10_PERMISSIVE.test(d.icdCode))
-        run.report('icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)', 'icdCode');
+      if (d.icdCode !== undefined && !ICD10_PERMISSIVE.test(d.icdCode)) run.report('icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)', 'icdCode');
     },
   },
   {
@@ -276,8 +270,7 @@ const RULE_DEFINITIONS = [
     description: 'icdCode looks like ICD-10-CM rather than WHO ICD-10 (letter, two digits, optional .digit or .digits) (§8).',
     scope: 'diagnosis',
     check(d, run) {
-      if (d.icdCode !== undefined && ICD10_PERMISSIVE.test(d.icdCode) && !ICD10_WHO.test(d.icdCode))
-        run.report('icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)', 'icdCode');
+      if (d.icdCode !== undefined && ICD10_PERMISSIVE.test(d.icdCode) && !ICD10_WHO.test(d.icdCode)) run.report('icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)', 'icdCode');
     },
   },
   {
@@ -301,7 +294,8 @@ const RULE_DEFINITIONS = [
   {
     code: 'frequency-not-understood',
     severity: 'warning',
-    description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
+    description:
+      'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
     scope: 'medication',
     check(m, run) {
       if (m.frequency !== undefined && !blank(m.frequency) && readFrequency(m.frequency).kind === 'text')
@@ -314,16 +308,14 @@ const RULE_DEFINITIONS = [
   {
     code: 'bidi-control-in-medication',
     severity: 'warning',
-    description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").',
+    description:
+      'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").',
     scope: 'medication',
     check(m, run) {
       for (const k of MEDICATION_TEXT) {
         const v = m[k];
         if (v !== undefined && BIDI_CONTROL.test(v))
-          run.report(
-            `${k} holds a bidirectional control character (U+202A-U+202E or U+2066-U+2069) that can make the printed text read differently from what is stored; remove it`,
-            k,
-          );
+          run.report(`${k} holds a bidirectional control character (U+202A-U+202E or U+2066-U+2069) that can make the printed text read differently from what is stored; remove it`, k);
       }
     },
   },
@@ -340,7 +332,8 @@ const RULE_DEFINITIONS = [
   {
     code: 'prescription-extra-content',
     severity: 'warning',
-    description: 'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).',
+    description:
+      'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).',
     scope: 'content',
     check(cc, run) {
       if (cc.hiType !== 'Prescription') return;
@@ -378,12 +371,12 @@ const RULE_DEFINITIONS = [
   {
     code: 'abha-number-shape',
     severity: 'warning',
-    description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.',
+    description:
+      'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.',
     scope: 'clinicalInput',
     check(input, run) {
       const n = input.patient.ABHANumber;
-      if (n !== undefined && !ABHA_NUMBER.test(n.trim()))
-        run.report('ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012', 'patient', 'ABHANumber');
+      if (n !== undefined && !ABHA_NUMBER.test(n.trim())) run.report('ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012', 'patient', 'ABHANumber');
     },
   },
 ] as const satisfies readonly RuleDefinition[];
@@ -414,12 +407,14 @@ type Settings = Omit<RequestRun, 'at' | 'index' | 'report'>;
 function findingsCollector(disabled: ReadonlySet<string>, severityFirst: boolean) {
   const issues: Issue[] = [];
   let rule: Pick<RuleDefinition, 'code' | 'severity'> | undefined;
-  const report = (at: Tokens) => (message: string, ...below: Tokens): void => {
-    if (rule === undefined) return;
-    const path = pointer(...at, ...below);
-    // Clinical-input findings have listed severity before the message since 0.1; keep each key order.
-    issues.push(severityFirst ? { path, code: rule.code, severity: rule.severity, message } : { path, code: rule.code, message, severity: rule.severity });
-  };
+  const report =
+    (at: Tokens) =>
+    (message: string, ...below: Tokens): void => {
+      if (rule === undefined) return;
+      const path = pointer(...at, ...below);
+      // Clinical-input findings have listed severity before the message since 0.1; keep each key order.
+      issues.push(severityFirst ? { path, code: rule.code, severity: rule.severity, message } : { path, code: rule.code, message, severity: rule.severity });
+    };
   function visit<S extends RuleScope>(scope: S, subject: Subjects[S], run: RunOf<S>): void {
     for (const r of SCOPES[scope]) {
       if (disabled.has(r.code)) continue;

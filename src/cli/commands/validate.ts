@@ -159,15 +159,20 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
     counts.broken += c.broken;
   } else {
     let index = 0;
-    await streamLines(args.file, (lines) => {
-      let out = '';
-      for (const l of lines) {
-        const o = ndjsonLineOutput(l, index++, args, name);
-        count(o.result);
-        out += o.text;
-      }
-      return writeOut(out);
-    }, undefined, outputClosed);
+    await streamLines(
+      args.file,
+      (lines) => {
+        let out = '';
+        for (const l of lines) {
+          const o = ndjsonLineOutput(l, index++, args, name);
+          count(o.result);
+          out += o.text;
+        }
+        return writeOut(out);
+      },
+      undefined,
+      outputClosed,
+    );
   }
 }
 
