@@ -1,9 +1,11 @@
 /**
  * Vitest global setup: the CLI tests run the built code in dist/ (in-process
  * or as a child process), so a file of src/ changed since the last build
- * would be tested in its old version. Refuse to start then, saying what to
- * run; `npm test` builds first, so this fires only for a bare `npx vitest`.
+ * would be tested in its old version. Build first then; `npm test` builds
+ * before vitest starts, so this costs nothing there and fires only for a
+ * bare `npx vitest` after an edit.
  */
+import { execSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,5 +37,8 @@ export function setup(): void {
   const stale = staleBuilds();
   if (stale.length === 0) return;
   const first = relative(root, stale[0] ?? '');
-  throw new Error(`dist/ is older than src/ (${first}${stale.length > 1 ? ` and ${stale.length - 1} more` : ''}): run \`npm run build\` first (npm test does)`);
+  process.stderr.write(`dist/ is older than src/ (${first}${stale.length > 1 ? ` and ${stale.length - 1} more` : ''}): building first\n`);
+  execSync('npm run build', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const still = staleBuilds();
+  if (still.length > 0) throw new Error(`dist/ is still older than src/ after npm run build (${relative(root, still[0] ?? '')})`);
 }
