@@ -364,7 +364,10 @@ describe('fault injection', () => {
   });
 
   it('skips the first matching requests, then hangs the rest until close; the control endpoints work over HTTP', async () => {
-    const m = await startMockServer({ apiKey: KEY });
+    // The mock reports a request it holds: the test waits for that, not for a while.
+    let held: () => void = () => undefined;
+    const heldAtMock = new Promise<'still waiting'>((resolve) => (held = () => resolve('still waiting')));
+    const m = await startMockServer({ apiKey: KEY, onEvent: (e) => e.type === 'request' && e.status === 'hung' && held() });
     const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as { data: string };
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` };
     const add = await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify({ endpoint: 'search-abha', skip: 1, times: null, fault: { type: 'hang' } }) });
@@ -373,7 +376,7 @@ describe('fault injection', () => {
     expect(bad.status).toBe(400);
     expect((await fetch(`${m.url}${ENDPOINT_PATHS.searchAbha}`, { method: 'POST', headers, body: '{"mobile":"9000000001"}' })).status).toBe(200);
     const hung = fetch(`${m.url}${ENDPOINT_PATHS.searchAbha}`, { method: 'POST', headers, body: '{"mobile":"9000000001"}' });
-    const settled = await Promise.race([hung.then(() => 'answered', () => 'failed'), new Promise((r) => setTimeout(() => r('still waiting'), 300))]);
+    const settled = await Promise.race([hung.then(() => 'answered', () => 'failed'), heldAtMock]);
     expect(settled).toBe('still waiting');
     const stats = (await (await fetch(`${m.url}/__mock/stats`)).json()) as { data: { requests: Record<string, number> } };
     expect(stats.data.requests['search-abha']).toBe(2);
