@@ -65,7 +65,15 @@ process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => { child.on('exit', r); child.kill('SIGTERM'); }) });
+      if (out.includes('\n'))
+        resolve({
+          url: out.trim(),
+          stop: () =>
+            new Promise((r) => {
+              child.on('exit', r);
+              child.kill('SIGTERM');
+            }),
+        });
     });
     child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
   });
@@ -215,7 +223,13 @@ for (const c of [1, 16]) {
   rows.push([`link requests/s, concurrency ${c}`, fmt(r.client), fmt(r.bare), `${fmt(r.ratio, 3)} (${fmt(r.min, 3)}..${fmt(r.max, 3)})`, `>= ${TARGET} ${r.ratio >= TARGET ? 'met' : 'MISSED'}`]);
 }
 for (const m of memory) {
-  rows.push([`peak RSS, submit --ndjson ${m.label}: ${fmt(m.lines[1])} vs ${fmt(m.lines[0])} lines`, `${fmt(m.rss[1], 1)} MiB`, `${fmt(m.rss[0], 1)} MiB`, fmt(m.growth, 2), `flat (< 1.25) ${m.growth < 1.25 ? 'met' : 'MISSED'}`]);
+  rows.push([
+    `peak RSS, submit --ndjson ${m.label}: ${fmt(m.lines[1])} vs ${fmt(m.lines[0])} lines`,
+    `${fmt(m.rss[1], 1)} MiB`,
+    `${fmt(m.rss[0], 1)} MiB`,
+    fmt(m.growth, 2),
+    `flat (< 1.25) ${m.growth < 1.25 ? 'met' : 'MISSED'}`,
+  ]);
 }
 const header = ['measure', 'client', 'baseline', 'ratio (median, spread)', 'target'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -33,12 +33,85 @@ function prng(seed) {
   };
 }
 
-const FIRST = ['Asha', 'Rohit', 'Kavya', 'Arjun', 'Priya', 'Vikram', 'Sneha', 'Rahul', 'Ananya', 'Suresh', 'Lakshmi', 'Imran', 'Fatima', 'Gurpreet', 'Deepa', 'Manoj', 'Neha', 'Kiran', 'Ravi', 'Meena', 'Joseph', 'Mary', 'Sanjay', 'Pooja', 'Abdul', 'Harpreet', 'Divya', 'Venkat', 'Farah', 'Aditya'];
-const LAST = ['Verma', 'Kumar', 'Nair', 'Sharma', 'Iyer', 'Reddy', 'Singh', 'Das', 'Patel', 'Khan', 'Menon', 'Gupta', 'Rao', 'Joshi', 'Siddiqui', 'Pillai', 'Mukherjee', 'Chatterjee', 'Desai', 'Kulkarni', 'Thomas', 'Fernandes', 'Bose', 'Yadav', 'Mishra'];
+const FIRST = [
+  'Asha',
+  'Rohit',
+  'Kavya',
+  'Arjun',
+  'Priya',
+  'Vikram',
+  'Sneha',
+  'Rahul',
+  'Ananya',
+  'Suresh',
+  'Lakshmi',
+  'Imran',
+  'Fatima',
+  'Gurpreet',
+  'Deepa',
+  'Manoj',
+  'Neha',
+  'Kiran',
+  'Ravi',
+  'Meena',
+  'Joseph',
+  'Mary',
+  'Sanjay',
+  'Pooja',
+  'Abdul',
+  'Harpreet',
+  'Divya',
+  'Venkat',
+  'Farah',
+  'Aditya',
+];
+const LAST = [
+  'Verma',
+  'Kumar',
+  'Nair',
+  'Sharma',
+  'Iyer',
+  'Reddy',
+  'Singh',
+  'Das',
+  'Patel',
+  'Khan',
+  'Menon',
+  'Gupta',
+  'Rao',
+  'Joshi',
+  'Siddiqui',
+  'Pillai',
+  'Mukherjee',
+  'Chatterjee',
+  'Desai',
+  'Kulkarni',
+  'Thomas',
+  'Fernandes',
+  'Bose',
+  'Yadav',
+  'Mishra',
+];
 // A few Devanagari / Tamil names, so the UTF-8 path of the decoder is exercised.
 const NATIVE = ['आशा वर्मा', 'रोहित कुमार', 'प्रिया शर्मा', 'காவ்யா நாயர்', 'அர்ஜுன் ரெட்டி'];
-const HOSP_WORD = ['Sanjeevani', 'Lakeview', 'Green Valley', 'Sunrise', 'Apollo Road', 'Shanti', 'Lotus', 'Arogya', 'Dhanvantari', 'City Care', 'Riverside', 'Sai Krupa', 'Navjeevan', 'Hill View', 'Metro'];
-const HOSP_KIND = ['Family Clinic', 'Multispeciality Hospital', 'Hospital', 'Nursing Home', 'Medical Centre', 'Polyclinic', 'Diagnostic Centre', 'Children\'s Clinic'];
+const HOSP_WORD = [
+  'Sanjeevani',
+  'Lakeview',
+  'Green Valley',
+  'Sunrise',
+  'Apollo Road',
+  'Shanti',
+  'Lotus',
+  'Arogya',
+  'Dhanvantari',
+  'City Care',
+  'Riverside',
+  'Sai Krupa',
+  'Navjeevan',
+  'Hill View',
+  'Metro',
+];
+const HOSP_KIND = ['Family Clinic', 'Multispeciality Hospital', 'Hospital', 'Nursing Home', 'Medical Centre', 'Polyclinic', 'Diagnostic Centre', "Children's Clinic"];
 const STATE_CODES = ['29', '33', '07', '27', '32', '36', '24', '09', '19', '06'];
 const LIC_PREFIX = ['KMC', 'TNMC', 'DMC', 'MMC', 'TCMC', 'WBMC', 'GMC', 'UPMC'];
 const DIAGNOSES = [
@@ -70,7 +143,20 @@ const DRUGS = [
   ['Levothyroxine 50 mcg tablet', '1 tablet', 'Once a day (OD)', '3 months', 'empty stomach, early morning'],
   ['Cholecalciferol 60000 IU sachet', '1 sachet', 'Once a week', '8 weeks', 'with milk'],
 ];
-const TESTS = ['Complete blood count (CBC)', 'HbA1c', 'Lipid profile', 'Thyroid stimulating hormone (TSH)', 'Serum vitamin B12', 'Serum ferritin', 'Peripheral smear', 'Fasting blood sugar', 'Serum creatinine', 'Urine routine', 'Dengue NS1 antigen', 'Chest X-ray PA view'];
+const TESTS = [
+  'Complete blood count (CBC)',
+  'HbA1c',
+  'Lipid profile',
+  'Thyroid stimulating hormone (TSH)',
+  'Serum vitamin B12',
+  'Serum ferritin',
+  'Peripheral smear',
+  'Fasting blood sugar',
+  'Serum creatinine',
+  'Urine routine',
+  'Dengue NS1 antigen',
+  'Chest X-ray PA view',
+];
 const ADVICE = [
   'Drink plenty of water. Come fasting for the lipid profile. Bring the reports at the next visit.',
   'Iron-rich diet: green leafy vegetables, jaggery, dates. Avoid tea with meals.',

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const keyOf = (cf) => {
-  const file = cf.url === '' ? '' : cf.url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
+  const file =
+    cf.url === ''
+      ? ''
+      : cf.url
+          .replace(/^file:\/\//, '')
+          .split('/')
+          .slice(-2)
+          .join('/');
   return `${cf.functionName || '(anonymous)'}${file === '' ? '' : ` ${file}:${cf.lineNumber + 1}`}`;
 };
 

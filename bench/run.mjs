@@ -230,7 +230,9 @@ async function ndjsonRounds(data, rounds, jobs) {
     cli.push(c);
     base.push(b);
     ratio.push(b.ms / c.ms);
-    log(`    round ${i + 1}/${rounds}: validate --jobs ${jobs} ${fmt(data.bytes / MB / (c.ms / 1000))} MB/s (${fmtInt(c.rssKB / 1024)} MiB), bare parse ${fmt(data.bytes / MB / (b.ms / 1000))} MB/s (${fmtInt(b.rssKB / 1024)} MiB)`);
+    log(
+      `    round ${i + 1}/${rounds}: validate --jobs ${jobs} ${fmt(data.bytes / MB / (c.ms / 1000))} MB/s (${fmtInt(c.rssKB / 1024)} MiB), bare parse ${fmt(data.bytes / MB / (b.ms / 1000))} MB/s (${fmtInt(b.rssKB / 1024)} MiB)`,
+    );
   }
   const mbps = (rs) => summary(rs.map((r) => data.bytes / MB / (r.ms / 1000)));
   const rss = (rs) => summary(rs.map((r) => (r.rssKB ?? NaN) / 1024));
@@ -370,28 +372,120 @@ const rssSmall = n3small.cli.peakRssMiB.median;
 const elapsed = (performance.now() - started) / 1000;
 
 const rows = [
-  ['1', 'validateLinkRequest (opd request)', `${fmtInt(m1.subject.median)} ops/s`, `JSON.parse same text: ${fmtInt(m1.baseline.median)} ops/s`, fmtRatio(m1.ratio.median), fmtSpread(m1.ratio, (x) => fmt(x, 2)), ''],
-  ['2', 'buildLinkRequest(JSON.parse(input)) (opd input)', `${fmtInt(m2.subject.median)} ops/s`, `validateLinkRequest(built): ${fmtInt(m2.baseline.median)} ops/s`, fmtRatio(m2.ratio.median), fmtSpread(m2.ratio, (x) => fmt(x, 2)), ''],
-  ['3a', `validate --ndjson --jobs ${CONFIG.ndjsonJobs} --format json, ${fmt(full.bytes / MB)} MB, ${fmtInt(full.docs)} docs`, `${fmt(n3full.cli.mbPerS.median)} MB/s`, `bare single-threaded parse: ${fmt(n3full.baseline.mbPerS.median)} MB/s`, fmtRatio(n3full.ratio.median), fmtSpread(n3full.ratio, (x) => fmt(x, 2)), `>= ${targetParallel}x ${pass(n3full.ratio.median >= targetParallel)}`],
-  ['3a1', `same with --jobs 1 (single-threaded), ${fmt(full.bytes / MB)} MB`, `${fmt(n3one.cli.mbPerS.median)} MB/s`, `bare parse: ${fmt(n3one.baseline.mbPerS.median)} MB/s`, fmtRatio(n3one.ratio.median), fmtSpread(n3one.ratio, (x) => fmt(x, 2)), `>= ${TARGET_NDJSON}x ${pass(n3one.ratio.median >= TARGET_NDJSON)}`],
-  ['3b', `same, ${fmt(small.bytes / MB)} MB (quarter size), ${fmtInt(small.docs)} docs`, `${fmt(n3small.cli.mbPerS.median)} MB/s`, `bare parse: ${fmt(n3small.baseline.mbPerS.median)} MB/s`, fmtRatio(n3small.ratio.median), fmtSpread(n3small.ratio, (x) => fmt(x, 2)), ''],
-  ['3c', `--jobs ${CONFIG.ndjsonJobs}, steady state (full minus quarter: no start-up)`, `${fmt(steady.cli)} MB/s`, `bare parse: ${fmt(steady.baseline)} MB/s`, fmtRatio(steady.ratio), '', `>= ${targetParallel}x ${pass(steady.ratio >= targetParallel)}`],
-  ['3d', `peak RSS of validate --ndjson --jobs ${CONFIG.ndjsonJobs}: full vs quarter size`, `${fmt(rssFull)} MiB`, `quarter: ${fmt(rssSmall)} MiB`, fmtRatio(rssFull / rssSmall), fmtSpread(n3full.cli.peakRssMiB, (x) => fmt(x, 0)), `< ${TARGET_RSS_GROWTH}x (input ${fmt(full.bytes / small.bytes)}x) ${pass(rssFull / rssSmall < TARGET_RSS_GROWTH)}`],
-  ['3e', 'peak RSS of bare parse: full vs quarter size', `${fmt(n3full.baseline.peakRssMiB.median)} MiB`, `quarter: ${fmt(n3small.baseline.peakRssMiB.median)} MiB`, fmtRatio(n3full.baseline.peakRssMiB.median / n3small.baseline.peakRssMiB.median), fmtSpread(n3full.baseline.peakRssMiB, (x) => fmt(x, 0)), ''],
-  ['3f', 'peak RSS, full size: validate vs bare parse', `${fmt(rssFull)} MiB`, `bare parse: ${fmt(n3full.baseline.peakRssMiB.median)} MiB`, fmtRatio(rssFull / n3full.baseline.peakRssMiB.median), '', ''],
-  ['4', 'abha-link validate FILE (one request), wall time', `${fmt(m4.cli.median)} ms`, `node -e 0: ${fmt(m4.node.median)} ms`, fmtRatio(m4.ratio), fmtSpread(m4.pairRatios, (x) => fmt(x, 2)), `<= ${TARGET_STARTUP}x ${pass(m4.ratio <= TARGET_STARTUP)}`],
+  [
+    '1',
+    'validateLinkRequest (opd request)',
+    `${fmtInt(m1.subject.median)} ops/s`,
+    `JSON.parse same text: ${fmtInt(m1.baseline.median)} ops/s`,
+    fmtRatio(m1.ratio.median),
+    fmtSpread(m1.ratio, (x) => fmt(x, 2)),
+    '',
+  ],
+  [
+    '2',
+    'buildLinkRequest(JSON.parse(input)) (opd input)',
+    `${fmtInt(m2.subject.median)} ops/s`,
+    `validateLinkRequest(built): ${fmtInt(m2.baseline.median)} ops/s`,
+    fmtRatio(m2.ratio.median),
+    fmtSpread(m2.ratio, (x) => fmt(x, 2)),
+    '',
+  ],
+  [
+    '3a',
+    `validate --ndjson --jobs ${CONFIG.ndjsonJobs} --format json, ${fmt(full.bytes / MB)} MB, ${fmtInt(full.docs)} docs`,
+    `${fmt(n3full.cli.mbPerS.median)} MB/s`,
+    `bare single-threaded parse: ${fmt(n3full.baseline.mbPerS.median)} MB/s`,
+    fmtRatio(n3full.ratio.median),
+    fmtSpread(n3full.ratio, (x) => fmt(x, 2)),
+    `>= ${targetParallel}x ${pass(n3full.ratio.median >= targetParallel)}`,
+  ],
+  [
+    '3a1',
+    `same with --jobs 1 (single-threaded), ${fmt(full.bytes / MB)} MB`,
+    `${fmt(n3one.cli.mbPerS.median)} MB/s`,
+    `bare parse: ${fmt(n3one.baseline.mbPerS.median)} MB/s`,
+    fmtRatio(n3one.ratio.median),
+    fmtSpread(n3one.ratio, (x) => fmt(x, 2)),
+    `>= ${TARGET_NDJSON}x ${pass(n3one.ratio.median >= TARGET_NDJSON)}`,
+  ],
+  [
+    '3b',
+    `same, ${fmt(small.bytes / MB)} MB (quarter size), ${fmtInt(small.docs)} docs`,
+    `${fmt(n3small.cli.mbPerS.median)} MB/s`,
+    `bare parse: ${fmt(n3small.baseline.mbPerS.median)} MB/s`,
+    fmtRatio(n3small.ratio.median),
+    fmtSpread(n3small.ratio, (x) => fmt(x, 2)),
+    '',
+  ],
+  [
+    '3c',
+    `--jobs ${CONFIG.ndjsonJobs}, steady state (full minus quarter: no start-up)`,
+    `${fmt(steady.cli)} MB/s`,
+    `bare parse: ${fmt(steady.baseline)} MB/s`,
+    fmtRatio(steady.ratio),
+    '',
+    `>= ${targetParallel}x ${pass(steady.ratio >= targetParallel)}`,
+  ],
+  [
+    '3d',
+    `peak RSS of validate --ndjson --jobs ${CONFIG.ndjsonJobs}: full vs quarter size`,
+    `${fmt(rssFull)} MiB`,
+    `quarter: ${fmt(rssSmall)} MiB`,
+    fmtRatio(rssFull / rssSmall),
+    fmtSpread(n3full.cli.peakRssMiB, (x) => fmt(x, 0)),
+    `< ${TARGET_RSS_GROWTH}x (input ${fmt(full.bytes / small.bytes)}x) ${pass(rssFull / rssSmall < TARGET_RSS_GROWTH)}`,
+  ],
+  [
+    '3e',
+    'peak RSS of bare parse: full vs quarter size',
+    `${fmt(n3full.baseline.peakRssMiB.median)} MiB`,
+    `quarter: ${fmt(n3small.baseline.peakRssMiB.median)} MiB`,
+    fmtRatio(n3full.baseline.peakRssMiB.median / n3small.baseline.peakRssMiB.median),
+    fmtSpread(n3full.baseline.peakRssMiB, (x) => fmt(x, 0)),
+    '',
+  ],
+  [
+    '3f',
+    'peak RSS, full size: validate vs bare parse',
+    `${fmt(rssFull)} MiB`,
+    `bare parse: ${fmt(n3full.baseline.peakRssMiB.median)} MiB`,
+    fmtRatio(rssFull / n3full.baseline.peakRssMiB.median),
+    '',
+    '',
+  ],
+  [
+    '4',
+    'abha-link validate FILE (one request), wall time',
+    `${fmt(m4.cli.median)} ms`,
+    `node -e 0: ${fmt(m4.node.median)} ms`,
+    fmtRatio(m4.ratio),
+    fmtSpread(m4.pairRatios, (x) => fmt(x, 2)),
+    `<= ${TARGET_STARTUP}x ${pass(m4.ratio <= TARGET_STARTUP)}`,
+  ],
   ...[80_000, 160_000].map((b, i) => {
     const m = m5.wrongTyped[b];
-    return [`5${'ab'[i]}`, `validate, link request of ${fmtInt(m.bytes)} bytes of wrong-typed items (${fmt(m.secondsPerValidate, 3)} s each)`, `${fmt(m.subject.median)} ops/s`, `JSON.parse same text: ${fmt(m.baseline.median)} ops/s`, `${fmt(m.ratio.median, 4)}x`, fmtSpread(m.ratio, (x) => fmt(x, 4)), ''];
+    return [
+      `5${'ab'[i]}`,
+      `validate, link request of ${fmtInt(m.bytes)} bytes of wrong-typed items (${fmt(m.secondsPerValidate, 3)} s each)`,
+      `${fmt(m.subject.median)} ops/s`,
+      `JSON.parse same text: ${fmt(m.baseline.median)} ops/s`,
+      `${fmt(m.ratio.median, 4)}x`,
+      fmtSpread(m.ratio, (x) => fmt(x, 4)),
+      '',
+    ];
   }),
-  ['5c', 'validate --lint, 2.8 MB request with 40,000 warnings, text format, wall time', `${fmt(m5.located.textMs.median, 0)} ms`, `--format json: ${fmt(m5.located.jsonMs.median, 0)} ms`, fmtRatio(m5.located.ratio.median), fmtSpread(m5.located.ratio, (x) => fmt(x, 2)), ''],
+  [
+    '5c',
+    'validate --lint, 2.8 MB request with 40,000 warnings, text format, wall time',
+    `${fmt(m5.located.textMs.median, 0)} ms`,
+    `--format json: ${fmt(m5.located.jsonMs.median, 0)} ms`,
+    fmtRatio(m5.located.ratio.median),
+    fmtSpread(m5.located.ratio, (x) => fmt(x, 2)),
+    '',
+  ],
 ];
 const header = ['#', 'Measurement', 'Subject (median)', 'Baseline (median)', 'Ratio', 'Ratio spread (min..max)', 'Target'];
-const table = [
-  `| ${header.join(' | ')} |`,
-  `|${header.map(() => '---').join('|')}|`,
-  ...rows.map((r) => `| ${r.join(' | ')} |`),
-].join('\n');
+const table = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
 function profileReport(p) {
   const item = (r) => `- ${r.fn}: ${fmt(r.ms, 0)} ms (${fmt(r.pct)}%)`;
@@ -429,7 +523,17 @@ process.stdout.write(report);
 const json = {
   startedAt: startedAt.toISOString(),
   elapsedSeconds: elapsed,
-  env: { node: process.version, platform: os.platform(), arch: os.arch(), cpus: cpus.length, cpuModel: cpus[0]?.model ?? null, totalMemMiB: Math.round(os.totalmem() / 2 ** 20), loadBefore, loadAfter, peakRssMethod: useGnuTime ? 'gnu-time' : 'proc-vmhwm' },
+  env: {
+    node: process.version,
+    platform: os.platform(),
+    arch: os.arch(),
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? null,
+    totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
+    loadBefore,
+    loadAfter,
+    peakRssMethod: useGnuTime ? 'gnu-time' : 'proc-vmhwm',
+  },
   config: CONFIG,
   validateVsParse: { subjectOpsPerS: m1.subject, baselineOpsPerS: m1.baseline, ratio: m1.ratio },
   buildVsValidate: { subjectOpsPerS: m2.subject, baselineOpsPerS: m2.baseline, ratio: m2.ratio, builtMatchesExample },

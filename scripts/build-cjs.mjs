@@ -46,7 +46,9 @@ const importMetaUrl = {
     b.onLoad({ filter: /\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
-      const twin = relative(dirname(join(out, relative(dist, args.path))), args.path).split(sep).join('/');
+      const twin = relative(dirname(join(out, relative(dist, args.path))), args.path)
+        .split(sep)
+        .join('/');
       const url = `require("node:url").pathToFileURL(require("node:path").join(__dirname, ${JSON.stringify(twin)})).href`;
       return { contents: source.replaceAll('import.meta.url', url), loader: 'js' };
     });

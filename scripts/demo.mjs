@@ -14,7 +14,9 @@ import { startMockServer } from '../dist/mock/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = join(root, 'examples');
-const inputs = readdirSync(dir).filter((f) => f.endsWith('.input.json')).sort();
+const inputs = readdirSync(dir)
+  .filter((f) => f.endsWith('.input.json'))
+  .sort();
 const now = new Date();
 let failed = 0;
 

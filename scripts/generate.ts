@@ -151,10 +151,7 @@ export function buildSchemas(): SchemaFile[] {
   const out: SchemaFile[] = [];
   for (const r of RESOURCES) {
     // The two envelopes check data only on success, as the endpoint responses do.
-    const body =
-      r.name === 'token-envelope'
-        ? responseSchema('token', { type: 'string', maxLength: 16384, description: 'The JWT bearer token.' })
-        : objectSchema(r);
+    const body = r.name === 'token-envelope' ? responseSchema('token', { type: 'string', maxLength: 16384, description: 'The JWT bearer token.' }) : objectSchema(r);
     out.push({
       entry: { name: r.name, title: r.title, file: `schemas/${r.name}.schema.json`, resource: r.typeName },
       schema: { ...header(r.name, r.title, r.description, r.section), ...body },
@@ -263,10 +260,7 @@ export function buildTypes(): string {
     const dataType = tsType(e.response.data, inline);
     parts.push(inline.join('\n'));
     const flag = e.response.envelope === 'token' ? 'status' : 'success';
-    parts.push(
-      `${doc([`Response body of ${e.method} ${e.path} (spec §${e.section}).`])}export interface ${Name}Response {\n` +
-        `  ${flag}: boolean;\n  message?: string;\n  data?: ${dataType};\n}\n`,
-    );
+    parts.push(`${doc([`Response body of ${e.method} ${e.path} (spec §${e.section}).`])}export interface ${Name}Response {\n` + `  ${flag}: boolean;\n  message?: string;\n  data?: ${dataType};\n}\n`);
   }
   const map: string[] = [];
   for (const r of [...RESOURCES, ...INPUTS]) map.push(`  ${JSON.stringify(r.name)}: ${r.typeName};`);
@@ -425,7 +419,14 @@ export function generateAll(): Map<string, string> {
   const files = buildSchemas();
   const out = new Map<string, string>();
   for (const f of files) out.set(f.entry.file, `${JSON.stringify(f.schema, null, 2)}\n`);
-  out.set('schemas/index.json', `${JSON.stringify(files.map((f) => f.entry), null, 2)}\n`);
+  out.set(
+    'schemas/index.json',
+    `${JSON.stringify(
+      files.map((f) => f.entry),
+      null,
+      2,
+    )}\n`,
+  );
   out.set('src/generated/types.ts', buildTypes());
   out.set('src/generated/validators.ts', linearErrorMerge(buildValidators(files)));
   out.set('src/generated/manifest.ts', buildManifestModule(files));

@@ -64,8 +64,7 @@ export function precompileTemplates(dir: string = TEMPLATES_DIR): string {
       throw compileError(label, e);
     }
   };
-  const entries = (list: Array<{ name: string; source: string }>, prefix: string): string =>
-    list.map((t) => `  ${JSON.stringify(t.name)}: ${compileOne(`${prefix}${t.name}`, t.source)},`).join('\n');
+  const entries = (list: Array<{ name: string; source: string }>, prefix: string): string => list.map((t) => `  ${JSON.stringify(t.name)}: ${compileOne(`${prefix}${t.name}`, t.source)},`).join('\n');
   return `${GENERATED_NOTE}
 // @ts-nocheck
 import type { TemplateSpec } from '../handlebars.js';

@@ -91,7 +91,12 @@ export function escapePointerToken(token: string | number): string {
 
 /** Splits a JSON Pointer into its unescaped reference tokens (`""` gives none). */
 export function parsePointer(ptr: string): string[] {
-  return ptr === '' ? [] : ptr.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return ptr === ''
+    ? []
+    : ptr
+        .split('/')
+        .slice(1)
+        .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** Joins reference tokens into a JSON Pointer. */

@@ -23,12 +23,6 @@ export { normalizeDuration } from './builders/duration.js';
 export { visitDateOf } from './builders/visit-date.js';
 export { detectInputKind, type InputKind } from './input-kind.js';
 export { deriveDisplay, deriveReferenceNumber } from './builders/labels.js';
-export {
-  ENDPOINT_PATHS,
-  HI_TYPES,
-  HI_TYPE_DISPLAY,
-  DEFAULT_TIME_ZONE,
-  type HiType,
-} from './spec/constants.js';
+export { ENDPOINT_PATHS, HI_TYPES, HI_TYPE_DISPLAY, DEFAULT_TIME_ZONE, type HiType } from './spec/constants.js';
 export { RESOURCES, ENDPOINTS, INPUTS, PATTERNS, FORMATS, BOUNDS } from './spec/definition.js';
 export type { ResourceDef, EndpointDef, FieldDef, ObjectDef } from './spec/definition.js';

@@ -97,9 +97,7 @@ describe('visitDateOf and the visit date of buildLinkRequest', () => {
   });
 
   it('reports an impossible date at /visit/at', () => {
-    expect(issuesOf(() => buildLinkRequest(visit('2026-02-30T10:00:00+05:30')))).toEqual([
-      expect.objectContaining({ path: '/visit/at', code: 'invalid-datetime' }),
-    ]);
+    expect(issuesOf(() => buildLinkRequest(visit('2026-02-30T10:00:00+05:30')))).toEqual([expect.objectContaining({ path: '/visit/at', code: 'invalid-datetime' })]);
   });
 
   it('reports an invalid Date object at /visit/at', () => {
@@ -214,9 +212,13 @@ describe('normalizeDuration', () => {
 
 describe('buildMedication', () => {
   it('produces consistent strings from structured and written input', () => {
-    expect(
-      buildMedication({ drugName: ' Metformin 500 mg tablet ', dosage: '1 tablet', frequency: 'bd', duration: { value: 30, unit: 'day' }, instructions: 'after food' }),
-    ).toEqual({ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: 'Twice a day (BD)', duration: '30 days', instructions: 'after food' });
+    expect(buildMedication({ drugName: ' Metformin 500 mg tablet ', dosage: '1 tablet', frequency: 'bd', duration: { value: 30, unit: 'day' }, instructions: 'after food' })).toEqual({
+      drugName: 'Metformin 500 mg tablet',
+      dosage: '1 tablet',
+      frequency: 'Twice a day (BD)',
+      duration: '30 days',
+      instructions: 'after food',
+    });
   });
 
   it('leaves out blank optional fields', () => {
@@ -455,10 +457,11 @@ describe('buildLinkRequest', () => {
     const input = visit('2026-11-20', { medications: [{ drugName: 'Cetirizine 10 mg tablet' }] });
     const r = safeBuildLinkRequest(input);
     expect(r.success).toBe(true);
-    if (r.success) expect(r.warnings.map((w) => [w.path, w.code])).toEqual([
-      ['/medications/0/dosage', 'medication-without-dosage'],
-      ['/medications/0/frequency', 'medication-without-frequency'],
-    ]);
+    if (r.success)
+      expect(r.warnings.map((w) => [w.path, w.code])).toEqual([
+        ['/medications/0/dosage', 'medication-without-dosage'],
+        ['/medications/0/frequency', 'medication-without-frequency'],
+      ]);
   });
 
   it('flags a visit in the future only when told the time', () => {

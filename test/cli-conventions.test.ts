@@ -90,7 +90,10 @@ describe('several files and glob patterns', () => {
   it('validate expands a quoted glob itself (as on Windows cmd) and names the file in each JSON result', async () => {
     const r = await run(['validate', '--format', 'json', 'examples/*.request.json']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { file: string; index: number; valid: boolean });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file: string; index: number; valid: boolean });
     expect(lines.map((l) => l.file)).toEqual(['examples/lab-order.request.json', 'examples/multi-care-context.request.json', 'examples/opd-prescription.request.json']);
     expect(lines.every((l) => l.valid && l.index === 0)).toBe(true);
   });
@@ -104,7 +107,10 @@ describe('several files and glob patterns', () => {
   it('build prints one request per line (NDJSON) for several inputs, in the order of the files', async () => {
     const r = await run(['build', 'examples/lab-order.input.json', 'examples/opd-prescription.input.json']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     expect(lines).toEqual([JSON.parse(example('lab-order.request.json')), JSON.parse(example('opd-prescription.request.json'))]);
   });
 
@@ -124,7 +130,10 @@ describe('build --ndjson', () => {
   it('turns one clinical input per line into one link request per line, with the issues of a bad line on stderr by line number', async () => {
     const r = await run(['build', '--ndjson', '-'], `${input}\n\n{"hospital":{}}\n${other}\n{"visit": }\n`);
     expect(r.code).toBe(2);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     expect(out).toEqual([JSON.parse(example('lab-order.request.json')), JSON.parse(example('opd-prescription.request.json'))]);
     expect(r.stderr).toContain('<stdin>:3 /hospital/id id is required (required)');
     expect(r.stderr).toContain('<stdin>:5:11 invalid JSON: expected a value');
@@ -251,7 +260,11 @@ describe('input that is not UTF-8', () => {
     ['UTF-16 BE with a byte-order mark', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(request, 'utf16le').swap16()])],
   ])('%s is told to save it as UTF-8, exit 2', async (name, bytes) => {
     const p = file(`${name.replace(/\W+/g, '-')}.json`, bytes);
-    for (const args of [['validate', p], ['build', p], ['validate', '--ndjson', p]]) {
+    for (const args of [
+      ['validate', p],
+      ['build', p],
+      ['validate', '--ndjson', p],
+    ]) {
       const r = await run(args);
       expect(r.code).toBe(2);
       expect(r.stdout + r.stderr).toContain(`${p}:1:1 UTF-16 text; save it as UTF-8`);
@@ -279,7 +292,10 @@ describe('input that is not UTF-8', () => {
     const bytes = Buffer.concat([Buffer.from(`${line}\n{"hipId": "`), Buffer.from([0xff]), Buffer.from(`"}\n${line}\n`)]);
     const r = await run(['validate', '--ndjson', '--format', 'json', file('bad-byte.ndjson', bytes)]);
     expect(r.code).toBe(2);
-    const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { valid: boolean; errors: Array<{ message: string }> });
+    const results = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { valid: boolean; errors: Array<{ message: string }> });
     expect(results.map((x) => x.valid)).toEqual([true, false, true]);
     expect(results[1]?.errors[0]?.message).toBe('line 2, column 12: invalid UTF-8 (byte 11 of the line); save it as UTF-8');
   });

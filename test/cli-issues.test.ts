@@ -23,8 +23,7 @@ function file(name: string, content: string): string {
   return p;
 }
 
-const request = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as Record<string, unknown>;
+const request = (): Record<string, unknown> => JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as Record<string, unknown>;
 
 describe('validate prints a bounded number of issues per document', () => {
   const p = file('wrong-typed.json', JSON.stringify({ ...request(), careContexts: Array.from({ length: 5000 }, () => 1) }));

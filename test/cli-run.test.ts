@@ -56,7 +56,7 @@ describe('runCli', () => {
     expect(next.stderr()).toBe('examples/lab-order.request.json: 1 document, 1 valid, 0 invalid\n');
   });
 
-  it('reads the clock it is given: a visit date is in the future only after the run\'s today', async () => {
+  it("reads the clock it is given: a visit date is in the future only after the run's today", async () => {
     const before = ioWith({ now: () => new Date('2020-01-01T00:00:00Z') });
     expect(await runCli(['validate', '--lint', 'examples/lab-order.request.json'], before.io)).toBe(1);
     expect(before.stdout()).toContain('(visit-date-in-future)');
@@ -64,7 +64,7 @@ describe('runCli', () => {
     expect(await runCli(['validate', '--lint', 'examples/lab-order.request.json'], after.io)).toBe(0);
   });
 
-  it('reads the environment it is given, not the process\'s', async () => {
+  it("reads the environment it is given, not the process's", async () => {
     const run = ioWith({ env: { ABHA_LINK_BASE_URL: 'nope' } });
     expect(await runCli(['submit', 'examples/lab-order.request.json'], run.io)).toBe(2);
     expect(run.stderr()).toBe('abha-link: ABHA_LINK_BASE_URL: is not a valid absolute URL (expected e.g. https://abha.example.org)\n');

@@ -26,8 +26,7 @@ function file(name: string, content: string): string {
   return p;
 }
 
-const exampleRequest = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
+const exampleRequest = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
 
 /** A stack trace has lines like "    at fn (file.js:1:2)". */
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
@@ -101,7 +100,10 @@ describe('abha-link validate', () => {
     const p = file('mixed.ndjson', `${good}\n\n${bad}\r\n${good}\n`);
     const r = await run(['validate', '--ndjson', '--format', 'json', p]);
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: unknown[] });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: unknown[] });
     expect(lines.map((l) => [l.index, l.valid])).toEqual([
       [0, true],
       [1, false],
@@ -130,7 +132,10 @@ describe('abha-link validate', () => {
     const p = file('broken.ndjson', `${good}\n{"visitId": }\n${good}\n`);
     const r = await run(['validate', '--ndjson', '--format', 'json', p]);
     expect(r.code).toBe(2);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: Array<{ code: string; message: string }> });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: Array<{ code: string; message: string }> });
     expect(lines.map((l) => l.valid)).toEqual([true, false, true]);
     expect(lines[1]?.errors[0]).toEqual({ path: '', code: 'invalid-json', message: 'line 2, column 13: expected a value' });
   });

@@ -251,8 +251,7 @@ describe('a request fetch refuses to build', () => {
 describe('underlying errors', () => {
   it('are kept as their class name and system code only, never their message', async () => {
     const secret = 'PLANTED-in-a-cause-message';
-    const refused: FetchLike = () =>
-      Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED ${secret}`), { code: 'ECONNREFUSED', syscall: 'connect' }) }));
+    const refused: FetchLike = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error(`connect ECONNREFUSED ${secret}`), { code: 'ECONNREFUSED', syscall: 'connect' }) }));
     const c = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: API_KEY, fetch: refused, retry: false });
     const e = await failure(c.searchAbha({ mobile: '9000000001' }));
     expect(e).toBeInstanceOf(NetworkError);
@@ -308,7 +307,12 @@ describe('a success: true link answer that contradicts the request', () => {
     });
 
   it('resolves with mismatches when a care context is reported FAILED', async () => {
-    const c = await answering({ careContexts: [{ referenceNumber: refs[0], status: 'LINKED' }, { referenceNumber: refs[1], status: 'FAILED' }] });
+    const c = await answering({
+      careContexts: [
+        { referenceNumber: refs[0], status: 'LINKED' },
+        { referenceNumber: refs[1], status: 'FAILED' },
+      ],
+    });
     const r = await c.linkCareContexts(twoContexts);
     expect(r.success).toBe(true);
     expect(r.mismatches).toEqual([expect.objectContaining({ path: '/data/careContexts/1/status', code: 'care-context-not-linked', severity: 'warning' })]);
@@ -316,7 +320,12 @@ describe('a success: true link answer that contradicts the request', () => {
 
   it('resolves with mismatches when the answer names other references, and says which of the request are missing', async () => {
     const other = 'SOMEONE-ELSES-REF-99';
-    const c = await answering({ careContexts: [{ referenceNumber: refs[0], status: 'LINKED' }, { referenceNumber: other, status: 'LINKED' }] });
+    const c = await answering({
+      careContexts: [
+        { referenceNumber: refs[0], status: 'LINKED' },
+        { referenceNumber: other, status: 'LINKED' },
+      ],
+    });
     const r = await c.linkCareContexts(twoContexts);
     expect(r.mismatches?.map((m) => [m.path, m.code])).toEqual([
       ['/data/careContexts/1/referenceNumber', 'care-context-not-requested'],

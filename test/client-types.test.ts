@@ -4,15 +4,7 @@
  * run-time part checks the same promises against the mock.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  EnvelopeError,
-  TransportError,
-  createClient,
-  type AbhaClient,
-  type Issue,
-  type LinkCareContextSuccess,
-  type SessionToken,
-} from '../src/client/index.js';
+import { EnvelopeError, TransportError, createClient, type AbhaClient, type Issue, type LinkCareContextSuccess, type SessionToken } from '../src/client/index.js';
 import type { AccountProfile, SearchResultItem, VerifyOtpResponseData } from '../src/index.js';
 import { startMockServer } from '../src/mock/index.js';
 
@@ -26,9 +18,7 @@ describe('the result type of a client method', () => {
     expectTypeOf<Result<'requestOtp'>['data']>().toHaveProperty('txnId');
     expectTypeOf<Result<'verifyOtp'>['success']>().toEqualTypeOf<true>();
     expectTypeOf<Result<'verifyOtp'>['data']['token']>().toEqualTypeOf<SessionToken | undefined>();
-    expectTypeOf<Result<'abhaAddressLoginVerifyOtp'>['data']['tokens']>().toEqualTypeOf<
-      { token?: SessionToken; expiresIn?: number; refreshToken?: string; refreshExpiresIn?: number } | undefined
-    >();
+    expectTypeOf<Result<'abhaAddressLoginVerifyOtp'>['data']['tokens']>().toEqualTypeOf<{ token?: SessionToken; expiresIn?: number; refreshToken?: string; refreshExpiresIn?: number } | undefined>();
     expectTypeOf<Result<'enrollVerifyOtp'>['data']>().not.toBeNullable();
     expectTypeOf<Result<'fetchAbhaAddressProfile'>['data']>().not.toBeNullable();
     expectTypeOf<Result<'mobileLoginAbhaNumberVerifyOtp'>['data']>().not.toBeNullable();

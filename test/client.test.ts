@@ -30,8 +30,7 @@ import { startMockServer, type MockEvent, type MockServer } from '../src/mock/in
 import type { LinkCareContextRequest } from '../src/index.js';
 
 const API_KEY = 'sk-planted-Zq8vX3kLm2Pw9';
-const example = (name: string): LinkCareContextRequest =>
-  JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
+const example = (name: string): LinkCareContextRequest => JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
 const base = example('opd-prescription');
 /** A distinct valid link request (its own key). */
 const request = (n: number): LinkCareContextRequest => ({ ...base, visitId: `OPD-T-${n}` });
@@ -138,15 +137,27 @@ describe('the built package', () => {
     const root = new URL('..', import.meta.url);
     const esm = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "import { createClient } from 'abha-link/client'; import { startMockServer } from 'abha-link/mock'; const m = await startMockServer(); const c = createClient({ baseUrl: m.url, apiKey: m.apiKey }); const r = await c.searchAbha({ mobile: '9000000001' }); console.log(r.success, c.tokenRequests); await m.close();"],
+      [
+        '--input-type=module',
+        '-e',
+        "import { createClient } from 'abha-link/client'; import { startMockServer } from 'abha-link/mock'; const m = await startMockServer(); const c = createClient({ baseUrl: m.url, apiKey: m.apiKey }); const r = await c.searchAbha({ mobile: '9000000001' }); console.log(r.success, c.tokenRequests); await m.close();",
+      ],
       { cwd: root, encoding: 'utf8' },
     );
     expect(esm.stderr).toBe('');
     expect(esm.stdout.trim()).toBe('true 1');
-    const cjs = spawnSync(process.execPath, ['--no-warnings', '-e', "const { createClient } = require('abha-link/client'); const { buildOpenApiDocument } = require('abha-link/mock'); console.log(typeof createClient, Object.keys(buildOpenApiDocument().paths).length)"], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const cjs = spawnSync(
+      process.execPath,
+      [
+        '--no-warnings',
+        '-e',
+        "const { createClient } = require('abha-link/client'); const { buildOpenApiDocument } = require('abha-link/mock'); console.log(typeof createClient, Object.keys(buildOpenApiDocument().paths).length)",
+      ],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     expect(cjs.stdout.trim()).toBe('function 12');
   });
 });
@@ -228,9 +239,7 @@ describe('bearer token', () => {
     let now = 1_000_000;
     const fake: FetchLike = (url) =>
       Promise.resolve(
-        new URL(url).pathname === '/api/m1/abha/token'
-          ? Response.json({ status: true, message: 'ok', data: 'opaque-token' })
-          : Response.json({ success: true, message: 'linked', data: null }),
+        new URL(url).pathname === '/api/m1/abha/token' ? Response.json({ status: true, message: 'ok', data: 'opaque-token' }) : Response.json({ success: true, message: 'linked', data: null }),
       );
     const { c, calls } = client({ fetch: fake, now: () => now, tokenLifetimeMs: 120_000, tokenRefreshMarginMs: 10_000 });
     await c.linkCareContexts(request(260));
@@ -723,9 +732,7 @@ describe('identity endpoints', () => {
   it('validates responses on arrival: a body without the spec shape is an InvalidResponseError with paths', async () => {
     const fake: FetchLike = (url) =>
       Promise.resolve(
-        new URL(url).pathname === '/api/m1/abha/token'
-          ? Response.json({ status: true, data: 'opaque' })
-          : Response.json({ success: true, message: 'ok', data: [{ txnId: 42, ABHA: 'no' }] }),
+        new URL(url).pathname === '/api/m1/abha/token' ? Response.json({ status: true, data: 'opaque' }) : Response.json({ success: true, message: 'ok', data: [{ txnId: 42, ABHA: 'no' }] }),
       );
     const { c } = client({ fetch: fake });
     const e = await failure(c.searchAbha({ mobile: '9000000001' }));

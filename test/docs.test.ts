@@ -49,7 +49,12 @@ function blocksOf(file: string): Block[] {
   return blocks;
 }
 
-const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const blocks = files.flatMap(blocksOf);
 const quickStart = blocks.find((b) => b.where.startsWith('README.md:'));
 let tmp = '';
@@ -79,8 +84,16 @@ beforeAll(async () => {
     writeFileSync(join(tmp, `${b.name}.mts`), `${b.code}${tail}export {};\n`);
   }
   const compilerOptions = {
-    module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true, skipLibCheck: true, types: ['node'], outDir: 'out', rootDir: '.',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: true,
+    types: ['node'],
+    outDir: 'out',
+    rootDir: '.',
   };
   writeFileSync(join(tmp, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.mts'] }));
   const r = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tmp], tmp);
@@ -91,11 +104,14 @@ afterAll(() => {
   if (tmp !== '') rmSync(tmp, { recursive: true, force: true });
 });
 
-
 describe('the TypeScript blocks of the README and docs', () => {
   it('are found: the README quick start and the examples of every guide', () => {
     expect(quickStart?.runs).toBe(true);
-    for (const f of ['docs/client.md', 'docs/fhir.md', 'docs/render.md']) expect(blocks.some((b) => b.where.startsWith(`${f}:`)), f).toBe(true);
+    for (const f of ['docs/client.md', 'docs/fhir.md', 'docs/render.md'])
+      expect(
+        blocks.some((b) => b.where.startsWith(`${f}:`)),
+        f,
+      ).toBe(true);
   });
 
   it('compile under strict TypeScript against the built package', () => {
@@ -122,7 +138,9 @@ describe('the TypeScript blocks of the README and docs', () => {
   it('the README quick start builds the values its text states', async () => {
     if (quickStart === undefined) throw new Error('no quick start');
     const r = await run(process.execPath, [join(tmp, 'out', `${quickStart.name}.mjs`)], tmp);
-    const request = JSON.parse(r.stdout.trim().split('\n').pop() ?? 'null') as { careContexts: { hiType: string; referenceNumber: string; display: string; bundleData: { medications: { frequency: string }[] } }[] };
+    const request = JSON.parse(r.stdout.trim().split('\n').pop() ?? 'null') as {
+      careContexts: { hiType: string; referenceNumber: string; display: string; bundleData: { medications: { frequency: string }[] } }[];
+    };
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const sentence = readme.slice(readme.indexOf('`request.careContexts[0]` gets'), readme.indexOf('\n', readme.indexOf('`request.careContexts[0]` gets')));
     const cc = request.careContexts[0];

@@ -105,7 +105,17 @@ describe('the client', () => {
 
 describe('the mock', () => {
   const state = (): MockState =>
-    new MockState({ apiKey: 'k', now: () => 1_800_000_000_000, tokenTtlSeconds: 60, otpTtlMs: 60_000, otp: '135790', seed: undefined, keepBodies: 0, linkRepeats: 'link-again', emit: () => undefined });
+    new MockState({
+      apiKey: 'k',
+      now: () => 1_800_000_000_000,
+      tokenTtlSeconds: 60,
+      otpTtlMs: 60_000,
+      otp: '135790',
+      seed: undefined,
+      keepBodies: 0,
+      linkRepeats: 'link-again',
+      emit: () => undefined,
+    });
 
   it('verifies the OTP of every OTP-verification endpoint in one step that issues the session lifetime its definition gives', () => {
     const verifying = ENDPOINTS.filter((e) => e.mock?.verifiesOtp !== undefined);

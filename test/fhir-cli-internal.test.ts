@@ -26,7 +26,16 @@ describe('abha-link fhir, when its own output fails FHIR validation', () => {
       stdout += String(chunk);
       return true;
     });
-    const code = await runFhir({ file: 'examples/opd-prescription.input.json', fromFhir: undefined, hiType: undefined, out: undefined, attach: [], force: false, timestamp: new Date('2026-11-20T12:00:00+05:30'), now: new Date('2026-11-21T00:00:00+05:30') });
+    const code = await runFhir({
+      file: 'examples/opd-prescription.input.json',
+      fromFhir: undefined,
+      hiType: undefined,
+      out: undefined,
+      attach: [],
+      force: false,
+      timestamp: new Date('2026-11-20T12:00:00+05:30'),
+      now: new Date('2026-11-21T00:00:00+05:30'),
+    });
     vi.restoreAllMocks();
     expect(code).toBe(3);
     expect(stdout).toBe('');

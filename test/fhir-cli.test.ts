@@ -33,7 +33,9 @@ describe('abha-link fhir', () => {
     const b = JSON.parse(r.stdout) as Bundle;
     expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
     expect(validateFhirBundle(b).success).toBe(true);
-    expect(r.stderr).toBe('examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out (content-not-in-profile)\n');
+    expect(r.stderr).toBe(
+      'examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out (content-not-in-profile)\n',
+    );
   });
 
   it('stamps the current time when no --timestamp is given', async () => {
@@ -52,7 +54,11 @@ describe('abha-link fhir', () => {
     expect(r.stderr).toContain('(content-not-in-profile)');
     expect(r.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['GVH-ENC-55012-OPConsultation.json', 'GVH-ENC-55012-Prescription.json', 'GVH-LAB-2026-88120.json']);
-    expect(r.stdout.trim().split('\n').sort()).toEqual(readdirSync(out).sort().map((f) => join(out, f)));
+    expect(r.stdout.trim().split('\n').sort()).toEqual(
+      readdirSync(out)
+        .sort()
+        .map((f) => join(out, f)),
+    );
     const profiles = readdirSync(out)
       .sort()
       .map((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as Bundle)
@@ -220,7 +226,9 @@ describe('abha-link fhir', () => {
     const visit = (f: string): void => {
       if (seen.has(f)) return;
       seen.add(f);
-      const code = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const code = readFileSync(f, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       expect(code, f).not.toMatch(/\bfetch\(|Date\.now\(|new Date\(\)|process\.env|console\./);
       for (const m of code.matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]/g)) {
         const spec = m[1] ?? '';

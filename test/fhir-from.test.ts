@@ -29,7 +29,13 @@ describe('fromFhir on a typical EMR export', () => {
         { diagnosisName: 'Acute upper respiratory infection', status: 'provisional' },
       ],
       medications: [
-        { drugName: 'Metformin 500 mg tablet', frequency: 'Twice a day (BD)', duration: '30 days', dosage: '1 tablet', instructions: '1 tablet twice a day after food for 30 days; after food; Oral Route' },
+        {
+          drugName: 'Metformin 500 mg tablet',
+          frequency: 'Twice a day (BD)',
+          duration: '30 days',
+          dosage: '1 tablet',
+          instructions: '1 tablet twice a day after food for 30 days; after food; Oral Route',
+        },
         { drugName: 'Paracetamol 650 mg tablet', frequency: 'When required (SOS)', duration: '3 days', dosage: '1 tablet', instructions: 'for fever above 100 F, at least 6 hours apart' },
       ],
       labInvestigations: [{ testName: 'HbA1c' }, { testName: 'Fasting blood sugar', instructions: '10 hours fasting' }],
@@ -101,24 +107,50 @@ describe('fromFhir on a typical EMR export', () => {
         return k === undefined || def === undefined ? {} : { [k]: one(def) };
       }
       switch (type) {
-        case 'boolean': return true;
-        case 'integer': case 'positiveInt': case 'unsignedInt': case 'decimal': return 2;
-        case 'date': return '2001-01-01';
-        case 'dateTime': case 'instant': return '2001-01-01T00:00:00+05:30';
-        case 'time': return '07:00:00';
-        case 'base64Binary': return 'AAAA';
-        case 'uri': case 'url': case 'canonical': return 'https://other.example/x';
-        case 'Resource': return { resourceType: 'Basic', id: 'extra' };
-        case 'Extension': return { url: 'https://other.example/ext', valueString: 'extra' };
-        case 'Reference': return { reference: 'Basic/elsewhere', display: 'extra' };
-        case 'Coding': return { system: 'https://other.example/cs', code: 'x', display: 'extra' };
-        case 'Narrative': return { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">extra</div>' };
-        case 'Quantity': case 'Duration': case 'Age': return { value: 2, unit: 'mg' };
-        case 'Range': return { low: { value: 1, unit: 'mg' }, high: { value: 2, unit: 'mg' } };
-        case 'Ratio': return { numerator: { value: 1, unit: 'mg' }, denominator: { value: 1, unit: 'd' } };
-        case 'Timing': return { code: { text: 'extra' } };
-        case 'Annotation': return { text: 'extra' };
-        default: break;
+        case 'boolean':
+          return true;
+        case 'integer':
+        case 'positiveInt':
+        case 'unsignedInt':
+        case 'decimal':
+          return 2;
+        case 'date':
+          return '2001-01-01';
+        case 'dateTime':
+        case 'instant':
+          return '2001-01-01T00:00:00+05:30';
+        case 'time':
+          return '07:00:00';
+        case 'base64Binary':
+          return 'AAAA';
+        case 'uri':
+        case 'url':
+        case 'canonical':
+          return 'https://other.example/x';
+        case 'Resource':
+          return { resourceType: 'Basic', id: 'extra' };
+        case 'Extension':
+          return { url: 'https://other.example/ext', valueString: 'extra' };
+        case 'Reference':
+          return { reference: 'Basic/elsewhere', display: 'extra' };
+        case 'Coding':
+          return { system: 'https://other.example/cs', code: 'x', display: 'extra' };
+        case 'Narrative':
+          return { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">extra</div>' };
+        case 'Quantity':
+        case 'Duration':
+        case 'Age':
+          return { value: 2, unit: 'mg' };
+        case 'Range':
+          return { low: { value: 1, unit: 'mg' }, high: { value: 2, unit: 'mg' } };
+        case 'Ratio':
+          return { numerator: { value: 1, unit: 'mg' }, denominator: { value: 1, unit: 'd' } };
+        case 'Timing':
+          return { code: { text: 'extra' } };
+        case 'Annotation':
+          return { text: 'extra' };
+        default:
+          break;
       }
       if (PRIMITIVES.has(type)) return 'x';
       const def = DATATYPES[type];
@@ -148,7 +180,12 @@ describe('fromFhir on a typical EMR export', () => {
         const content = (r.content as Array<Record<string, unknown>> | undefined)?.[0];
         if (type === 'DocumentReference' && content !== undefined) {
           out.push({ label: `/entry/${i}/resource/content/0`, type: 'Content', target: content, defs: defs.content?.type as Readonly<Record<string, ElementDef>> });
-          out.push({ label: `/entry/${i}/resource/content/0/attachment`, type: 'Attachment', target: content.attachment as Record<string, unknown>, defs: DATATYPES.Attachment as Readonly<Record<string, ElementDef>> });
+          out.push({
+            label: `/entry/${i}/resource/content/0/attachment`,
+            type: 'Attachment',
+            target: content.attachment as Record<string, unknown>,
+            defs: DATATYPES.Attachment as Readonly<Record<string, ElementDef>>,
+          });
         }
         const participant = (r.participant as Array<Record<string, unknown>> | undefined)?.[0];
         if (type === 'Encounter' && participant !== undefined)
@@ -237,7 +274,12 @@ describe('fromFhir on a typical EMR export', () => {
       intent: 'order',
       medicationCodeableConcept: { coding: [{ system: 'http://snomed.info/sct', code: '1145423002', display: 'Azithromycin 250 mg oral tablet' }] },
       subject: { reference: 'Patient/p' },
-      dosageInstruction: [{ timing: { repeat: { frequency: 1, period: 8, periodUnit: 'h', dayOfWeek: ['mon'] } }, doseAndRate: [{ doseRange: { low: { value: 1, unit: 'tablet' }, high: { value: 2, unit: 'tablets' } } }] }],
+      dosageInstruction: [
+        {
+          timing: { repeat: { frequency: 1, period: 8, periodUnit: 'h', dayOfWeek: ['mon'] } },
+          doseAndRate: [{ doseRange: { low: { value: 1, unit: 'tablet' }, high: { value: 2, unit: 'tablets' } } }],
+        },
+      ],
     };
     const r = fromFhir([...(emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource), mr as FhirResource]);
     const { value, warnings } = valueOf(r);
@@ -248,8 +290,17 @@ describe('fromFhir on a typical EMR export', () => {
 
   it('leaves out drafts, proposals and plans, and replaced or mistaken documents, each with a warning', () => {
     const people = (emr().entry ?? []).slice(0, 4).map((e) => e.resource as FhirResource);
-    const mr = (extra: Record<string, unknown>): FhirResource => ({ resourceType: 'MedicationRequest', status: 'active', intent: 'order', medicationCodeableConcept: { text: 'Aspirin' }, subject: { reference: 'Patient/p' }, ...extra }) as unknown as FhirResource;
-    const sr = (extra: Record<string, unknown>): FhirResource => ({ resourceType: 'ServiceRequest', status: 'active', intent: 'order', code: { text: 'HbA1c' }, subject: { reference: 'Patient/p' }, ...extra }) as unknown as FhirResource;
+    const mr = (extra: Record<string, unknown>): FhirResource =>
+      ({
+        resourceType: 'MedicationRequest',
+        status: 'active',
+        intent: 'order',
+        medicationCodeableConcept: { text: 'Aspirin' },
+        subject: { reference: 'Patient/p' },
+        ...extra,
+      }) as unknown as FhirResource;
+    const sr = (extra: Record<string, unknown>): FhirResource =>
+      ({ resourceType: 'ServiceRequest', status: 'active', intent: 'order', code: { text: 'HbA1c' }, subject: { reference: 'Patient/p' }, ...extra }) as unknown as FhirResource;
     const dr = (status: string): FhirResource => ({ resourceType: 'DocumentReference', status, content: [{ attachment: { url: 'https://emr.example/d.pdf' } }] }) as unknown as FhirResource;
     const cases: Array<[FhirResource, string, string]> = [
       [mr({ status: 'draft' }), '/4/status', 'draft-request'],
@@ -277,7 +328,12 @@ describe('fromFhir on a typical EMR export', () => {
     const enc = b.entry?.[3]?.resource as unknown as { participant: unknown[] };
     enc.participant = [...enc.participant, { individual: { reference: 'Practitioner/dr-99' }, type: [{ text: 'referrer' }] }];
     const r = valueOf(fromFhir(b));
-    expect(r.warnings.map((w) => [w.path, w.code])).toEqual(expect.arrayContaining([['/entry/7/resource/authoredOn', 'not-mapped'], ['/entry/3/resource/participant/1', 'not-mapped']]));
+    expect(r.warnings.map((w) => [w.path, w.code])).toEqual(
+      expect.arrayContaining([
+        ['/entry/7/resource/authoredOn', 'not-mapped'],
+        ['/entry/3/resource/participant/1', 'not-mapped'],
+      ]),
+    );
     expect(r.value).toEqual(valueOf(fromFhir(emr())).value);
   });
 
@@ -350,23 +406,39 @@ describe('hostile input', () => {
     ['prototype member names as values (gender, status, units, event timings)', fixture('hostile/prototype-words.bundle.json')],
     ['references in circles and to nowhere, a script in a narrative', fixture('hostile/references.bundle.json')],
     ['a Bundle whose entry is not an array', { resourceType: 'Bundle', entry: { 0: {} } }],
-    ['deep nesting', (() => {
-      const root: Record<string, unknown> = { resourceType: 'Observation' };
-      let cur = root;
-      for (let i = 0; i < 5000; i++) {
-        const next: Record<string, unknown> = {};
-        cur.extension = [next];
-        cur = next;
-      }
-      return { resourceType: 'Bundle', type: 'collection', entry: [{ resource: root }] };
-    })()],
-    ['a cycle (from a JavaScript caller)', (() => {
-      const p: Record<string, unknown> = { resourceType: 'Patient' };
-      p.link = [{ other: p }];
-      p.name = [{ given: [p] }];
-      return [p];
-    })()],
-    ['a getter that throws', [Object.defineProperty({ resourceType: 'Patient' }, 'identifier', { enumerable: true, get: () => { throw new Error('boom'); } })]],
+    [
+      'deep nesting',
+      (() => {
+        const root: Record<string, unknown> = { resourceType: 'Observation' };
+        let cur = root;
+        for (let i = 0; i < 5000; i++) {
+          const next: Record<string, unknown> = {};
+          cur.extension = [next];
+          cur = next;
+        }
+        return { resourceType: 'Bundle', type: 'collection', entry: [{ resource: root }] };
+      })(),
+    ],
+    [
+      'a cycle (from a JavaScript caller)',
+      (() => {
+        const p: Record<string, unknown> = { resourceType: 'Patient' };
+        p.link = [{ other: p }];
+        p.name = [{ given: [p] }];
+        return [p];
+      })(),
+    ],
+    [
+      'a getter that throws',
+      [
+        Object.defineProperty({ resourceType: 'Patient' }, 'identifier', {
+          enumerable: true,
+          get: () => {
+            throw new Error('boom');
+          },
+        }),
+      ],
+    ],
     ['too many resources', new Array(10_001).fill({ resourceType: 'Basic' })],
   ];
 
@@ -409,7 +481,10 @@ describe('hostile input', () => {
       (b.entry?.[0]?.resource as unknown as Record<string, unknown>).gender = word;
       const one = valueOf(fromFhir(b));
       expect(one.value.patient.gender, word).toBeUndefined();
-      expect(one.warnings.filter((w) => w.path === '/entry/0/resource/gender').map((w) => w.code), word).toEqual(['not-mapped']);
+      expect(
+        one.warnings.filter((w) => w.path === '/entry/0/resource/gender').map((w) => w.code),
+        word,
+      ).toEqual(['not-mapped']);
     }
   });
 
@@ -430,7 +505,11 @@ describe('hostile input', () => {
     expect(JSON.stringify(issues)).not.toContain(secret);
     expect(JSON.stringify(issues)).not.toContain('asha.verma');
     expect(JSON.stringify(issues.map((i) => i.message))).not.toContain(keySecret);
-    const v = validateFhirBundle({ ...b, type: 'document', entry: [{ fullUrl: secret, resource: { resourceType: 'Patient', gender: secret, [keySecret]: 1 } }, { resource: { resourceType: secret, [keySecret]: [null] } }] });
+    const v = validateFhirBundle({
+      ...b,
+      type: 'document',
+      entry: [{ fullUrl: secret, resource: { resourceType: 'Patient', gender: secret, [keySecret]: 1 } }, { resource: { resourceType: secret, [keySecret]: [null] } }],
+    });
     expect(v.issues.length).toBeGreaterThan(3);
     expect(JSON.stringify(v.issues)).not.toContain(secret);
     expect(JSON.stringify(v.issues.map((i) => i.message))).not.toContain(keySecret);

@@ -28,7 +28,11 @@ export function fixture(path: string): unknown {
  */
 export function bundlesOf(r: ToFhirResult): readonly FhirDocument[] {
   if (!r.success) expect.fail(`expected success, got ${JSON.stringify(r.issues, null, 2)}`);
-  for (const d of r.bundles) expect(validateFhirBundle(d.bundle).issues.filter((i) => i.severity === 'error'), d.referenceNumber).toEqual([]);
+  for (const d of r.bundles)
+    expect(
+      validateFhirBundle(d.bundle).issues.filter((i) => i.severity === 'error'),
+      d.referenceNumber,
+    ).toEqual([]);
   return r.bundles;
 }
 

@@ -13,7 +13,10 @@ function bundle(name = 'opd-prescription', hiType?: string): Json {
   const docs = bundlesOf(toFhirBundles(example(name, 'input'), { attachments: ATTACHMENTS, ...(hiType !== undefined ? { hiType } : {}) }));
   return structuredClone(docs[docs.length - 1]?.bundle) as Json;
 }
-const codes = (b: unknown): Array<[string, string]> => validateFhirBundle(b).issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]);
+const codes = (b: unknown): Array<[string, string]> =>
+  validateFhirBundle(b)
+    .issues.filter((i) => i.severity === 'error')
+    .map((i) => [i.path, i.code]);
 const entryOf = (b: Json, type: string): number => (b.entry as Json[]).findIndex((e) => e.resource.resourceType === type);
 
 describe('validateFhirBundle', () => {
@@ -97,11 +100,13 @@ describe('validateFhirBundle', () => {
     delete mr.authoredOn;
     delete mr.dosageInstruction;
     const i = entryOf(b, 'MedicationRequest');
-    expect(codes(b)).toEqual(expect.arrayContaining([
-      [`/entry/${i}/resource/requester`, 'required'],
-      [`/entry/${i}/resource/authoredOn`, 'required'],
-      [`/entry/${i}/resource/dosageInstruction`, 'required'],
-    ]));
+    expect(codes(b)).toEqual(
+      expect.arrayContaining([
+        [`/entry/${i}/resource/requester`, 'required'],
+        [`/entry/${i}/resource/authoredOn`, 'required'],
+        [`/entry/${i}/resource/dosageInstruction`, 'required'],
+      ]),
+    );
     const c = bundle();
     const j = entryOf(c, 'Condition');
     c.entry[j].resource.code.coding = [{ system: 'https://projecteka.in/sct', code: '1', display: 'x' }];
@@ -140,15 +145,17 @@ describe('validateFhirBundle', () => {
     b.entry[1].resource.identifier.push({});
     b.entry[1].resource.birthDate = '14/03/1978';
     const c = codes(b);
-    expect(c).toEqual(expect.arrayContaining([
-      ['/entry/0/resource/title', 'required'],
-      ['/entry/0/resource/status', 'type'],
-      ['/entry/0/resource/colour', 'unknown-element'],
-      ['/entry/0/resource/author/0/display', 'empty'],
-      ['/entry/0/resource/custodian/display', 'null'],
-      ['/entry/1/resource/identifier/1', 'empty'],
-      ['/entry/1/resource/birthDate', 'type'],
-    ]));
+    expect(c).toEqual(
+      expect.arrayContaining([
+        ['/entry/0/resource/title', 'required'],
+        ['/entry/0/resource/status', 'type'],
+        ['/entry/0/resource/colour', 'unknown-element'],
+        ['/entry/0/resource/author/0/display', 'empty'],
+        ['/entry/0/resource/custodian/display', 'null'],
+        ['/entry/1/resource/identifier/1', 'empty'],
+        ['/entry/1/resource/birthDate', 'type'],
+      ]),
+    );
   });
 
   it('rejects unsafe or malformed narratives (FHIR txt-1, txt-2)', () => {
@@ -181,7 +188,12 @@ describe('validateFhirBundle', () => {
         const r = toFhirBundles(input, { hiType, attachments: ATTACHMENTS });
         if (!r.success) {
           // Only the documents that cannot conform may fail, and they say why.
-          expect(r.issues.filter((i) => i.severity === 'error').map((i) => i.code).every((c) => ['empty-document', 'document-data-required'].includes(c))).toBe(true);
+          expect(
+            r.issues
+              .filter((i) => i.severity === 'error')
+              .map((i) => i.code)
+              .every((c) => ['empty-document', 'document-data-required'].includes(c)),
+          ).toBe(true);
           continue;
         }
         for (const d of r.bundles) {

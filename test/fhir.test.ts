@@ -57,9 +57,18 @@ describe('constants, one test per hiType', () => {
     expect(RECORD_PROFILES.DiagnosticReport.section.maxEntries).toBe(2);
     expect(RECORD_PROFILES.OPConsultation.encounterRequired).toBe(true);
     expect(Object.fromEntries(Object.entries(OP_CONSULT_SECTIONS).map(([k, v]) => [k, v.coding.code]))).toEqual({
-      ChiefComplaints: '422843007', PhysicalExamination: '425044008', Allergies: '722446000', MedicalHistory: '371529009', FamilyHistory: '422432008',
-      InvestigationAdvice: '721963009', Medications: '721912009', FollowUp: '390906007', Procedure: '371525003', Referral: '306206005',
-      OtherObservations: '404684003', DocumentReference: '371530004',
+      ChiefComplaints: '422843007',
+      PhysicalExamination: '425044008',
+      Allergies: '722446000',
+      MedicalHistory: '371529009',
+      FamilyHistory: '422432008',
+      InvestigationAdvice: '721963009',
+      Medications: '721912009',
+      FollowUp: '390906007',
+      Procedure: '371525003',
+      Referral: '306206005',
+      OtherObservations: '404684003',
+      DocumentReference: '371530004',
     });
     expect(profileUrl('Patient')).toBe(PROFILES.Patient);
     expect(SYSTEMS.icd10).toBe('http://hl7.org/fhir/sid/icd-10');
@@ -108,8 +117,19 @@ describe('toFhirBundles on the bundled examples', () => {
     });
     expect(b.identifier).toEqual({ system: 'urn:ietf:rfc:3986', value: `urn:uuid:${b.id}` });
     expect(b.entry?.map((e) => e.resource?.resourceType)).toEqual([
-      'Composition', 'Patient', 'Practitioner', 'Organization', 'Encounter', 'Condition', 'Condition', 'Condition',
-      'MedicationRequest', 'MedicationRequest', 'MedicationRequest', 'MedicationRequest', 'MedicationRequest',
+      'Composition',
+      'Patient',
+      'Practitioner',
+      'Organization',
+      'Encounter',
+      'Condition',
+      'Condition',
+      'Condition',
+      'MedicationRequest',
+      'MedicationRequest',
+      'MedicationRequest',
+      'MedicationRequest',
+      'MedicationRequest',
     ]);
   });
 
@@ -158,7 +178,11 @@ describe('people and identifiers', () => {
     const [p] = resources<Patient>(d?.bundle as Bundle, 'Patient');
     expect(p).toMatchObject({
       identifier: [
-        { type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }] }, system: 'https://healthid.ndhm.gov.in', value: '91-4455-6677-8899' },
+        {
+          type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }] },
+          system: 'https://healthid.ndhm.gov.in',
+          value: '91-4455-6677-8899',
+        },
         { type: { coding: [{ system: 'https://nrces.in/ndhm/fhir/r4/CodeSystem/ndhm-identifier-type-code', code: 'ABHA' }] }, system: 'https://healthid.ndhm.gov.in', value: 'asha.verma@sbx' },
       ],
       name: [{ text: 'Asha Verma' }],
@@ -198,11 +222,7 @@ describe('clinical content', () => {
     const b = bundlesOf(
       toFhirBundles({
         ...base,
-        diagnosis: [
-          { diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' },
-          { diagnosisName: 'Viral fever', status: 'provisional' },
-          { diagnosisName: 'Cough' },
-        ],
+        diagnosis: [{ diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' }, { diagnosisName: 'Viral fever', status: 'provisional' }, { diagnosisName: 'Cough' }],
         medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
       }),
     )[0]?.bundle as Bundle;
@@ -217,8 +237,9 @@ describe('clinical content', () => {
   });
 
   it('writes MedicationRequests with authoredOn, requester and dosageInstruction, and no invented medicine codes', () => {
-    const b = bundlesOf(toFhirBundles({ ...base, medications: [{ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: '1-0-1', duration: { value: 30, unit: 'day' }, instructions: 'after food' }] }))[0]
-      ?.bundle as Bundle;
+    const b = bundlesOf(
+      toFhirBundles({ ...base, medications: [{ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: '1-0-1', duration: { value: 30, unit: 'day' }, instructions: 'after food' }] }),
+    )[0]?.bundle as Bundle;
     const [mr] = resources<MedicationRequest>(b, 'MedicationRequest');
     expect(mr).toMatchObject({
       status: 'active',
@@ -230,7 +251,10 @@ describe('clinical content', () => {
         {
           text: '1 tablet; 1-0-1 (twice a day: morning and night); for 30 days',
           patientInstruction: 'after food',
-          timing: { code: { text: '1-0-1 (twice a day: morning and night)' }, repeat: { frequency: 2, period: 1, periodUnit: 'd', boundsDuration: { value: 30, unit: 'days', system: 'http://unitsofmeasure.org', code: 'd' } } },
+          timing: {
+            code: { text: '1-0-1 (twice a day: morning and night)' },
+            repeat: { frequency: 2, period: 1, periodUnit: 'd', boundsDuration: { value: 30, unit: 'days', system: 'http://unitsofmeasure.org', code: 'd' } },
+          },
           doseAndRate: [{ doseQuantity: { value: 1, unit: 'tablet' } }],
         },
       ],
@@ -320,7 +344,10 @@ describe('content that does not fit the profile', () => {
   });
 
   it('rejects supplied bytes that are not base64', () => {
-    const r = toFhirBundles({ ...base, hiType: 'HealthDocumentRecord', documentUrl: 'https://emr.example/d.pdf' }, { attachments: { 'https://emr.example/d.pdf': { contentType: 'application/pdf', data: 'not base64!' } } });
+    const r = toFhirBundles(
+      { ...base, hiType: 'HealthDocumentRecord', documentUrl: 'https://emr.example/d.pdf' },
+      { attachments: { 'https://emr.example/d.pdf': { contentType: 'application/pdf', data: 'not base64!' } } },
+    );
     expect(r.success ? [] : r.issues.map((i) => i.code)).toEqual(['invalid-attachment']);
   });
 
@@ -421,7 +448,9 @@ describe('icdCode as a FHIR code', () => {
     if (cc === undefined) throw new Error('no care context');
     for (const icdCode of [' E11.9', 'E11.9 ', 'E11.9\tX']) {
       const r = toFhirBundles({ ...req, careContexts: [{ ...cc, hiType: 'OPConsultation', bundleData: { ...cc.bundleData, diagnosis: [{ diagnosisName: 'Diabetes', icdCode }] } }] }, { lint: false });
-      expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]), JSON.stringify(icdCode)).toEqual([['/careContexts/0/bundleData/diagnosis/0/icdCode', 'invalid-code']]);
+      expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]), JSON.stringify(icdCode)).toEqual([
+        ['/careContexts/0/bundleData/diagnosis/0/icdCode', 'invalid-code'],
+      ]);
     }
   });
 
@@ -536,10 +565,20 @@ describe('the IG Prescription example-06, reproduced from an equivalent input', 
     expect(c.section?.[0]?.code?.coding).toEqual([{ system: 'http://snomed.info/sct', code: '440545006', display: 'Prescription record' }]);
     expect(c.section?.[0]?.entry?.map((e) => e.type)).toEqual(['MedicationRequest', 'MedicationRequest']);
     const [pat] = resources<Patient>(b, 'Patient');
-    expect(pat?.identifier?.[0]).toEqual({ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }], text: 'Medical record number' }, system: 'https://healthid.ndhm.gov.in', value: '22-7225-4829-5255' });
+    expect(pat?.identifier?.[0]).toEqual({
+      type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR', display: 'Medical record number' }], text: 'Medical record number' },
+      system: 'https://healthid.ndhm.gov.in',
+      value: '22-7225-4829-5255',
+    });
     expect(pat).toMatchObject({ name: [{ text: 'ABC' }], gender: 'male', birthDate: '1981-01-12' });
     const [doc] = resources<Practitioner>(b, 'Practitioner');
-    expect(doc?.identifier).toEqual([{ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MD', display: 'Medical License number' }], text: 'Medical License number' }, system: 'https://doctor.ndhm.gov.in', value: '21-1521-3828-3227' }]);
+    expect(doc?.identifier).toEqual([
+      {
+        type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MD', display: 'Medical License number' }], text: 'Medical License number' },
+        system: 'https://doctor.ndhm.gov.in',
+        value: '21-1521-3828-3227',
+      },
+    ]);
     const [cond] = resources<Condition>(b, 'Condition');
     expect(cond?.code).toEqual({ text: 'Abdominal pain' }); // the IG codes it in SNOMED; abha-link never invents that code
     const mrs = resources<MedicationRequest>(b, 'MedicationRequest');

@@ -74,8 +74,7 @@ describe('the hiType registry, at run time', () => {
   it('heads a printed care context with its hiType name in the chosen language', () => {
     const careContext = { referenceNumber: 'R-1', display: 'Discharge', hiType: 'DischargeSummary', bundleData: { hospital: { name: 'H', id: 'IN1' }, doctor: { name: 'D' } } };
     const source = { careContext, patient: {}, visitId: undefined, visitDate: undefined, followUp: undefined };
-    for (const lang of LANGUAGES)
-      expect(buildDocumentModel(source, { template: 'prescription', lang, pageSize: 'A4', qrCode: false }).heading).toBe(HI_TYPE_LABELS[lang].DischargeSummary);
+    for (const lang of LANGUAGES) expect(buildDocumentModel(source, { template: 'prescription', lang, pageSize: 'A4', qrCode: false }).heading).toBe(HI_TYPE_LABELS[lang].DischargeSummary);
   });
 });
 

@@ -71,30 +71,43 @@ describe('pointerLocator: lines of JSON Pointers (issue 10, item 5)', () => {
 
 describe('issueLines: printed issues per document are capped', () => {
   it('prints every issue of a short list', () => {
-    expect(issueLines([issue('/a'), { ...issue('/b', 'x'), severity: 'warning' }], 'f.json', () => 3)).toBe(
-      'f.json:3 /a x must be a string (type)\nf.json:3 /b warning: x must be a string (x)\n',
-    );
+    expect(issueLines([issue('/a'), { ...issue('/b', 'x'), severity: 'warning' }], 'f.json', () => 3)).toBe('f.json:3 /a x must be a string (type)\nf.json:3 /b warning: x must be a string (x)\n');
   });
 
   it('prints at most 20 issues, then how many more and where to find them', () => {
     const issues = Array.from({ length: 75 }, (_, i) => issue(`/a/${i}`));
-    const lines = issueLines(issues, 'f.json', () => 1, undefined, 'use --format json for all').trimEnd().split('\n');
+    const lines = issueLines(issues, 'f.json', () => 1, undefined, 'use --format json for all')
+      .trimEnd()
+      .split('\n');
     expect(lines).toHaveLength(21);
     expect(lines[19]).toBe('f.json:1 /a/19 x must be a string (type)');
     expect(lines[20]).toBe('f.json: … and 55 more; use --format json for all');
     // a command without a way to show them all gives no hint
-    expect(issueLines(issues, 'f.json', () => 1).trimEnd().split('\n')[20]).toBe('f.json: … and 55 more');
+    expect(
+      issueLines(issues, 'f.json', () => 1)
+        .trimEnd()
+        .split('\n')[20],
+    ).toBe('f.json: … and 55 more');
   });
 
   it('keeps the too-many-issues summary of the library visible after the cut', () => {
-    const issues = [...Array.from({ length: 100 }, (_, i) => issue(`/a/${i}`)), { path: '', code: 'too-many-issues', message: 'the document has 5 more issues that are not listed', severity: 'error' } as const];
-    const lines = issueLines(issues, 'f.json', () => 1, 20, 'use --format json for all').trimEnd().split('\n');
+    const issues = [
+      ...Array.from({ length: 100 }, (_, i) => issue(`/a/${i}`)),
+      { path: '', code: 'too-many-issues', message: 'the document has 5 more issues that are not listed', severity: 'error' } as const,
+    ];
+    const lines = issueLines(issues, 'f.json', () => 1, 20, 'use --format json for all')
+      .trimEnd()
+      .split('\n');
     expect(lines.slice(20)).toEqual(['f.json: … and 80 more; use --format json for all', 'f.json:1 / the document has 5 more issues that are not listed (too-many-issues)']);
   });
 
   it('looks up the line of printed issues only', () => {
     const seen: string[] = [];
-    issueLines(Array.from({ length: 1000 }, (_, i) => issue(`/a/${i}`)), 'f.json', (p) => (seen.push(p), 1));
+    issueLines(
+      Array.from({ length: 1000 }, (_, i) => issue(`/a/${i}`)),
+      'f.json',
+      (p) => (seen.push(p), 1),
+    );
     expect(seen).toHaveLength(20);
   });
 });

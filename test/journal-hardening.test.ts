@@ -180,7 +180,10 @@ describe('journal integrity', () => {
 
   it('keeps reading and continuing a format-2 journal (salt, no check values), saying so', async () => {
     const salt = Buffer.alloc(32, 7);
-    const journal = file('v2.journal', `${JSON.stringify({ v: 2, journal: 'abha-link', salt: salt.toString('base64url') })}\n${JSON.stringify({ v: 2, key: linkRequestKey(item('v2-0'), salt), state: 'acknowledged' })}\n`);
+    const journal = file(
+      'v2.journal',
+      `${JSON.stringify({ v: 2, journal: 'abha-link', salt: salt.toString('base64url') })}\n${JSON.stringify({ v: 2, key: linkRequestKey(item('v2-0'), salt), state: 'acknowledged' })}\n`,
+    );
     const input = file('v2.ndjson', ndjson([item('v2-0'), item('v2-1')]));
     const r = await run(['submit', '--ndjson', '--journal', journal, input]);
     expect(r.code).toBe(0);
@@ -212,7 +215,10 @@ describe('outcome unknown: tools for the operator', () => {
     expect(listed.code).toBe(0);
     const rows = listed.stdout.trim().split('\n');
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(row).toMatch(new RegExp(`^${input}:[234] outcome unknown k2:[0-9a-f]{32}: last request [0-9a-f-]{36} at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; (no clear answer \\([a-z-]+\\)|in flight when a run stopped)$`));
+    for (const row of rows)
+      expect(row).toMatch(
+        new RegExp(`^${input}:[234] outcome unknown k2:[0-9a-f]{32}: last request [0-9a-f-]{36} at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z; (no clear answer \\([a-z-]+\\)|in flight when a run stopped)$`),
+      );
     expect(listed.stderr).toContain('3 items with an unknown outcome');
     // The person checked with the service: line 3 was not linked. Only it is sent.
     const key3 = /k2:[0-9a-f]{32}/.exec(rows.find((l) => l.startsWith(`${input}:3 `)) ?? '')?.[0] ?? '';
@@ -233,7 +239,11 @@ describe('outcome unknown: tools for the operator', () => {
     const input = file('token.ndjson', ndjson([item('tok-0')]));
     const refused = await run(['submit', '--ndjson', '--journal', journal, input], { ABHA_LINK_API_KEY: 'sk-refused' });
     expect(refused.code).toBe(1);
-    const entries = readFileSync(journal, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { state: string });
+    const entries = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as { state: string });
     expect(entries.map((e) => e.state)).toEqual(['failed']);
     const r = await run(['submit', '--ndjson', '--journal', journal, input]);
     expect(r.code).toBe(0);

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LINT_RULES, buildLinkRequest, lintClinicalInput, lintLinkRequest, safeBuildLinkRequest, validateLinkRequest, type ClinicalInput, type LinkCareContextRequest } from '../src/index.js';
 
-const load = (name: string): LinkCareContextRequest =>
-  JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
+const load = (name: string): LinkCareContextRequest => JSON.parse(readFileSync(new URL(`../examples/${name}.request.json`, import.meta.url), 'utf8')) as LinkCareContextRequest;
 
 /** A copy of the multi-care-context example (OPConsultation, Prescription, DiagnosticReport) to break. */
 const request = (): LinkCareContextRequest => structuredClone(load('multi-care-context'));
@@ -75,7 +74,7 @@ describe('lintLinkRequest', () => {
     expect(codes(r).map(([path, c, s]) => [path, c, s])).toEqual(expected.map(([c, s]) => ['/careContexts/0/bundleData/diagnosis/0/icdCode', c, s]));
   });
 
-  it('flags an hiType outside ABDM\'s list, and accepts a configured list', () => {
+  it("flags an hiType outside ABDM's list, and accepts a configured list", () => {
     const r = request();
     careContext(r, 0).hiType = 'Prescriptions';
     expect(codes(r)).toEqual([['/careContexts/0/hiType', 'unknown-hi-type', 'error']]);
@@ -163,12 +162,25 @@ describe('lintLinkRequest', () => {
       expect(codes(withFrequency(frequency))).toEqual([['/careContexts/1/bundleData/medications/0/frequency', 'frequency-not-understood', 'warning']]);
     });
 
-    it.each(['1/2-0-1/2', 'Q6H', 'q8h', 'twice daily', 'OD HS', 'thrice daily', 'once daily', 'at bedtime', 'Q12H', 'Q4H', 'BDS', '1-1-1-1', 'Twice a day (BD)', '1-0-1 (after food)', 'Every 6 hours (Q6H)'])(
-      'accepts %s as understood',
-      (frequency) => {
-        expect(codes(withFrequency(frequency))).toEqual([]);
-      },
-    );
+    it.each([
+      '1/2-0-1/2',
+      'Q6H',
+      'q8h',
+      'twice daily',
+      'OD HS',
+      'thrice daily',
+      'once daily',
+      'at bedtime',
+      'Q12H',
+      'Q4H',
+      'BDS',
+      '1-1-1-1',
+      'Twice a day (BD)',
+      '1-0-1 (after food)',
+      'Every 6 hours (Q6H)',
+    ])('accepts %s as understood', (frequency) => {
+      expect(codes(withFrequency(frequency))).toEqual([]);
+    });
   });
 
   describe('hostile text in medications', () => {
@@ -287,7 +299,10 @@ describe('lintLinkRequest', () => {
     op.display = `D&${'x'.repeat(300)}`;
     op.bundleData.doctor = { name: 'Dr. Farah Siddiqui' };
     op.bundleData.hospital.id = 'IN0710000790';
-    op.bundleData.diagnosis = [{ diagnosisName: 'A', icdCode: 'nonsense' }, { diagnosisName: 'B', icdCode: 'S72.001A' }];
+    op.bundleData.diagnosis = [
+      { diagnosisName: 'A', icdCode: 'nonsense' },
+      { diagnosisName: 'B', icdCode: 'S72.001A' },
+    ];
     delete rx.bundleData.medications;
     rx.bundleData.advice = 'Rest';
     report.referenceNumber = rx.referenceNumber;
@@ -308,8 +323,7 @@ describe('lintLinkRequest', () => {
 });
 
 describe('lintClinicalInput', () => {
-  const input = (): ClinicalInput =>
-    JSON.parse(readFileSync(new URL('../examples/opd-prescription.input.json', import.meta.url), 'utf8')) as ClinicalInput;
+  const input = (): ClinicalInput => JSON.parse(readFileSync(new URL('../examples/opd-prescription.input.json', import.meta.url), 'utf8')) as ClinicalInput;
 
   it.each(['91-1234-5678-9012', '91123456789012', ' 91-1234-5678-9012 '])('accepts the ABHA number %s', (n) => {
     const i = input();

@@ -277,7 +277,12 @@ describe('startMockServer: accounts and OTP flows', () => {
 
 describe('parseSeed', () => {
   it('names the field of every problem and never quotes values', () => {
-    const r = parseSeed({ accounts: [{ mobile: '98765', abhaAddress: 'secret.person@sbx' }, { mobile: '9100000009', abhaAddress: 'secret.person@sbx', firstName: 'X', colour: 'red' }] });
+    const r = parseSeed({
+      accounts: [
+        { mobile: '98765', abhaAddress: 'secret.person@sbx' },
+        { mobile: '9100000009', abhaAddress: 'secret.person@sbx', firstName: 'X', colour: 'red' },
+      ],
+    });
     expect(r.success).toBe(false);
     if (r.success) return;
     expect(r.issues.map((i) => `${i.path} ${i.code}`)).toEqual([
@@ -369,7 +374,9 @@ describe('fault injection', () => {
     let held: () => void = () => undefined;
     const heldAtMock = new Promise<'still waiting'>((resolve) => (held = () => resolve('still waiting')));
     const m = await startMockServer({ apiKey: KEY, onEvent: (e) => e.type === 'request' && e.status === 'hung' && held() });
-    const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as { data: string };
+    const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as {
+      data: string;
+    };
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` };
     const add = await fetch(`${m.url}/__mock/faults`, { method: 'POST', body: JSON.stringify({ endpoint: 'search-abha', skip: 1, times: null, fault: { type: 'hang' } }) });
     expect(((await add.json()) as { data: unknown }).data).toEqual({ active: 1 });
@@ -377,12 +384,23 @@ describe('fault injection', () => {
     expect(bad.status).toBe(400);
     expect((await fetch(`${m.url}${ENDPOINT_PATHS.searchAbha}`, { method: 'POST', headers, body: '{"mobile":"9000000001"}' })).status).toBe(200);
     const hung = fetch(`${m.url}${ENDPOINT_PATHS.searchAbha}`, { method: 'POST', headers, body: '{"mobile":"9000000001"}' });
-    const settled = await Promise.race([hung.then(() => 'answered', () => 'failed'), heldAtMock]);
+    const settled = await Promise.race([
+      hung.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      heldAtMock,
+    ]);
     expect(settled).toBe('still waiting');
     const stats = (await (await fetch(`${m.url}/__mock/stats`)).json()) as { data: { requests: Record<string, number> } };
     expect(stats.data.requests['search-abha']).toBe(2);
     await m.close();
-    expect(await hung.then(() => 'answered', () => 'failed')).toBe('failed');
+    expect(
+      await hung.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+    ).toBe('failed');
   });
 });
 
@@ -465,12 +483,16 @@ describe('abha-link mock', () => {
     const url = (lines[0] ?? '').replace('listening on ', '');
     const key = /^export ABHA_LINK_API_KEY=(\S+)$/.exec(lines[1] ?? '')?.[1] ?? '';
     expect(key).toMatch(/^dev-/);
-    const tok = (await (await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: key }) })).json()) as { data: string };
+    const tok = (await (await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: key }) })).json()) as {
+      data: string;
+    };
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` };
     const s = (await (await fetch(`${url}${ENDPOINT_PATHS.searchAbha}`, { method: 'POST', headers, body: '{"mobile":"9000000001"}' })).json()) as { data: { txnId: string }[] };
     const txnId = s.data[0]?.txnId ?? '';
     await fetch(`${url}${ENDPOINT_PATHS.requestOtp}`, { method: 'POST', headers, body: JSON.stringify({ scope: ['abha-login'], loginHint: 'index', otpSystem: 'abdm', loginId: '0', txnId }) });
-    const v = (await (await fetch(`${url}${ENDPOINT_PATHS.verifyOtp}`, { method: 'POST', headers, body: JSON.stringify({ scope: ['abha-login'], txnId, otp: '135790' }) })).json()) as { success: boolean };
+    const v = (await (await fetch(`${url}${ENDPOINT_PATHS.verifyOtp}`, { method: 'POST', headers, body: JSON.stringify({ scope: ['abha-login'], txnId, otp: '135790' }) })).json()) as {
+      success: boolean;
+    };
     expect(v.success).toBe(true);
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
@@ -509,9 +531,13 @@ describe('abha-link mock', () => {
   it('answers a repeated link request "already linked" with --already-linked, and logs endpoint ids', async () => {
     const { child, lines, stderr } = await start(['--port', '0', '--already-linked'], { ABHA_LINK_API_KEY: 'cli-repeat-key' });
     const url = (lines[0] ?? '').replace('listening on ', '');
-    const tok = (await (await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'cli-repeat-key' }) })).json()) as { data: string };
+    const tok = (await (
+      await fetch(`${url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'cli-repeat-key' }) })
+    ).json()) as { data: string };
     const send = async (): Promise<Record<string, unknown>> =>
-      (await (await fetch(`${url}${ENDPOINT_PATHS.linkCareContext}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` }, body: JSON.stringify(linkBody) })).json()) as Record<string, unknown>;
+      (await (
+        await fetch(`${url}${ENDPOINT_PATHS.linkCareContext}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` }, body: JSON.stringify(linkBody) })
+      ).json()) as Record<string, unknown>;
     expect(await send()).toMatchObject({ success: true });
     expect(await send()).toMatchObject({ success: false, data: { code: 'ALREADY_LINKED' } });
     await fetch(`${url}/api/m1/abha/asha.verma@sbx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -672,9 +698,15 @@ describe('the mock answers like the service the spec describes', () => {
   it('answers a repeated link request "already linked" with linkRepeats: already-linked, and links it again by default', async () => {
     const m = await startMockServer({ apiKey: KEY, linkRepeats: 'already-linked' });
     try {
-      const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as { data: string };
+      const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as {
+        data: string;
+      };
       const send = async (body: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-        const r = await fetch(`${m.url}${ENDPOINT_PATHS.linkCareContext}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` }, body: JSON.stringify(body) });
+        const r = await fetch(`${m.url}${ENDPOINT_PATHS.linkCareContext}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.data}` },
+          body: JSON.stringify(body),
+        });
         return { status: r.status, body: (await r.json()) as Record<string, unknown> };
       };
       const key = linkRequestKey(linkBody as never);
@@ -716,10 +748,12 @@ function rawConnection(url: string): { write: (text: string) => boolean; closed:
   let closed = false;
   socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
   socket.on('error', () => undefined);
-  const done = new Promise<string>((resolve) => socket.on('close', () => {
-    closed = true;
-    resolve(received);
-  }));
+  const done = new Promise<string>((resolve) =>
+    socket.on('close', () => {
+      closed = true;
+      resolve(received);
+    }),
+  );
   return { write: (text) => !closed && socket.write(text), closed: done, isClosed: () => closed, socket };
 }
 
@@ -764,7 +798,16 @@ describe('the mock under attack', () => {
     for (const ok of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json ; charset=utf-8']) {
       expect((await send(ok)).status, ok).toBe(200);
     }
-    for (const bad of ['application/jsonx', 'application/json-patch+json', 'application/json/x', 'application/json, text/plain', 'text/json', 'application/json; charset=latin1', 'application/json; charset', 'application/']) {
+    for (const bad of [
+      'application/jsonx',
+      'application/json-patch+json',
+      'application/json/x',
+      'application/json, text/plain',
+      'text/json',
+      'application/json; charset=latin1',
+      'application/json; charset',
+      'application/',
+    ]) {
       const r = await send(bad);
       expect(r.status, bad).toBe(415);
       expect(((await r.json()) as { message: string }).message, bad).toMatch(/^Content-Type must be application\/json/);

@@ -21,8 +21,7 @@ function run(args: string[], input?: string): Promise<CliResult> {
   return runInProcess(args, { stdin: input ?? '' });
 }
 
-const example = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
+const example = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
 
 /**
  * About 3 MB of NDJSON (several batches of the reader, so lines straddle
@@ -35,19 +34,7 @@ function mixed(): string {
   const multi = JSON.stringify(example('multi-care-context'));
   const bad = JSON.stringify({ ...example('opd-prescription'), visitId: 7 });
   const native = JSON.stringify({ ...example('opd-prescription'), hospitalName: 'सञ्जीवनी चिकित्सालय' });
-  const kinds = [
-    `${good}\n`,
-    `${bad}\r\n`,
-    '\n',
-    `${multi}\n`,
-    '{"visitId": }\n',
-    '   \t \n',
-    `${native}\n`,
-    '\u00a0\n',
-    `   ${good}\r\n`,
-    'not json at all\n',
-    `${bad}\n`,
-  ];
+  const kinds = [`${good}\n`, `${bad}\r\n`, '\n', `${multi}\n`, '{"visitId": }\n', '   \t \n', `${native}\n`, '\u00a0\n', `   ${good}\r\n`, 'not json at all\n', `${bad}\n`];
   let s = '\ufeff';
   for (let i = 0; s.length < 3_000_000; i++) s += kinds[(i * 7 + (i >> 3)) % kinds.length] ?? '';
   return `${s}${good}`;
@@ -75,9 +62,15 @@ describe('validate --ndjson --jobs', () => {
 
   it('keeps input order and numbers documents and lines as the file does', async () => {
     const r = await run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', path]);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: Array<{ code: string; message: string }> });
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { index: number; valid: boolean; errors: Array<{ code: string; message: string }> });
     expect(out.map((o) => o.index)).toEqual(out.map((_, i) => i));
-    const nonBlank = text.replace(/^\ufeff/, '').split('\n').filter((l) => l.trim() !== '');
+    const nonBlank = text
+      .replace(/^\ufeff/, '')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(out.length).toBe(nonBlank.length);
     // Every not-JSON error names the line of the file it is on.
     const fileLines = text.split('\n');
@@ -134,7 +127,17 @@ describe('validate --ndjson --jobs', () => {
       writes++;
       return new Promise((resolve) => setImmediate(resolve));
     };
-    const args = { schema: 'link-carecontext-request', ndjson: true, format: 'json' as const, lint: true, files: [path], nameFiles: false, showKeys: false, now: new Date('2026-11-21T00:00:00Z'), name: path };
+    const args = {
+      schema: 'link-carecontext-request',
+      ndjson: true,
+      format: 'json' as const,
+      lint: true,
+      files: [path],
+      nameFiles: false,
+      showKeys: false,
+      now: new Date('2026-11-21T00:00:00Z'),
+      name: path,
+    };
     const counts = await mod.validateNdjsonInWorkers(path, 3, args, write);
     expect(counts.workerBatches).toBeGreaterThan(0);
     expect(counts.peakInFlight).toBeLessThanOrEqual(24);

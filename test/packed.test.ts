@@ -158,10 +158,28 @@ describe('the packed package', () => {
 
   it('type-checks under TypeScript moduleResolution node16, nodenext, bundler and node10, with the types of the build each loads', async () => {
     const modes: { name: string; module: string; resolution: string; files: Record<string, string>; types: string[] }[] = [
-      { name: 'node16', module: 'node16', resolution: 'node16', files: { 'esm.mts': esmImports, 'cjs.cts': cjsImports }, types: ['dist/index.d.ts', 'dist/cjs/index.d.ts', 'dist/render/index.d.ts', 'dist/cjs/fhir/index.d.ts'] },
-      { name: 'nodenext', module: 'nodenext', resolution: 'nodenext', files: { 'esm.mts': esmImports, 'cjs.cts': cjsImports }, types: ['dist/index.d.ts', 'dist/cjs/index.d.ts', 'dist/mock/index.d.ts', 'dist/cjs/client/index.d.ts'] },
+      {
+        name: 'node16',
+        module: 'node16',
+        resolution: 'node16',
+        files: { 'esm.mts': esmImports, 'cjs.cts': cjsImports },
+        types: ['dist/index.d.ts', 'dist/cjs/index.d.ts', 'dist/render/index.d.ts', 'dist/cjs/fhir/index.d.ts'],
+      },
+      {
+        name: 'nodenext',
+        module: 'nodenext',
+        resolution: 'nodenext',
+        files: { 'esm.mts': esmImports, 'cjs.cts': cjsImports },
+        types: ['dist/index.d.ts', 'dist/cjs/index.d.ts', 'dist/mock/index.d.ts', 'dist/cjs/client/index.d.ts'],
+      },
       { name: 'bundler', module: 'esnext', resolution: 'bundler', files: { 'index.ts': esmImports }, types: ['dist/index.d.ts', 'dist/render/index.d.ts'] },
-      { name: 'node10', module: 'commonjs', resolution: 'node10', files: { 'index.ts': esmImports }, types: ['dist/cjs/index.d.ts', 'dist/cjs/render/index.d.ts', 'dist/cjs/client/index.d.ts', 'dist/cjs/mock/index.d.ts', 'dist/cjs/fhir/index.d.ts'] },
+      {
+        name: 'node10',
+        module: 'commonjs',
+        resolution: 'node10',
+        files: { 'index.ts': esmImports },
+        types: ['dist/cjs/index.d.ts', 'dist/cjs/render/index.d.ts', 'dist/cjs/client/index.d.ts', 'dist/cjs/mock/index.d.ts', 'dist/cjs/fhir/index.d.ts'],
+      },
     ];
     const results = await Promise.all(
       modes.map(async (m) => {
@@ -169,9 +187,16 @@ describe('the packed package', () => {
         mkdirSync(dir, { recursive: true });
         for (const [file, imports] of Object.entries(m.files)) writeFileSync(join(dir, file), consumer(imports));
         const compilerOptions = {
-          module: m.module, moduleResolution: m.resolution, target: 'es2022', strict: true, noEmit: true,
+          module: m.module,
+          moduleResolution: m.resolution,
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
           // skipLibCheck as most projects set it (NestJS's default); checking @types/node too would take 4x longer.
-          exactOptionalPropertyTypes: true, esModuleInterop: true, skipLibCheck: true, types: ['node'],
+          exactOptionalPropertyTypes: true,
+          esModuleInterop: true,
+          skipLibCheck: true,
+          types: ['node'],
         };
         writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts', '*.mts', '*.cts'] }));
         const r = await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir, '--listFiles']);
@@ -183,7 +208,11 @@ describe('the packed package', () => {
       expect(errors, `${m.name}`).toEqual([]);
       expect(r.code, `${m.name}: ${r.stdout.slice(0, 2000)}`).toBe(0);
       const loaded = r.stdout.split('\n').map((l) => l.replaceAll('\\', '/'));
-      for (const t of m.types) expect(loaded.some((l) => l.endsWith(`node_modules/abha-link/${t}`)), `${m.name} loads ${t}`).toBe(true);
+      for (const t of m.types)
+        expect(
+          loaded.some((l) => l.endsWith(`node_modules/abha-link/${t}`)),
+          `${m.name} loads ${t}`,
+        ).toBe(true);
     }
   }, 60_000);
 

@@ -310,7 +310,10 @@ describe('__proto__, constructor and toString keys do no harm', () => {
 
   it('arbitrary objects mixing dangerous keys with real field names, for every schema', () => {
     const key = fc.constantFrom(...DANGEROUS_KEYS, 'mobile', 'success', 'data', 'careContexts', 'visit', 'hospital', 'name');
-    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.jsonValue({ maxDepth: 1 }).map((v) => ownObject([['__proto__', v]])));
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.jsonValue({ maxDepth: 1 }).map((v) => ownObject([['__proto__', v]])),
+    );
     fc.assert(
       fc.property(fc.constantFrom(...SCHEMA_NAMES), fc.array(fc.tuple(key, value), { maxLength: 6 }), (name, entries) => {
         const viaDefine = ownObject(entries);
@@ -329,8 +332,7 @@ describe('__proto__, constructor and toString keys do no harm', () => {
     const places = ['', '"visit":{', '"patient":{', '"medications":[{'];
     for (const place of places) {
       const text = JSON.stringify(input);
-      const poisoned =
-        place === '' ? `{${POISON_JSON.slice(1, -1)},${text.slice(1)}` : text.replace(place, `${place}${POISON_JSON.slice(1, -1)},`);
+      const poisoned = place === '' ? `{${POISON_JSON.slice(1, -1)},${text.slice(1)}` : text.replace(place, `${place}${POISON_JSON.slice(1, -1)},`);
       const o = outcome(() => buildLinkRequest(JSON.parse(poisoned) as ClinicalInput));
       expect(o.ok).toBe(false);
       noPollution();
@@ -357,16 +359,12 @@ const id = fc.oneof({ weight: 5, arbitrary: fc.stringMatching(/^[A-Z]{2,4}-?[0-9
 const two = (n: number) => String(n).padStart(2, '0');
 const visitAt = fc.oneof(
   fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2035-12-31T23:59:59Z') }),
-  fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2035-12-31T23:59:59Z'), noInvalidDate: true }).chain((d) =>
-    fc.constantFrom(
-      d.toISOString(),
-      d.toISOString().slice(0, 10),
-      d.toISOString().slice(0, 16),
-      `${d.toISOString().slice(0, 19)}+05:30`,
-      `${d.toISOString().slice(0, 19)}-11:00`,
-    ),
-  ),
-  fc.record({ y: fc.integer({ min: 1990, max: 2035 }), m: fc.integer({ min: 0, max: 13 }), d: fc.integer({ min: 0, max: 32 }) }, { noNullPrototype: true }).map(({ y, m, d }) => `${y}-${two(m)}-${two(d)}`),
+  fc
+    .date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2035-12-31T23:59:59Z'), noInvalidDate: true })
+    .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10), d.toISOString().slice(0, 16), `${d.toISOString().slice(0, 19)}+05:30`, `${d.toISOString().slice(0, 19)}-11:00`)),
+  fc
+    .record({ y: fc.integer({ min: 1990, max: 2035 }), m: fc.integer({ min: 0, max: 13 }), d: fc.integer({ min: 0, max: 32 }) }, { noNullPrototype: true })
+    .map(({ y, m, d }) => `${y}-${two(m)}-${two(d)}`),
   fc.constantFrom('2026-02-30', '2026-13-01', '20-11-2026', '2026-11-20T25:00', '2028-02-29T10:00:00Z', 'yesterday'),
   anyText,
 );
@@ -385,10 +383,7 @@ const duration = fc.oneof(
   text,
   fc.record({ value: fc.oneof(fc.integer({ min: 1, max: 90 }), fc.double()), unit: durationUnit }, { noNullPrototype: true }),
 );
-const medication = fc.record(
-  { drugName: text, dosage: text, frequency, duration, instructions: text },
-  { requiredKeys: ['drugName'], noNullPrototype: true },
-);
+const medication = fc.record({ drugName: text, dosage: text, frequency, duration, instructions: text }, { requiredKeys: ['drugName'], noNullPrototype: true });
 const diagnosis = fc.record(
   {
     diagnosisName: text,
@@ -500,14 +495,34 @@ const wfAt = fc
 const wfBase = fc.record(
   {
     hipId: id.filter((x) => /^[A-Z]/.test(x)),
-    hospital: fc.record({ name: plainText, id: fc.stringMatching(/^IN[0-9]{10}$/), phone: fc.stringMatching(/^0[0-9]{2,4}-[0-9]{6,8}$/), email: fc.constant('records@clinic.example.org') }, { requiredKeys: ['name', 'id'], noNullPrototype: true }),
-    doctor: fc.record({ name: plainText, licNumber: fc.stringMatching(/^[A-Z]{2,4}-[0-9]{3,6}$/), hpId: fc.stringMatching(/^71-[0-9]{4}-[0-9]{4}-[0-9]{4}$/) }, { requiredKeys: ['name'], noNullPrototype: true }),
+    hospital: fc.record(
+      { name: plainText, id: fc.stringMatching(/^IN[0-9]{10}$/), phone: fc.stringMatching(/^0[0-9]{2,4}-[0-9]{6,8}$/), email: fc.constant('records@clinic.example.org') },
+      { requiredKeys: ['name', 'id'], noNullPrototype: true },
+    ),
+    doctor: fc.record(
+      { name: plainText, licNumber: fc.stringMatching(/^[A-Z]{2,4}-[0-9]{3,6}$/), hpId: fc.stringMatching(/^71-[0-9]{4}-[0-9]{4}-[0-9]{4}$/) },
+      { requiredKeys: ['name'], noNullPrototype: true },
+    ),
     patient: fc.record(
-      { abhaAddress: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{1,12}[a-z0-9]@(sbx|abdm)$/), name: plainText, gender: fc.constantFrom('M', 'F', 'O'), birthDate: fc.constant('1990-01-15'), age: fc.integer({ min: 0, max: 150 }) },
+      {
+        abhaAddress: fc.stringMatching(/^[a-z0-9][a-z0-9_.]{1,12}[a-z0-9]@(sbx|abdm)$/),
+        name: plainText,
+        gender: fc.constantFrom('M', 'F', 'O'),
+        birthDate: fc.constant('1990-01-15'),
+        age: fc.integer({ min: 0, max: 150 }),
+      },
       { requiredKeys: ['abhaAddress'], noNullPrototype: true },
     ),
     visit: fc.record(
-      { id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9/#_. -]{0,40}$/), id.filter((x) => /^[A-Z]/.test(x))), at: wfAt, timeZone: fc.constantFrom('Asia/Kolkata', 'UTC', 'America/New_York', 'Pacific/Kiritimati'), followUp: freeText },
+      {
+        id: fc.oneof(
+          fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9/#_. -]{0,40}$/),
+          id.filter((x) => /^[A-Z]/.test(x)),
+        ),
+        at: wfAt,
+        timeZone: fc.constantFrom('Asia/Kolkata', 'UTC', 'America/New_York', 'Pacific/Kiritimati'),
+        followUp: freeText,
+      },
       { requiredKeys: ['id', 'at'], noNullPrototype: true },
     ),
   },
@@ -585,7 +600,7 @@ describe('buildLinkRequest returns a valid link request or throws a ValidationEr
         const value = o.value as { careContexts: unknown[]; visitId: string; abhaAddress: string };
         const careContexts = input.careContexts as unknown[] | undefined;
         expect(value.careContexts).toHaveLength(careContexts?.length ?? 1);
-        expect(value.visitId).toBe(((input.visit as { id: string }).id).trim());
+        expect(value.visitId).toBe((input.visit as { id: string }).id.trim());
         expect(value.abhaAddress).toBe((input.patient as { abhaAddress: string }).abhaAddress);
       }),
       { numRuns: NUM_RUNS },
@@ -612,13 +627,9 @@ describe('buildLinkRequest: edge cases found by the properties above', () => {
   });
   it('for any visit instant in the years 0001-0999, as a Date or as ISO text with an offset', () => {
     fc.assert(
-      fc.property(
-        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('0999-06-30T00:00:00Z'), noInvalidDate: true }),
-        fc.boolean(),
-        (d, asText) => {
-          checkBuild(withAt(asText ? `${d.toISOString().slice(0, 19)}+05:30` : d));
-        },
-      ),
+      fc.property(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('0999-06-30T00:00:00Z'), noInvalidDate: true }), fc.boolean(), (d, asText) => {
+        checkBuild(withAt(asText ? `${d.toISOString().slice(0, 19)}+05:30` : d));
+      }),
       { numRuns: 50 },
     );
   });

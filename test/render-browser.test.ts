@@ -73,7 +73,11 @@ describe('the private profile folders of PDF printing', () => {
       writeFileSync(join(dir, names.aFile), 'x');
       symlinkSync(join(dir, names.otherProgram), join(dir, names.aLink));
       expect(await sweepStaleProfileFolders(dir)).toEqual([names.stale]);
-      expect(readdirSync(dir).sort()).toEqual(Object.values(names).filter((n) => n !== names.stale).sort());
+      expect(readdirSync(dir).sort()).toEqual(
+        Object.values(names)
+          .filter((n) => n !== names.stale)
+          .sort(),
+      );
       expect(lstatSync(join(dir, names.otherProgram, 'profile')).isDirectory()).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -103,40 +107,48 @@ describe('the private profile folders of PDF printing', () => {
       })
       .map(Number);
 
-  it.skipIf(!hasChromium || process.platform !== 'linux')(`a PDF render killed mid-way, then a new render, leave no profile folder in the temp directory, and it is private while it exists${SKIP}`, async () => {
-    const temp = mkdtempSync(join(tmpdir(), 'abha-link-tmpdir-'));
-    try {
-      const child = spawn(process.execPath, [join(root, 'test/fixtures/render/print-and-wait.mjs')], { cwd: root, env: { ...process.env, TMPDIR: temp }, stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (b: Buffer) => {
-          if (b.toString().includes('printing')) resolve();
+  it.skipIf(!hasChromium || process.platform !== 'linux')(
+    `a PDF render killed mid-way, then a new render, leave no profile folder in the temp directory, and it is private while it exists${SKIP}`,
+    async () => {
+      const temp = mkdtempSync(join(tmpdir(), 'abha-link-tmpdir-'));
+      try {
+        const child = spawn(process.execPath, [join(root, 'test/fixtures/render/print-and-wait.mjs')], { cwd: root, env: { ...process.env, TMPDIR: temp }, stdio: ['ignore', 'pipe', 'inherit'] });
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (b: Buffer) => {
+            if (b.toString().includes('printing')) resolve();
+          });
+          child.on('exit', () => reject(new Error('the printing child ended before the kill')));
         });
-        child.on('exit', () => reject(new Error('the printing child ended before the kill')));
-      });
-      const folders = readdirSync(temp);
-      expect(folders.length).toBeGreaterThan(0);
-      for (const f of folders) expect((lstatSync(join(temp, f)).mode & 0o777).toString(8), f).toBe('700');
-      const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-      child.kill('SIGKILL');
-      await exited;
-      // Nothing cleaned up after the kill: the folder is there.
-      expect(readdirSync(temp).length).toBeGreaterThan(0);
-      // The browser sees its pipe close and ends; wait for that (or end it) so that it writes no more.
-      for (let i = 0; i < 100 && processesMentioning(temp).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
-      for (const pid of processesMentioning(temp)) process.kill(pid, 'SIGKILL');
-      const r = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'render', '--pdf', '-o', join(temp, '..', `${temp.split('/').pop() ?? ''}.pdf`), 'examples/opd-prescription.input.json'], {
-        cwd: root,
-        env: { ...process.env, TMPDIR: temp },
-        encoding: 'utf8',
-      });
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
-      expect(readdirSync(temp)).toEqual([]);
-    } finally {
-      rmSync(temp, { recursive: true, force: true });
-      rmSync(`${temp}.pdf`, { force: true });
-    }
-  }, 90_000);
+        const folders = readdirSync(temp);
+        expect(folders.length).toBeGreaterThan(0);
+        for (const f of folders) expect((lstatSync(join(temp, f)).mode & 0o777).toString(8), f).toBe('700');
+        const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await exited;
+        // Nothing cleaned up after the kill: the folder is there.
+        expect(readdirSync(temp).length).toBeGreaterThan(0);
+        // The browser sees its pipe close and ends; wait for that (or end it) so that it writes no more.
+        for (let i = 0; i < 100 && processesMentioning(temp).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+        for (const pid of processesMentioning(temp)) process.kill(pid, 'SIGKILL');
+        const r = spawnSync(
+          process.execPath,
+          [join(root, 'dist/cli/main.js'), 'render', '--pdf', '-o', join(temp, '..', `${temp.split('/').pop() ?? ''}.pdf`), 'examples/opd-prescription.input.json'],
+          {
+            cwd: root,
+            env: { ...process.env, TMPDIR: temp },
+            encoding: 'utf8',
+          },
+        );
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        expect(readdirSync(temp)).toEqual([]);
+      } finally {
+        rmSync(temp, { recursive: true, force: true });
+        rmSync(`${temp}.pdf`, { force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe(`in Chromium${SKIP}`, () => {
@@ -152,65 +164,93 @@ describe(`in Chromium${SKIP}`, () => {
     return printer;
   };
 
-  it.skipIf(!hasChromium)(`shows the prescription as a full, non-blank A4 page with the letterhead at the top${SKIP}`, async () => {
-    const png = decodePng(await p().screenshot(html(example('opd-prescription')), { pageSize: 'A4' }));
-    expect(png.width).toBe(794);
-    expect(png.height).toBeGreaterThanOrEqual(1123);
-    let ink = 0;
-    let accent = 0;
-    let firstInkRow = -1;
-    let lastInkRow = -1;
-    for (let y = 0; y < png.height; y++) {
-      for (let x = 0; x < png.width; x++) {
-        const i = (y * png.width + x) * 4;
-        const [r, g, b] = [png.rgba[i] ?? 0, png.rgba[i + 1] ?? 0, png.rgba[i + 2] ?? 0];
-        if (r + g + b < 200) {
-          ink++;
-          if (firstInkRow < 0) firstInkRow = y;
-          lastInkRow = y;
+  it.skipIf(!hasChromium)(
+    `shows the prescription as a full, non-blank A4 page with the letterhead at the top${SKIP}`,
+    async () => {
+      const png = decodePng(await p().screenshot(html(example('opd-prescription')), { pageSize: 'A4' }));
+      expect(png.width).toBe(794);
+      expect(png.height).toBeGreaterThanOrEqual(1123);
+      let ink = 0;
+      let accent = 0;
+      let firstInkRow = -1;
+      let lastInkRow = -1;
+      for (let y = 0; y < png.height; y++) {
+        for (let x = 0; x < png.width; x++) {
+          const i = (y * png.width + x) * 4;
+          const [r, g, b] = [png.rgba[i] ?? 0, png.rgba[i + 1] ?? 0, png.rgba[i + 2] ?? 0];
+          if (r + g + b < 200) {
+            ink++;
+            if (firstInkRow < 0) firstInkRow = y;
+            lastInkRow = y;
+          }
+          // The accent colour #1d4f73 of the hospital name and the letterhead rule.
+          if (Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x4f) < 12 && Math.abs(b - 0x73) < 12 && y < 150) accent++;
         }
-        // The accent colour #1d4f73 of the hospital name and the letterhead rule.
-        if (Math.abs(r - 0x1d) < 12 && Math.abs(g - 0x4f) < 12 && Math.abs(b - 0x73) < 12 && y < 150) accent++;
       }
-    }
-    const share = ink / (png.width * png.height);
-    expect(share).toBeGreaterThan(0.005);
-    expect(share).toBeLessThan(0.3);
-    expect(accent).toBeGreaterThan(500);
-    expect(firstInkRow).toBeLessThan(120);
-    expect(lastInkRow).toBeGreaterThan(600);
-  }, 60_000);
+      const share = ink / (png.width * png.height);
+      expect(share).toBeGreaterThan(0.005);
+      expect(share).toBeLessThan(0.3);
+      expect(accent).toBeGreaterThan(500);
+      expect(firstInkRow).toBeLessThan(120);
+      expect(lastInkRow).toBeGreaterThan(600);
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasChromium)(`prints A4 and A5 PDFs of one page each for a typical visit, and breaks a long medication list across pages${SKIP}`, async () => {
-    const a4 = pdfPages(await p().pdf(html(example('opd-prescription')), { pageSize: 'A4' }));
-    // A4 is 595.3 × 841.9 pt and A5 419.5 × 595.3 pt; Chromium rounds to whole CSS pixels.
-    const near = (v: number | undefined, pt: number): boolean => v !== undefined && Math.abs(v - pt) < 2;
-    expect(a4.pages).toBe(1);
-    expect(near(a4.mediaBox[2], 595.3) && near(a4.mediaBox[3], 841.9), `A4 MediaBox ${a4.mediaBox.join(' ')}`).toBe(true);
-    const a5 = pdfPages(await p().pdf(html(example('opd-prescription'), { pageSize: 'A5' }), { pageSize: 'A5' }));
-    expect(a5.pages).toBe(1);
-    expect(near(a5.mediaBox[2], 419.5) && near(a5.mediaBox[3], 595.3), `A5 MediaBox ${a5.mediaBox.join(' ')}`).toBe(true);
-    const input = example('opd-prescription');
-    const long = { ...input, medications: Array.from({ length: 60 }, (_, i) => ({ drugName: `Medicine number ${i + 1}`, dosage: '1 tablet', frequency: 'BD', duration: '5 days', instructions: 'after food' })) };
-    expect(pdfPages(await p().pdf(html(long), { pageSize: 'A4' })).pages).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  it.skipIf(!hasChromium)(
+    `prints A4 and A5 PDFs of one page each for a typical visit, and breaks a long medication list across pages${SKIP}`,
+    async () => {
+      const a4 = pdfPages(await p().pdf(html(example('opd-prescription')), { pageSize: 'A4' }));
+      // A4 is 595.3 × 841.9 pt and A5 419.5 × 595.3 pt; Chromium rounds to whole CSS pixels.
+      const near = (v: number | undefined, pt: number): boolean => v !== undefined && Math.abs(v - pt) < 2;
+      expect(a4.pages).toBe(1);
+      expect(near(a4.mediaBox[2], 595.3) && near(a4.mediaBox[3], 841.9), `A4 MediaBox ${a4.mediaBox.join(' ')}`).toBe(true);
+      const a5 = pdfPages(await p().pdf(html(example('opd-prescription'), { pageSize: 'A5' }), { pageSize: 'A5' }));
+      expect(a5.pages).toBe(1);
+      expect(near(a5.mediaBox[2], 419.5) && near(a5.mediaBox[3], 595.3), `A5 MediaBox ${a5.mediaBox.join(' ')}`).toBe(true);
+      const input = example('opd-prescription');
+      const long = {
+        ...input,
+        medications: Array.from({ length: 60 }, (_, i) => ({ drugName: `Medicine number ${i + 1}`, dosage: '1 tablet', frequency: 'BD', duration: '5 days', instructions: 'after food' })),
+      };
+      expect(pdfPages(await p().pdf(html(long), { pageSize: 'A4' })).pages).toBeGreaterThanOrEqual(2);
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasPdfToText)(`repeats the medication table header on every page, on A4 and on A5${hasPdfToText ? SKIP : ' [skipped: no Chromium or no pdftotext (poppler-utils)]'}`, async () => {
-    const input = example('opd-prescription');
-    const long = { ...input, medications: Array.from({ length: 60 }, (_, i) => ({ drugName: `Medicine number ${i + 1}`, dosage: '1 tablet', frequency: 'BD', duration: '5 days', ...(i % 2 === 1 ? { instructions: 'after food' } : {}) })) };
-    for (const pageSize of ['A4', 'A5'] as const) {
-      const pdf = await p().pdf(html(long, { pageSize }), { pageSize });
-      const text = spawnSync('pdftotext', ['-layout', '-', '-'], { input: Buffer.from(pdf), encoding: 'utf8' }).stdout;
-      const pages = text.split('\f').filter((t) => /Medicine number/.test(t));
-      expect(pages.length, pageSize).toBeGreaterThanOrEqual(2);
-      for (const [i, page] of pages.entries()) expect(page, `${pageSize} page ${i + 1} has no table header`).toMatch(/NO\.\s+MEDICINE\s+DOSE\s+FREQUENCY\s+DURATION/);
-    }
-  }, 60_000);
+  it.skipIf(!hasPdfToText)(
+    `repeats the medication table header on every page, on A4 and on A5${hasPdfToText ? SKIP : ' [skipped: no Chromium or no pdftotext (poppler-utils)]'}`,
+    async () => {
+      const input = example('opd-prescription');
+      const long = {
+        ...input,
+        medications: Array.from({ length: 60 }, (_, i) => ({
+          drugName: `Medicine number ${i + 1}`,
+          dosage: '1 tablet',
+          frequency: 'BD',
+          duration: '5 days',
+          ...(i % 2 === 1 ? { instructions: 'after food' } : {}),
+        })),
+      };
+      for (const pageSize of ['A4', 'A5'] as const) {
+        const pdf = await p().pdf(html(long, { pageSize }), { pageSize });
+        const text = spawnSync('pdftotext', ['-layout', '-', '-'], { input: Buffer.from(pdf), encoding: 'utf8' }).stdout;
+        const pages = text.split('\f').filter((t) => /Medicine number/.test(t));
+        expect(pages.length, pageSize).toBeGreaterThanOrEqual(2);
+        for (const [i, page] of pages.entries()) expect(page, `${pageSize} page ${i + 1} has no table header`).toMatch(/NO\.\s+MEDICINE\s+DOSE\s+FREQUENCY\s+DURATION/);
+      }
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasDevanagariFont)(`embeds a Devanagari font for Hindi labels${hasDevanagariFont ? '' : ' [skipped: no Chromium or no Devanagari font (fonts-noto-core)]'}`, async () => {
-    const pdf = Buffer.from(await p().pdf(html(example('opd-prescription'), { lang: 'hi' }))).toString('latin1');
-    expect(pdf).toMatch(/\/BaseFont \/[A-Z]{6}\+[A-Za-z]*Devanagari/);
-  }, 60_000);
+  it.skipIf(!hasDevanagariFont)(
+    `embeds a Devanagari font for Hindi labels${hasDevanagariFont ? '' : ' [skipped: no Chromium or no Devanagari font (fonts-noto-core)]'}`,
+    async () => {
+      const pdf = Buffer.from(await p().pdf(html(example('opd-prescription'), { lang: 'hi' }))).toString('latin1');
+      expect(pdf).toMatch(/\/BaseFont \/[A-Z]{6}\+[A-Za-z]*Devanagari/);
+    },
+    60_000,
+  );
 
   describe('with a local server that counts requests', () => {
     let server: Server | undefined;
@@ -226,94 +266,111 @@ describe(`in Chromium${SKIP}`, () => {
       await new Promise<void>((resolve) => server?.close(() => resolve()));
     });
 
-    it.skipIf(!hasChromium)(`lets no request leave the page, even from a template that asks for one${SKIP}`, async () => {
-      const port = (server?.address() as AddressInfo).port;
-      const renderer = await createRenderer({
-        templates: {
-          leaky: `<!DOCTYPE html><html><head><link rel="stylesheet" href="http://127.0.0.1:${port}/style.css"></head><body><img src="http://127.0.0.1:${port}/pixel.png"><p>{{hospital.name}}</p></body></html>`,
-        },
-      });
-      const [doc] = renderer.render(example('lab-order'), { template: 'leaky' });
-      const pdf = await p().pdf(doc?.html ?? '');
-      expect(pdfPages(pdf).pages).toBe(1);
-      expect(requests).toBe(0);
-    }, 60_000);
+    it.skipIf(!hasChromium)(
+      `lets no request leave the page, even from a template that asks for one${SKIP}`,
+      async () => {
+        const port = (server?.address() as AddressInfo).port;
+        const renderer = await createRenderer({
+          templates: {
+            leaky: `<!DOCTYPE html><html><head><link rel="stylesheet" href="http://127.0.0.1:${port}/style.css"></head><body><img src="http://127.0.0.1:${port}/pixel.png"><p>{{hospital.name}}</p></body></html>`,
+          },
+        });
+        const [doc] = renderer.render(example('lab-order'), { template: 'leaky' });
+        const pdf = await p().pdf(doc?.html ?? '');
+        expect(pdfPages(pdf).pages).toBe(1);
+        expect(requests).toBe(0);
+      },
+      60_000,
+    );
   });
 
-  it.skipIf(!hasChromium)(`runs no script and makes no request from a custom template with <script>, external images and a looser policy of its own, with JavaScript on${SKIP}`, async () => {
-    // The page is served over http as a person would open it, with the network open: only the policy stands in the way.
-    let asked: string[] = [];
-    let page = '';
-    const server = createServer((req, res) => {
-      if (req.url === '/page.html') {
-        res.setHeader('content-type', 'text/html; charset=utf-8');
-        res.end(page);
-        return;
+  it.skipIf(!hasChromium)(
+    `runs no script and makes no request from a custom template with <script>, external images and a looser policy of its own, with JavaScript on${SKIP}`,
+    async () => {
+      // The page is served over http as a person would open it, with the network open: only the policy stands in the way.
+      let asked: string[] = [];
+      let page = '';
+      const server = createServer((req, res) => {
+        if (req.url === '/page.html') {
+          res.setHeader('content-type', 'text/html; charset=utf-8');
+          res.end(page);
+          return;
+        }
+        asked.push(req.url ?? '');
+        res.end(req.url === '/s.js' ? "document.title = 'ran'" : 'x');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const active = [
+        `<link rel="stylesheet" href="${origin}/style.css"><script src="${origin}/s.js"></script>`,
+        `<script>document.title = 'ran'; fetch('${origin}/fetch'); new Image().src = '${origin}/beacon';</script>`,
+      ].join('');
+      const body = `<img src="https://tracker.invalid/p.png"><img src="${origin}/pixel.png"><iframe src="${origin}/frame"></iframe><p id="name">{{hospital.name}}</p><img src="x" onerror="document.title = 'ran'">`;
+      const looser = `<meta http-equiv="Content-Security-Policy" content="default-src * 'unsafe-inline'; script-src * 'unsafe-inline'; img-src *">`;
+      // The policy goes after <head>, after the doctype when there is no <head>, or first when there is no doctype either.
+      const templates = {
+        'with-head': `<!DOCTYPE html><html lang="en"><head>${looser}${active}</head><body>${body}</body></html>`,
+        'no-head': `<!DOCTYPE html>\n${looser}${active}<body>${body}</body>`,
+        fragment: `${active}${body}`,
+      };
+      const renderer = await createRenderer({ templates });
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+      try {
+        for (const template of Object.keys(templates)) {
+          page = renderer.render(example('opd-prescription'), { template })[0]?.html ?? '';
+          const tab = await browser.newPage({ javaScriptEnabled: true });
+          // Chromium announces the requests it then blocks: each must fail as blocked by the policy, none may finish.
+          const finished: string[] = [];
+          const failed: string[] = [];
+          tab.on('requestfinished', (r) => {
+            if (!r.url().endsWith('/page.html')) finished.push(r.url());
+          });
+          tab.on('requestfailed', (r) => failed.push(r.failure()?.errorText ?? ''));
+          asked = [];
+          await tab.goto(`${origin}/page.html`, { waitUntil: 'load' });
+          // Evaluated by the test through the debugging protocol, which the page's policy does not govern.
+          const seen = (await tab.evaluate(
+            '({ title: document.title, text: document.getElementById("name").textContent, policies: document.head.querySelectorAll("meta[http-equiv=Content-Security-Policy]").length })',
+          )) as { title: string; text: string; policies: number };
+          expect(seen.text, template).toBe('Sanjeevani Family Clinic');
+          expect(seen.title, template).not.toBe('ran');
+          expect(finished, template).toEqual([]);
+          expect(asked, template).toEqual([]);
+          expect(failed.length, template).toBeGreaterThan(0);
+          for (const f of failed) expect(f, template).toMatch(/^(csp|net::ERR_BLOCKED_BY_CSP)$/);
+          // Ours is in the head (the template's own, looser policy too, changing nothing).
+          expect(seen.policies, template).toBe(template === 'fragment' ? 1 : 2);
+          await tab.close();
+        }
+      } finally {
+        await browser.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
       }
-      asked.push(req.url ?? '');
-      res.end(req.url === '/s.js' ? "document.title = 'ran'" : 'x');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const active = [
-      `<link rel="stylesheet" href="${origin}/style.css"><script src="${origin}/s.js"></script>`,
-      `<script>document.title = 'ran'; fetch('${origin}/fetch'); new Image().src = '${origin}/beacon';</script>`,
-    ].join('');
-    const body = `<img src="https://tracker.invalid/p.png"><img src="${origin}/pixel.png"><iframe src="${origin}/frame"></iframe><p id="name">{{hospital.name}}</p><img src="x" onerror="document.title = 'ran'">`;
-    const looser = `<meta http-equiv="Content-Security-Policy" content="default-src * 'unsafe-inline'; script-src * 'unsafe-inline'; img-src *">`;
-    // The policy goes after <head>, after the doctype when there is no <head>, or first when there is no doctype either.
-    const templates = {
-      'with-head': `<!DOCTYPE html><html lang="en"><head>${looser}${active}</head><body>${body}</body></html>`,
-      'no-head': `<!DOCTYPE html>\n${looser}${active}<body>${body}</body>`,
-      fragment: `${active}${body}`,
-    };
-    const renderer = await createRenderer({ templates });
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-    try {
-      for (const template of Object.keys(templates)) {
-        page = renderer.render(example('opd-prescription'), { template })[0]?.html ?? '';
-        const tab = await browser.newPage({ javaScriptEnabled: true });
-        // Chromium announces the requests it then blocks: each must fail as blocked by the policy, none may finish.
-        const finished: string[] = [];
-        const failed: string[] = [];
-        tab.on('requestfinished', (r) => {
-          if (!r.url().endsWith('/page.html')) finished.push(r.url());
-        });
-        tab.on('requestfailed', (r) => failed.push(r.failure()?.errorText ?? ''));
-        asked = [];
-        await tab.goto(`${origin}/page.html`, { waitUntil: 'load' });
-        // Evaluated by the test through the debugging protocol, which the page's policy does not govern.
-        const seen = (await tab.evaluate('({ title: document.title, text: document.getElementById("name").textContent, policies: document.head.querySelectorAll("meta[http-equiv=Content-Security-Policy]").length })')) as { title: string; text: string; policies: number };
-        expect(seen.text, template).toBe('Sanjeevani Family Clinic');
-        expect(seen.title, template).not.toBe('ran');
-        expect(finished, template).toEqual([]);
-        expect(asked, template).toEqual([]);
-        expect(failed.length, template).toBeGreaterThan(0);
-        for (const f of failed) expect(f, template).toMatch(/^(csp|net::ERR_BLOCKED_BY_CSP)$/);
-        // Ours is in the head (the template's own, looser policy too, changing nothing).
-        expect(seen.policies, template).toBe(template === 'fragment' ? 1 : 2);
-        await tab.close();
-      }
-    } finally {
-      await browser.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasChromium)(`wraps a 128-character registration number and HPR id inside the page, keeping each label on one line; usual ones stay on one line${SKIP}`, async () => {
-    const input = example('opd-prescription');
-    const long = { ...input, doctor: { ...input.doctor, licNumber: `KMC-${'1234567890'.repeat(12)}1234`, hpId: `71-2665-5777-2713-${'ABCDEFGHIJ'.repeat(11)}` } };
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-    try {
-      for (const [pageSize, data] of [['A4', long], ['A5', long], ['A4', input], ['A5', input]] as const) {
-        const page = await browser.newPage({ viewport: pageSize === 'A4' ? { width: 794, height: 1123 } : { width: 559, height: 794 } });
-        await page.route('**/*', (route) => route.abort());
-        await page.emulateMedia({ media: 'print' });
-        await page.setContent(html(data, { pageSize }), { waitUntil: 'load' });
-        // Measured in the page (a string: the test's tsconfig has no DOM types).
-        const m = (await page.evaluate(`(() => {
+  it.skipIf(!hasChromium)(
+    `wraps a 128-character registration number and HPR id inside the page, keeping each label on one line; usual ones stay on one line${SKIP}`,
+    async () => {
+      const input = example('opd-prescription');
+      const long = { ...input, doctor: { ...input.doctor, licNumber: `KMC-${'1234567890'.repeat(12)}1234`, hpId: `71-2665-5777-2713-${'ABCDEFGHIJ'.repeat(11)}` } };
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+      try {
+        for (const [pageSize, data] of [
+          ['A4', long],
+          ['A5', long],
+          ['A4', input],
+          ['A5', input],
+        ] as const) {
+          const page = await browser.newPage({ viewport: pageSize === 'A4' ? { width: 794, height: 1123 } : { width: 559, height: 794 } });
+          await page.route('**/*', (route) => route.abort());
+          await page.emulateMedia({ media: 'print' });
+          await page.setContent(html(data, { pageSize }), { waitUntil: 'load' });
+          // Measured in the page (a string: the test's tsconfig has no DOM types).
+          const m = (await page.evaluate(`(() => {
           const sheet = document.querySelector('.sheet').getBoundingClientRect();
           const ids = [...document.querySelectorAll('.letterhead .doctor .id')].map((el) => {
             const label = document.createRange();
@@ -324,52 +381,58 @@ describe(`in Chromium${SKIP}`, () => {
           });
           return { sheetRight: sheet.right, pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth, ids };
         })()`)) as { sheetRight: number; pageWidth: number; viewport: number; ids: Array<{ right: number; overflow: number; labelLines: number; valueLines: number }> };
-        expect(m.ids, pageSize).toHaveLength(2);
-        expect(m.pageWidth, `${pageSize}: the page scrolls sideways`).toBeLessThanOrEqual(m.viewport);
-        for (const id of m.ids) {
-          expect(id.right, pageSize).toBeLessThanOrEqual(m.sheetRight + 0.5);
-          expect(id.overflow, pageSize).toBeLessThanOrEqual(0);
-          expect(id.labelLines, `${pageSize}: the label is broken`).toBe(1);
-          if (data === long) expect(id.valueLines, `${pageSize}: the long value does not wrap`).toBeGreaterThan(1);
-          else expect(id.valueLines, `${pageSize}: a usual id is broken`).toBe(1);
+          expect(m.ids, pageSize).toHaveLength(2);
+          expect(m.pageWidth, `${pageSize}: the page scrolls sideways`).toBeLessThanOrEqual(m.viewport);
+          for (const id of m.ids) {
+            expect(id.right, pageSize).toBeLessThanOrEqual(m.sheetRight + 0.5);
+            expect(id.overflow, pageSize).toBeLessThanOrEqual(0);
+            expect(id.labelLines, `${pageSize}: the label is broken`).toBe(1);
+            if (data === long) expect(id.valueLines, `${pageSize}: the long value does not wrap`).toBeGreaterThan(1);
+            else expect(id.valueLines, `${pageSize}: a usual id is broken`).toBe(1);
+          }
+          await page.close();
         }
-        await page.close();
+      } finally {
+        await browser.close();
       }
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasChromium)(`runs nothing from the hostile corpus in a live page with JavaScript on${SKIP}`, async () => {
-    const corpus = JSON.parse(readFileSync(join(root, 'test/fixtures/render/hostile-strings.json'), 'utf8')) as Array<{ value: string }>;
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-    try {
-      const page = await browser.newPage();
-      await page.route('**/*', (route) => route.abort());
-      let dialogs = 0;
-      page.on('dialog', (d) => {
-        dialogs++;
-        void d.dismiss();
-      });
-      const input = example('opd-prescription');
-      for (const { value } of corpus) {
-        const hostile = {
-          ...input,
-          patient: { ...input.patient, name: value.slice(0, 255) },
-          advice: value,
-          medications: [{ drugName: value.slice(0, 255), dosage: value.slice(0, 255), frequency: 'BD', instructions: value }],
-        };
-        await page.setContent(html(hostile, { lint: false }), { waitUntil: 'load' });
-        // Evaluated in the page (a string: the test's tsconfig has no DOM types).
-        const seen = (await page.evaluate('({ scripts: document.scripts.length, imgs: document.images.length, text: document.body.innerText })')) as { scripts: number; imgs: number; text: string };
-        expect(seen.scripts).toBe(0);
-        expect(seen.imgs).toBe(0);
-        expect(seen.text.replace(/\s+/g, ' ')).toContain(value.replace(/\s+/g, ' ').trim());
+  it.skipIf(!hasChromium)(
+    `runs nothing from the hostile corpus in a live page with JavaScript on${SKIP}`,
+    async () => {
+      const corpus = JSON.parse(readFileSync(join(root, 'test/fixtures/render/hostile-strings.json'), 'utf8')) as Array<{ value: string }>;
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+      try {
+        const page = await browser.newPage();
+        await page.route('**/*', (route) => route.abort());
+        let dialogs = 0;
+        page.on('dialog', (d) => {
+          dialogs++;
+          void d.dismiss();
+        });
+        const input = example('opd-prescription');
+        for (const { value } of corpus) {
+          const hostile = {
+            ...input,
+            patient: { ...input.patient, name: value.slice(0, 255) },
+            advice: value,
+            medications: [{ drugName: value.slice(0, 255), dosage: value.slice(0, 255), frequency: 'BD', instructions: value }],
+          };
+          await page.setContent(html(hostile, { lint: false }), { waitUntil: 'load' });
+          // Evaluated in the page (a string: the test's tsconfig has no DOM types).
+          const seen = (await page.evaluate('({ scripts: document.scripts.length, imgs: document.images.length, text: document.body.innerText })')) as { scripts: number; imgs: number; text: string };
+          expect(seen.scripts).toBe(0);
+          expect(seen.imgs).toBe(0);
+          expect(seen.text.replace(/\s+/g, ' ')).toContain(value.replace(/\s+/g, ' ').trim());
+        }
+        expect(dialogs).toBe(0);
+      } finally {
+        await browser.close();
       }
-      expect(dialogs).toBe(0);
-    } finally {
-      await browser.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

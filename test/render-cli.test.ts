@@ -234,7 +234,9 @@ describe('abha-link render', () => {
     const r = await run(['render', '--help']);
     expect(r.code).toBe(0);
     // The usage line is wrapped at 80 columns.
-    expect(r.stdout.replace(/\n +/g, ' ')).toContain('Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]');
+    expect(r.stdout.replace(/\n +/g, ' ')).toContain(
+      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+    );
     for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
     expect((await run(['--help'])).stdout).toMatch(/^\s+render\s+printable prescription/m);
   });

@@ -278,11 +278,11 @@ describe('right-to-left overrides and other bidi controls in the data', () => {
       for (const inner of inside) expect((textOf(`<body>${inner}`).match(/#F\d+/g) ?? []).length, inner).toBeLessThanOrEqual(1);
       // And every planted value reached the page inside one.
       const tags = new Set(inside.flatMap((inner) => textOf(`<body>${inner}`).match(/#F\d+/g) ?? []));
-      for (const tag of (textOf(html).match(/#F\d+/g) ?? [])) expect(tags.has(tag), `${tag} is printed outside an isolate`).toBe(true);
+      for (const tag of textOf(html).match(/#F\d+/g) ?? []) expect(tags.has(tag), `${tag} is printed outside an isolate`).toBe(true);
     }
   });
 
-  it('keep the phone separator and the ICD code after a diagnosis in place (the reviewer\'s case)', () => {
+  it("keep the phone separator and the ICD code after a diagnosis in place (the reviewer's case)", () => {
     const input = plant('x').input as unknown as { hospital: { phone: string }; diagnosis: Array<{ diagnosisName: string; icdCode: string }> };
     input.hospital.phone = '080\u202E-4123';
     input.diagnosis[0] = { ...input.diagnosis[0], diagnosisName: 'Hypertension \u202E', icdCode: 'E11.9' };
@@ -323,7 +323,9 @@ describe('the Content-Security-Policy', () => {
   });
 
   it('is put right after the doctype of a custom template without a <head>, and at the very start of one without a doctype', async () => {
-    expect(await render('<!DOCTYPE html>\n<body><script>alert(1)</script><p>{{hospital.name}}</p></body>')).toBe(`<!DOCTYPE html>\n${META}<body><script>alert(1)</script><p>Sanjeevani Family Clinic</p></body>`);
+    expect(await render('<!DOCTYPE html>\n<body><script>alert(1)</script><p>{{hospital.name}}</p></body>')).toBe(
+      `<!DOCTYPE html>\n${META}<body><script>alert(1)</script><p>Sanjeevani Family Clinic</p></body>`,
+    );
     expect(await render('<p>{{hospital.name}}</p><script>alert(1)</script>')).toBe(`${META}<p>Sanjeevani Family Clinic</p><script>alert(1)</script>`);
   });
 

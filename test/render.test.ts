@@ -9,17 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { isValidationError } from '../src/errors.js';
-import {
-  LABELS,
-  TEMPLATE_NAMES,
-  ageAt,
-  detectInputKind,
-  formatVisitDate,
-  isHttpsUrl,
-  renderDocuments,
-  safeRenderDocuments,
-  type RenderedDocument,
-} from '../src/render/index.js';
+import { LABELS, TEMPLATE_NAMES, ageAt, detectInputKind, formatVisitDate, isHttpsUrl, renderDocuments, safeRenderDocuments, type RenderedDocument } from '../src/render/index.js';
 import { attributeValues, textOf } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -75,7 +65,9 @@ describe('renderDocuments', () => {
       const text = textOf(d.html);
       expectCareContextPrinted(text, req, i, 'prescription');
       expect(text).toContain(ci.patient.name ?? 'no name in the example');
-      expect(/<h1>([^<]*)<\/h1>/.exec(d.html)?.[1]).toBe(({ Prescription: 'Prescription', OPConsultation: 'OP Consultation', DiagnosticReport: 'Diagnostic Report' } as Record<string, string>)[d.hiType]);
+      expect(/<h1>([^<]*)<\/h1>/.exec(d.html)?.[1]).toBe(
+        ({ Prescription: 'Prescription', OPConsultation: 'OP Consultation', DiagnosticReport: 'Diagnostic Report' } as Record<string, string>)[d.hiType],
+      );
       expect(text).toContain('Signature and stamp');
       if (ci.visit.followUp !== undefined) expect(text).toContain(ci.visit.followUp);
     });
@@ -185,11 +177,7 @@ describe('renderDocuments', () => {
   });
 
   it('names each document after its care-context reference, safely and uniquely', () => {
-    expect(renderDocuments(input('multi-care-context')).map((d) => d.fileName)).toEqual([
-      'GVH-ENC-55012-OPConsultation',
-      'GVH-ENC-55012-Prescription',
-      'GVH-LAB-2026-88120',
-    ]);
+    expect(renderDocuments(input('multi-care-context')).map((d) => d.fileName)).toEqual(['GVH-ENC-55012-OPConsultation', 'GVH-ENC-55012-Prescription', 'GVH-LAB-2026-88120']);
     const req = request('multi-care-context');
     const odd = {
       ...req,
@@ -208,7 +196,9 @@ describe('renderDocuments', () => {
 
   it('renders one care context, with patient and visit details from the context option', () => {
     const cc = request('opd-prescription').careContexts[0];
-    const doc = only(renderDocuments(cc, { context: { patient: { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }, visitDate: '2026-11-20', visitId: 'OPD-2026-0042', followUp: 'Review in 2 weeks' } }));
+    const doc = only(
+      renderDocuments(cc, { context: { patient: { name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }, visitDate: '2026-11-20', visitId: 'OPD-2026-0042', followUp: 'Review in 2 weeks' } }),
+    );
     const text = textOf(doc.html);
     expect(text).toMatch(/Asha Verma[\s\S]*48 y \/ F/);
     expect(text).toContain('20 Nov 2026');
@@ -239,7 +229,11 @@ describe('renderDocuments', () => {
     expect(/<title>([^<]*)<\/title>/.exec(docs[0]?.html ?? '')?.[1]).toBe('OP Consultation · \u2068GVH-ENC-55012-OPConsultation\u2069');
     expect(renderDocuments(input('multi-care-context'), { lang: 'hi' }).map((d) => heading(d.html))).toEqual(['ओपीडी परामर्श', 'दवा का पर्चा', 'जाँच रिपोर्ट']);
     // The other templates keep their own heading; an hiType abha-link does not know is not printed as a heading.
-    expect(renderDocuments(input('multi-care-context'), { template: 'lab-order' }).map((d) => heading(d.html))).toEqual(['Lab investigation order', 'Lab investigation order', 'Lab investigation order']);
+    expect(renderDocuments(input('multi-care-context'), { template: 'lab-order' }).map((d) => heading(d.html))).toEqual([
+      'Lab investigation order',
+      'Lab investigation order',
+      'Lab investigation order',
+    ]);
     const req = request('opd-prescription');
     const odd = { ...req, careContexts: [{ ...req.careContexts[0], hiType: 'constructor' }] } as LinkCareContextRequest;
     expect(heading(renderDocuments(odd, { lint: false })[0]?.html ?? '')).toBe('Visit summary');
@@ -274,10 +268,12 @@ describe('safeRenderDocuments with invalid input', () => {
     const r = safeRenderDocuments(bad);
     expect(r.success).toBe(false);
     if (r.success) return;
-    expect(r.issues.map((i) => [i.path, i.code])).toEqual(expect.arrayContaining([
-      ['/medications/0/drugName', 'required'],
-      [`/#${Object.keys(bad).indexOf('extra')}`, 'unknown-field'],
-    ]));
+    expect(r.issues.map((i) => [i.path, i.code])).toEqual(
+      expect.arrayContaining([
+        ['/medications/0/drugName', 'required'],
+        [`/#${Object.keys(bad).indexOf('extra')}`, 'unknown-field'],
+      ]),
+    );
   });
 
   it('applies the lint rules, as a build does, unless lint is false', () => {

@@ -48,13 +48,37 @@ describe('decideAfterAttempt', () => {
   const table: [string, AttemptOutcome, DecisionEndpoint, AttemptContext, object][] = [
     // Answers that end the call.
     ['a 2xx with success: true returns the answer', ok({ success: true }), LINK, first, { action: 'return', body: { success: true } }],
-    ['a link answered success: true off the spec returns it with offSpec', status(200, { body: { kind: 'off-spec', value: { success: true }, issues: [{ path: '/message', code: 'type', message: 'x', severity: 'error' }] } }), LINK, first, { action: 'return', offSpec: [{ path: '/message' }] }],
-    ['a read answered off the spec fails with InvalidResponseError', status(200, { body: { kind: 'off-spec', value: {}, issues: [{ path: '/data', code: 'required', message: 'x', severity: 'error' }] } }), READ, first, { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ path: '/data' }] } }],
+    [
+      'a link answered success: true off the spec returns it with offSpec',
+      status(200, { body: { kind: 'off-spec', value: { success: true }, issues: [{ path: '/message', code: 'type', message: 'x', severity: 'error' }] } }),
+      LINK,
+      first,
+      { action: 'return', offSpec: [{ path: '/message' }] },
+    ],
+    [
+      'a read answered off the spec fails with InvalidResponseError',
+      status(200, { body: { kind: 'off-spec', value: {}, issues: [{ path: '/data', code: 'required', message: 'x', severity: 'error' }] } }),
+      READ,
+      first,
+      { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ path: '/data' }] } },
+    ],
     ['a 2xx with success: false fails with EnvelopeError', status(200, { body: { kind: 'refused', flag: 'success' } }), LINK, first, failsWith('EnvelopeError')],
     ['a link answered 2xx without a readable flag is outcome unknown', status(200, { body: { kind: 'unreadable', flag: 'success', why: 'not-json' } }), LINK, first, unknown('unreadable-response')],
-    ['a read answered 2xx without a readable flag fails with InvalidResponseError', status(200, { body: { kind: 'unreadable', flag: 'status', why: 'no-flag' } }), TOKEN, first, { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ path: '/status', code: 'required' }] } }],
+    [
+      'a read answered 2xx without a readable flag fails with InvalidResponseError',
+      status(200, { body: { kind: 'unreadable', flag: 'status', why: 'no-flag' } }),
+      TOKEN,
+      first,
+      { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ path: '/status', code: 'required' }] } },
+    ],
     ['a link answer over maxResponseBytes is outcome unknown', status(200, { body: { kind: 'too-large', maxBytes: 10 } }), LINK, first, unknown('response-too-large')],
-    ['a read answer over maxResponseBytes fails with InvalidResponseError too-large', status(200, { body: { kind: 'too-large', maxBytes: 10 } }), READ, first, { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ code: 'too-large' }] } }],
+    [
+      'a read answer over maxResponseBytes fails with InvalidResponseError too-large',
+      status(200, { body: { kind: 'too-large', maxBytes: 10 } }),
+      READ,
+      first,
+      { action: 'fail', failure: { error: 'InvalidResponseError', issues: [{ code: 'too-large' }] } },
+    ],
     // Credentials.
     ['a 401 on a bearer call refreshes the token and repeats', status(401), LINK, first, { action: 'refresh-and-repeat' }],
     ['a second 401 after the refresh fails with AuthenticationError', status(401), LINK, { ...first, refreshed: true }, failsWith('AuthenticationError')],
@@ -63,7 +87,13 @@ describe('decideAfterAttempt', () => {
     // Slow down: 429 and 503.
     ['a 429 with Retry-After is retried after it, even on the link call', status(429, { retryAfterMs: 1000 }), LINK, first, retry(1000)],
     ['a 503 with Retry-After is retried after it, even on the link call', status(503, { retryAfterMs: 0 }), LINK, first, retry(0)],
-    ['a 429 with a Retry-After over the cap fails with RateLimitedError', status(429, { retryAfterMs: 120_000 }), LINK, first, { action: 'fail', failure: { error: 'RateLimitedError', retryAfterMs: 120_000 } }],
+    [
+      'a 429 with a Retry-After over the cap fails with RateLimitedError',
+      status(429, { retryAfterMs: 120_000 }),
+      LINK,
+      first,
+      { action: 'fail', failure: { error: 'RateLimitedError', retryAfterMs: 120_000 } },
+    ],
     ['a 429 without Retry-After on the link call fails with RateLimitedError', status(429), LINK, first, failsWith('RateLimitedError')],
     ['a 429 without Retry-After on a read is retried after backoff', status(429), READ, first, retry(100)],
     ['a 503 without Retry-After on the link call is outcome unknown', status(503), LINK, first, unknown('server-error')],

@@ -527,17 +527,36 @@ const TYPE_SITES: ReadonlyArray<{ section: string; schema: SchemaName; base: unk
 function wrongValues(type: SpecType): ReadonlyArray<{ value: unknown; at: Path }> {
   switch (type) {
     case 'string':
-      return [{ value: 42, at: [] }, { value: true, at: [] }];
+      return [
+        { value: 42, at: [] },
+        { value: true, at: [] },
+      ];
     case 'integer':
-      return [{ value: '1800', at: [] }, { value: 1.5, at: [] }, { value: false, at: [] }];
+      return [
+        { value: '1800', at: [] },
+        { value: 1.5, at: [] },
+        { value: false, at: [] },
+      ];
     case 'boolean':
-      return [{ value: 'true', at: [] }, { value: 1, at: [] }];
+      return [
+        { value: 'true', at: [] },
+        { value: 1, at: [] },
+      ];
     case 'string[]':
-      return [{ value: 'MOBILE_OTP', at: [] }, { value: ['MOBILE_OTP', 7], at: [1] }];
+      return [
+        { value: 'MOBILE_OTP', at: [] },
+        { value: ['MOBILE_OTP', 7], at: [1] },
+      ];
     case 'object':
-      return [{ value: 'x', at: [] }, { value: [], at: [] }];
+      return [
+        { value: 'x', at: [] },
+        { value: [], at: [] },
+      ];
     case 'object[]':
-      return [{ value: {}, at: [] }, { value: ['x'], at: [0] }];
+      return [
+        { value: {}, at: [] },
+        { value: ['x'], at: [0] },
+      ];
   }
 }
 
@@ -836,11 +855,7 @@ describe('OTP: exactly 6 digits (§8) for otp and otpValue', () => {
     ['nothing (empty string)', ''],
   ];
   runValid(
-    valid(
-      SITES.flatMap(([section, schema, base, field]) =>
-        ['000000', '999999'].map((o) => ({ title: `§${section} ${schema} accepts the ${field} ${o}`, schema, doc: edit(base, [field], o) })),
-      ),
-    ),
+    valid(SITES.flatMap(([section, schema, base, field]) => ['000000', '999999'].map((o) => ({ title: `§${section} ${schema} accepts the ${field} ${o}`, schema, doc: edit(base, [field], o) })))),
   );
   runInvalid(
     invalid(
@@ -983,8 +998,16 @@ describe('unknown fields: rejected in requests, tolerated in responses', () => {
       { title: '§2 search result item tolerates an unknown field', schema: 'search-result-item', doc: { ...searchResultItem, count: 2 } },
       { title: '§2 search account entry tolerates an unknown field', schema: 'search-account-entry', doc: { ...searchAccountEntry, mobile: 'xxxxxx2345' } },
       { title: '§4.4 response tolerates an unknown field inside an account summary', schema: 'verify-otp-response', doc: edit(verifyOtpResponse, ['data', 'accounts', 0, 'verifiedAt'], 'x') },
-      { title: '§4.5 response tolerates refresh-token fields the spec says do not appear', schema: 'mobile-login-verify-otp-response', doc: edit(mobileLoginResponse, ['data', 'refreshToken'], JWT_REFRESH) },
-      { title: '§4.8 response tolerates an unknown field inside tokens', schema: 'abha-address-login-verify-otp-response', doc: edit(abhaAddressLoginResponse, ['data', 'tokens', 'tokenType'], 'Bearer') },
+      {
+        title: '§4.5 response tolerates refresh-token fields the spec says do not appear',
+        schema: 'mobile-login-verify-otp-response',
+        doc: edit(mobileLoginResponse, ['data', 'refreshToken'], JWT_REFRESH),
+      },
+      {
+        title: '§4.8 response tolerates an unknown field inside tokens',
+        schema: 'abha-address-login-verify-otp-response',
+        doc: edit(abhaAddressLoginResponse, ['data', 'tokens', 'tokenType'], 'Bearer'),
+      },
       { title: '§4.9 response tolerates an unknown field inside ABHAProfile', schema: 'enroll-verify-otp-response', doc: edit(enrollResponse, ['data', 'ABHAProfile', 'kycPhoto'], PHOTO) },
       { title: '§4.2 response tolerates an unknown field inside an account entry', schema: 'search-abha-response', doc: edit(searchAbhaResponse, ['data', 0, 'ABHA', 0, 'mobile'], 'xxxxxx2345') },
     ]),
@@ -1099,7 +1122,11 @@ describe('bounds (abha-link choices; the spec gives none): too-long strings and 
       {
         title: '§4.12 rejects 201 diagnoses in one bundleData',
         schema: 'link-carecontext-request',
-        doc: edit(linkRequest, ['careContexts', 0, 'bundleData', 'diagnosis'], Array.from({ length: 201 }, () => diagnosis)),
+        doc: edit(
+          linkRequest,
+          ['careContexts', 0, 'bundleData', 'diagnosis'],
+          Array.from({ length: 201 }, () => diagnosis),
+        ),
         issues: [['/careContexts/0/bundleData/diagnosis', 'too-many-items']],
       },
       { title: '§4.2 rejects 101 search result items', schema: 'search-abha-response', doc: ok(Array.from({ length: 101 }, () => searchResultItem)), issues: [['/data', 'too-many-items']] },
@@ -1177,12 +1204,9 @@ describe('response envelopes (§2, §7)', () => {
 
   // The spec does not show the error body (§7); both envelopes treat a
   // failed outcome alike and check data only on success.
-  it.each([['token-response'], ['token-envelope']] as const)(
-    '§4.1 %s: status false with data null is accepted like a failed standard envelope',
-    (schema) => {
-      expect(issuesOf(schema, { status: false, message: 'Invalid API key', data: null })).toEqual([]);
-    },
-  );
+  it.each([['token-response'], ['token-envelope']] as const)('§4.1 %s: status false with data null is accepted like a failed standard envelope', (schema) => {
+    expect(issuesOf(schema, { status: false, message: 'Invalid API key', data: null })).toEqual([]);
+  });
 });
 
 describe("abha-link's own builder inputs (not part of the service spec)", () => {
@@ -1243,7 +1267,15 @@ describe("abha-link's own builder inputs (not part of the service spec)", () => 
       { title: 'patient input: birthDate 30 February', schema: 'patient-input', doc: { ...patient, birthDate: '2026-02-30' }, issues: [['/birthDate', 'invalid-date']] },
       { title: 'patient input: negative age', schema: 'patient-input', doc: { ...patient, age: -1 }, issues: [['/age', 'out-of-range']] },
       { title: 'visit input: at not a date-time', schema: 'visit-input', doc: { id: 'V', at: 'yesterday' }, issues: [['/at', 'invalid-datetime']] },
-      { title: 'bundle-data input: empty object', schema: 'bundle-data-input', doc: {}, issues: [['/hospital', 'required'], ['/doctor', 'required']] },
+      {
+        title: 'bundle-data input: empty object',
+        schema: 'bundle-data-input',
+        doc: {},
+        issues: [
+          ['/hospital', 'required'],
+          ['/doctor', 'required'],
+        ],
+      },
       { title: 'care-context input: documentUrl not a URI', schema: 'care-context-input', doc: { documentUrl: 'not a url' }, issues: [['/documentUrl', 'invalid-uri']] },
       {
         title: 'care-context build input: visitDate 2026-13-01',

@@ -84,11 +84,22 @@ describe('abha-link submit on a terminal', () => {
     // Line wrapping is never turned off: a line longer than the terminal wraps instead of being cut.
     expect(r.tty).not.toContain('\x1b[?7l');
     const shown = rows(r.tty);
-    for (let i = 1; i <= 10; i++) expect(shown.filter((l) => new RegExp(`^${p}:${i} acknowledged k2:[0-9a-f]{32} \\(HTTP 200, request [0-9a-f-]{36}\\)$`).test(l)), `line ${i}`).toHaveLength(1);
-    for (const i of [11, 12]) expect(shown.filter((l) => new RegExp(`^${p}:${i} failed k2:[0-9a-f]{32}: RejectedError: .+`).test(l)), `line ${i}`).toHaveLength(1);
+    for (let i = 1; i <= 10; i++)
+      expect(
+        shown.filter((l) => new RegExp(`^${p}:${i} acknowledged k2:[0-9a-f]{32} \\(HTTP 200, request [0-9a-f-]{36}\\)$`).test(l)),
+        `line ${i}`,
+      ).toHaveLength(1);
+    for (const i of [11, 12])
+      expect(
+        shown.filter((l) => new RegExp(`^${p}:${i} failed k2:[0-9a-f]{32}: RejectedError: .+`).test(l)),
+        `line ${i}`,
+      ).toHaveLength(1);
     expect(shown).toContain('submit: 12 items: 10 acknowledged, 0 already acknowledged (skipped), 2 failed, 0 outcome unknown, 0 invalid');
     // The status line is cut to the terminal's width, so that it fits on one row and is erased whole.
-    const statusRows = r.tty.split('\r\x1b[2K').map((s) => s.split('\n')[0] ?? '').filter((s) => s.startsWith('submit: input read'));
+    const statusRows = r.tty
+      .split('\r\x1b[2K')
+      .map((s) => s.split('\n')[0] ?? '')
+      .filter((s) => s.startsWith('submit: input read'));
     expect(statusRows.length).toBeGreaterThan(0);
     for (const s of statusRows) expect([...s].length).toBeLessThanOrEqual(39);
   });
@@ -155,7 +166,10 @@ describe('abha-link submit lints as validate --lint does', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { errors: { path: string; code: string; message: string }[] });
-    for (const [index, line] of [[1, 2], [2, 3]] as const) {
+    for (const [index, line] of [
+      [1, 2],
+      [2, 3],
+    ] as const) {
       const expected = errors[index]?.errors ?? [];
       expect(expected.length).toBeGreaterThan(0);
       for (const e of expected) expect(r.stdout).toContain(`${p}:${line} invalid, not sent: ${e.path || '/'} ${e.message} (${e.code})`);

@@ -39,7 +39,15 @@ describe('submit item lines', () => {
   });
 
   it('warn about an acknowledged answer that contradicts the request, with paths and codes only', () => {
-    const r: ItemResult = { index: 0, outcome: 'acknowledged', key: KEY, requestId: REQUEST_ID, status: 200, attempts: 1, mismatches: [{ path: '/data/0', code: 'not-linked', message: 'x', severity: 'warning' }] };
+    const r: ItemResult = {
+      index: 0,
+      outcome: 'acknowledged',
+      key: KEY,
+      requestId: REQUEST_ID,
+      status: 200,
+      attempts: 1,
+      mismatches: [{ path: '/data/0', code: 'not-linked', message: 'x', severity: 'warning' }],
+    };
     expect(itemLines(r, at, text)).toContain('; warning: the service said success: true, but its care contexts contradict the request (/data/0 not-linked): check this item with the service');
   });
 
@@ -59,7 +67,7 @@ describe('submit item lines', () => {
     expect(JSON.parse(itemLines(now, at, json))).toMatchObject({ outcome: 'unknown', earlier: false, reason: 'timeout' });
   });
 
-  it('give one line per issue of an invalid item, at the issue\'s own line in a one-document input', () => {
+  it("give one line per issue of an invalid item, at the issue's own line in a one-document input", () => {
     const r: ItemResult = {
       index: 0,
       outcome: 'invalid',
@@ -76,12 +84,18 @@ describe('submit item lines', () => {
 
   it('count the care contexts a dry run would send, and say why an item was skipped', () => {
     expect(itemLines({ index: 0, outcome: 'would-send', key: KEY, hiTypes: ['Prescription'] }, at, text)).toBe(`orders.ndjson:7 would send ${KEY}: 1 care context (Prescription)\n`);
-    expect(itemLines({ index: 0, outcome: 'skipped', key: KEY, reason: 'duplicate-in-input' }, at, text)).toBe(`orders.ndjson:7 skipped ${KEY}: a copy of an item earlier in this input; not sent twice\n`);
+    expect(itemLines({ index: 0, outcome: 'skipped', key: KEY, reason: 'duplicate-in-input' }, at, text)).toBe(
+      `orders.ndjson:7 skipped ${KEY}: a copy of an item earlier in this input; not sent twice\n`,
+    );
   });
 
   it('report a line that is not JSON, too long, or a clinical input, with its column and code', () => {
     expect(notAnItemLine({ kind: 'invalid-json', column: 3, reason: 'unexpected end' }, 'a.ndjson', 2, 'text')).toBe('a.ndjson:2 invalid, not sent: not JSON (column 3: unexpected end)\n');
-    expect(JSON.parse(notAnItemLine({ kind: 'too-long' }, 'a.ndjson', 5, 'json'))).toEqual({ line: 5, outcome: 'invalid', issues: [{ path: '', code: 'too-long', message: 'the line is longer than 64 MiB' }] });
+    expect(JSON.parse(notAnItemLine({ kind: 'too-long' }, 'a.ndjson', 5, 'json'))).toEqual({
+      line: 5,
+      outcome: 'invalid',
+      issues: [{ path: '', code: 'too-long', message: 'the line is longer than 64 MiB' }],
+    });
     expect(JSON.parse(notAnItemLine({ kind: 'clinical-input' }, 'one.json', undefined, 'json'))).toMatchObject({ index: 0, issues: [{ code: 'clinical-input' }] });
   });
 

@@ -9,17 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  JournalError,
-  createClient,
-  linkRequestKey,
-  memoryJournal,
-  openFileJournal,
-  readJournal,
-  type FetchLike,
-  type ItemResult,
-  type JournalEntry,
-} from '../src/client/index.js';
+import { JournalError, createClient, linkRequestKey, memoryJournal, openFileJournal, readJournal, type FetchLike, type ItemResult, type JournalEntry } from '../src/client/index.js';
 import { KeySet } from '../src/client/key-set.js';
 import { startMockServer, type MockServer } from '../src/mock/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
@@ -267,7 +257,10 @@ describe('client.submitMany', () => {
       return fetch(url, init);
     };
     const c = createClient({ baseUrl: mock.url, apiKey: 'sk-not-the-key', fetch: counting });
-    const summary = await c.submitMany(Array.from({ length: 30 }, (_, i) => item(`auth${i}`)), { concurrency: 2 });
+    const summary = await c.submitMany(
+      Array.from({ length: 30 }, (_, i) => item(`auth${i}`)),
+      { concurrency: 2 },
+    );
     expect(summary).toMatchObject({ stopped: true, stopReason: 'authentication', acknowledged: 0 });
     expect(summary.failed).toBeLessThanOrEqual(3);
     expect(tokenCalls).toBeLessThanOrEqual(3);
@@ -276,7 +269,10 @@ describe('client.submitMany', () => {
   it('stops after too many failures in a row when the service looks unavailable', async () => {
     const journal = memoryJournal();
     mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'status', status: 429 } });
-    const summary = await client().submitMany(Array.from({ length: 20 }, (_, i) => item(`down${i}`)), { concurrency: 1, journal, stopAfterConsecutiveFailures: 3 });
+    const summary = await client().submitMany(
+      Array.from({ length: 20 }, (_, i) => item(`down${i}`)),
+      { concurrency: 1, journal, stopAfterConsecutiveFailures: 3 },
+    );
     expect(summary).toMatchObject({ stopped: true, stopReason: 'service-unavailable', failed: 3, total: 3 });
     expect(journal.entries.filter((e) => e.state === 'failed')).toHaveLength(3);
   });
@@ -329,7 +325,10 @@ describe('openFileJournal', () => {
     const path = join(tmp, 'lib.journal');
     const summary = await client().submitMany([item('j1'), item('j2')], { journal: path });
     expect(summary.acknowledged).toBe(2);
-    const [header, ...lines] = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    const [header, ...lines] = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as JournalEntry & { v: number });
     // The first line holds the journal's own salt; items are keyed with a keyed hash under it.
     // Format 3: the header has a check value of its salt, every line a checksum.
     expect(header).toEqual({ v: 3, journal: 'abha-link', salt: expect.stringMatching(/^[\w-]{43}$/) as unknown, check: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown });
@@ -352,7 +351,10 @@ describe('openFileJournal', () => {
     const summary = await client().submitMany([item('v1a'), item('v1b')], { journal: path });
     expect(summary).toMatchObject({ alreadyAcknowledged: 1, acknowledged: 1 });
     expect(mock.linkCount(keyOf('v1a')).received).toBe(0);
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalEntry & { v: number });
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as JournalEntry & { v: number });
     expect(lines.map((l) => [l.v, l.key, l.state])).toEqual([
       [1, keyOf('v1a'), 'acknowledged'],
       [1, keyOf('v1b'), 'sending'],
@@ -490,7 +492,12 @@ describe('openFileJournal: damaged files', () => {
     const good = JSON.stringify({ v: 1, key: 'k1:aa', state: 'acknowledged' });
     const complete = file('unterminated-ok.journal', `${good}\n${JSON.stringify({ v: 1, key: 'k1:bb', state: 'failed' })}`);
     const j = await openFileJournal(complete);
-    expect(await j.load()).toEqual(new Map([['k1:aa', 'acknowledged'], ['k1:bb', 'failed']]));
+    expect(await j.load()).toEqual(
+      new Map([
+        ['k1:aa', 'acknowledged'],
+        ['k1:bb', 'failed'],
+      ]),
+    );
     await j.close();
     expect(readFileSync(complete, 'utf8').endsWith('\n')).toBe(true);
   });
@@ -521,7 +528,10 @@ describe('abha-link submit', () => {
   it('reads stdin and prints one JSON object per item with --format json', async () => {
     const r = await run(['submit', '--ndjson', '--no-journal', '--format', 'json', '--base-url', mock.url, '-'], {}, ndjson([item('m1'), { nope: true }]));
     expect(r.code).toBe(1);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ line: 1, outcome: 'acknowledged', key: expect.stringMatching(new RegExp(`^${KEY2}$`)) as unknown, status: 200 }));
     expect(lines).toContainEqual(expect.objectContaining({ line: 2, outcome: 'invalid' }));
   });
@@ -555,7 +565,11 @@ describe('abha-link submit', () => {
     }
     const viaStdin = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const fd = openSync(p, 'r');
-      const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', p, '--base-url', mock.url, '-'], { cwd: root, env: { ...process.env, ABHA_LINK_API_KEY: API_KEY }, stdio: [fd, 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [cli, 'submit', '--ndjson', '--journal', p, '--base-url', mock.url, '-'], {
+        cwd: root,
+        env: { ...process.env, ABHA_LINK_API_KEY: API_KEY },
+        stdio: [fd, 'pipe', 'pipe'],
+      });
       closeSync(fd);
       let stderr = '';
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -639,7 +653,11 @@ describe('abha-link submit', () => {
       expect(out).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
     }
     // The journal holds fixed reason codes, never a message.
-    const answers = journalText.trim().split('\n').map((l) => JSON.parse(l) as JournalEntry).filter((e) => e.state === 'failed' || e.state === 'unknown');
+    const answers = journalText
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as JournalEntry)
+      .filter((e) => e.state === 'failed' || e.state === 'unknown');
     expect(answers.map((e) => [e.state, e.error, e.status, e.reason])).toEqual([
       ['failed', 'RejectedError', 400, 'rejected'],
       ['unknown', 'OutcomeUnknownError', undefined, 'connection-lost'],
@@ -789,7 +807,12 @@ describe('abha-link submit', () => {
       stdio: 'ignore',
     });
     const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    const acknowledged = (): number => (existsSync(journal) ? readFileSync(journal, 'utf8').split('\n').filter((l) => l.includes('"acknowledged"')).length : 0);
+    const acknowledged = (): number =>
+      existsSync(journal)
+        ? readFileSync(journal, 'utf8')
+            .split('\n')
+            .filter((l) => l.includes('"acknowledged"')).length
+        : 0;
     const deadline = Date.now() + 20_000;
     while ((acknowledged() < 4 || mock.stats().linkReceived - receivedBefore < 6) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(acknowledged()).toBe(4);

@@ -3,8 +3,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { assertValid, validate, validateLinkRequest } from '../src/index.js';
 
-const request = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const request = (): Record<string, unknown> => JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 describe('unknown keys are data: shown by position, not by name (issue 10, item 11)', () => {
   const planted = 'asha.verma@sbx has HIV';
@@ -92,10 +91,7 @@ describe('did-you-mean for a misspelt field name (issue 9, item 9)', () => {
     delete med.frequency;
     const r = validateLinkRequest(req);
     const unknown = r.success ? [] : r.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
-    expect(unknown).toEqual([
-      'the 4th key of careContexts[0] is not in the spec; did you mean hiType?',
-      'the 5th key of medications[0] is not in the spec; did you mean frequency?',
-    ]);
+    expect(unknown).toEqual(['the 4th key of careContexts[0] is not in the spec; did you mean hiType?', 'the 5th key of medications[0] is not in the spec; did you mean frequency?']);
   });
 
   it('looks through union fields into the structured form', () => {

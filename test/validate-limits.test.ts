@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assertValid, isValidationError, validate, validateLinkRequest } from '../src/index.js';
 
-const example = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../examples/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const example = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../examples/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 const ARRAY_METHODS = ['concat', 'some', 'every', 'filter', 'map', 'forEach', 'find', 'findIndex', 'indexOf', 'includes', 'slice', 'reduce', 'flatMap', 'join', 'splice'] as const;
 

@@ -25,8 +25,7 @@ export function buildBundleData(input: BundleDataInput): BundleData {
 
 /** @internal Builds from inputs already checked against their schemas. */
 export function makeBundleData(b: BundleDataInput): BundleData {
-  const list = <I, O>(items: readonly I[] | undefined, make: (x: I) => O): O[] | undefined =>
-    items === undefined || items.length === 0 ? undefined : items.map(make);
+  const list = <I, O>(items: readonly I[] | undefined, make: (x: I) => O): O[] | undefined => (items === undefined || items.length === 0 ? undefined : items.map(make));
   return compact({
     hospital: makeHospital(b.hospital),
     doctor: makeDoctor(b.doctor),

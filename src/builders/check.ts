@@ -21,7 +21,11 @@ export function prefix(issues: readonly Issue[], at: string): Issue[] {
  */
 export function checkOutput<N extends SchemaName>(name: N, value: SchemaTypes[N], mapPath: (path: string) => string = (p) => p): SchemaTypes[N] {
   const r = validate(name, value);
-  if (!r.success) throw new ValidationError(r.issues.map((i) => ({ ...i, path: mapPath(i.path) })), name);
+  if (!r.success)
+    throw new ValidationError(
+      r.issues.map((i) => ({ ...i, path: mapPath(i.path) })),
+      name,
+    );
   return r.value;
 }
 

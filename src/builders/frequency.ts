@@ -82,9 +82,7 @@ function pattern(doses: readonly string[]): ParsedFrequency {
  */
 export function parseFrequency(input: string | FrequencyInput): ParsedFrequency {
   if (typeof input !== 'string') {
-    const doses = input.evening === undefined
-      ? [input.morning ?? 0, input.afternoon ?? 0, input.night ?? 0]
-      : [input.morning ?? 0, input.afternoon ?? 0, input.evening, input.night ?? 0];
+    const doses = input.evening === undefined ? [input.morning ?? 0, input.afternoon ?? 0, input.night ?? 0] : [input.morning ?? 0, input.afternoon ?? 0, input.evening, input.night ?? 0];
     // A pattern without any dose says nothing: no frequency (lint then asks for one).
     if (doses.every((d) => d === 0)) return { kind: 'text', text: '' };
     return pattern(doses.map((d) => String(d)));

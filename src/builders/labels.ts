@@ -41,7 +41,11 @@ export function deriveReferenceNumber(visitId: string, hiType: string, occurrenc
 export function deriveDisplay(hiType: string, hospitalName: string, visitDate: string): string {
   const kind = Object.hasOwn(HI_TYPE_DISPLAY, hiType) ? HI_TYPE_DISPLAY[hiType as HiType] : hiType;
   const when = formatCalendarDate(visitDate);
-  const safe = (s: string): string => s.replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const safe = (s: string): string =>
+    s
+      .replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   const place = safe(hospitalName);
   const tail = ` on ${when}`;
   const head = safe(kind) || 'Health record';

@@ -18,9 +18,7 @@ export interface BuildOptions {
 }
 
 /** What {@link safeBuildLinkRequest} returns. */
-export type BuildResult =
-  | { readonly success: true; readonly value: LinkCareContextRequest; readonly warnings: readonly Issue[] }
-  | { readonly success: false; readonly issues: readonly Issue[] };
+export type BuildResult = { readonly success: true; readonly value: LinkCareContextRequest; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
 const CONTENT_KEYS = ['hiType', 'referenceNumber', 'display', 'documentUrl', 'diagnosis', 'medications', 'labInvestigations', 'advice'] as const;
 

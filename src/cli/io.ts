@@ -230,7 +230,11 @@ export async function readInputBytes(file: string | undefined, options: { regula
   }
   if (st.isDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, file));
   if (st.isFile()) return (await readRegularFile(file, { maxBytes })).bytes;
-  return collect(createReadStream(file).on('error', () => undefined), file, maxBytes);
+  return collect(
+    createReadStream(file).on('error', () => undefined),
+    file,
+    maxBytes,
+  );
 }
 
 /**
@@ -615,12 +619,7 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
  * `onBatch` may return a promise to apply back-pressure. When `signal`
  * aborts, the input is closed and reading stops after the current batch.
  */
-export async function streamLines(
-  file: string | undefined,
-  onBatch: (lines: NdjsonLine[]) => void | Promise<void>,
-  maxLineLength = 64 * 1024 * 1024,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function streamLines(file: string | undefined, onBatch: (lines: NdjsonLine[]) => void | Promise<void>, maxLineLength = 64 * 1024 * 1024, signal?: AbortSignal): Promise<void> {
   for await (const batch of lineBatches(file, maxLineLength, signal)) await onBatch(batch);
 }
 

@@ -103,7 +103,11 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
   if (start >= end) return true;
   const b = bytes[start] ?? 32;
   if (b < 0x80 && !isAsciiSpace(b)) return false;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8').trim() === '';
+  return (
+    Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start)
+      .toString('utf8')
+      .trim() === ''
+  );
 }
 
 /**
@@ -391,9 +395,7 @@ export async function validateNdjsonInWorkers(
   };
 
   const it =
-    'stream' in input
-      ? pieces(input.stream as AsyncIterable<Buffer>, limits.batchBytes ?? 512 * 1024, maxLineLength)
-      : filePieces(input.handle, limits.readBytes ?? 512 * 1024, maxLineLength, signal);
+    'stream' in input ? pieces(input.stream as AsyncIterable<Buffer>, limits.batchBytes ?? 512 * 1024, maxLineLength) : filePieces(input.handle, limits.readBytes ?? 512 * 1024, maxLineLength, signal);
   const read = async (): Promise<IteratorResult<Piece>> => {
     try {
       return await it.next();

@@ -28,10 +28,7 @@ export interface ItemPlace {
 export const CLINICAL_INPUT = 'this is a clinical input: run `abha-link build` first';
 
 /** Why a line of the input (or the input) is not an item: it is never sent. */
-export type NotAnItem =
-  | { readonly kind: 'too-long' }
-  | { readonly kind: 'invalid-json'; readonly column: number; readonly reason: string }
-  | { readonly kind: 'clinical-input' };
+export type NotAnItem = { readonly kind: 'too-long' } | { readonly kind: 'invalid-json'; readonly column: number; readonly reason: string } | { readonly kind: 'clinical-input' };
 
 /**
  * The line of input that is not a link request: `line` is its line in an
@@ -172,7 +169,8 @@ function adviceLines(summary: SubmitSummary, ctx: SummaryContext, invalid: numbe
   const { journaled } = ctx;
   const unknown = summary.unknown + summary.unknownEarlier;
   if (summary.warnings > 0) lines.push(`  ${plural(summary.warnings, 'item')} acknowledged with an answer that does not have the spec's shape (see the warnings above)`);
-  if (summary.mismatches > 0) lines.push(`  ${plural(summary.mismatches, 'item')} acknowledged with an answer whose care contexts contradict the request (see the warnings above): check them with the service`);
+  if (summary.mismatches > 0)
+    lines.push(`  ${plural(summary.mismatches, 'item')} acknowledged with an answer whose care contexts contradict the request (see the warnings above): check them with the service`);
   if (ctx.failureKinds.size > 0) lines.push(`  reasons: ${[...ctx.failureKinds].map(([k, n]) => `${n} × ${k}`).join(', ')}`);
   if (summary.failed > 0) {
     lines.push(
@@ -187,8 +185,10 @@ function adviceLines(summary: SubmitSummary, ctx: SummaryContext, invalid: numbe
   const rerun = journaled
     ? 'rerun with the same --journal'
     : 'no journal recorded this run, so a rerun of the same input sends every item again, those acknowledged above included: remove the acknowledged lines from the input first, or start again with --journal FILE';
-  if (summary.stopReason === 'authentication') lines.push(`  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then ${journaled ? rerun : `rerun (${rerun})`}`);
-  else if (summary.stopReason === 'service-unavailable') lines.push(`  stopped: too many items in a row failed because the service looked unavailable; ${journaled ? `${rerun} when it is back` : `when it is back, rerun (${rerun})`}`);
+  if (summary.stopReason === 'authentication')
+    lines.push(`  stopped: the service refused the API key or the bearer token (AuthenticationError); fix the key, then ${journaled ? rerun : `rerun (${rerun})`}`);
+  else if (summary.stopReason === 'service-unavailable')
+    lines.push(`  stopped: too many items in a row failed because the service looked unavailable; ${journaled ? `${rerun} when it is back` : `when it is back, rerun (${rerun})`}`);
   if (summary.stopped) lines.push(`  stopped before the end of the input: ${journaled ? `${rerun} to continue` : rerun}`);
   if (invalid > 0) lines.push('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
   return lines;
@@ -208,7 +208,9 @@ export function summaryLines(summary: SubmitSummary, ctx: SummaryContext): strin
   if (!ctx.dryRun) lines.push(...adviceLines(summary, ctx, invalid));
   const { confirmed } = ctx;
   if (confirmed !== undefined) {
-    lines.push(`  --resend-confirmed: ${plural(confirmed.met, 'confirmed item')} of ${confirmed.listed} listed ${confirmed.met === 1 ? 'was' : 'were'} among this input's items with an unknown outcome, and sent`);
+    lines.push(
+      `  --resend-confirmed: ${plural(confirmed.met, 'confirmed item')} of ${confirmed.listed} listed ${confirmed.met === 1 ? 'was' : 'were'} among this input's items with an unknown outcome, and sent`,
+    );
   }
   return lines;
 }

@@ -103,9 +103,7 @@ export interface LinkCareContextSuccess {
 
 /** A response envelope whose session tokens are typed {@link SessionToken}. */
 export type WithSessionTokens<R> = { [K in keyof R]: K extends 'data' ? SessionFields<R[K]> : R[K] };
-type SessionFields<D> = D extends object
-  ? { [K in keyof D]: K extends 'token' ? SessionToken : K extends 'tokens' ? SessionFields<D[K]> : D[K] }
-  : D;
+type SessionFields<D> = D extends object ? { [K in keyof D]: K extends 'token' ? SessionToken : K extends 'tokens' ? SessionFields<D[K]> : D[K] } : D;
 
 /** The body of the two profile fetches: the session token, typed. */
 export interface SessionTokenRequest {
@@ -275,13 +273,16 @@ export class AbhaClient {
       if (r.offSpec === undefined) return r.body as R;
       // An OTP call the service processed (success: true) whose data is unusable: the caller
       // cannot go on with it, and must know that it was processed (the OTP may be used up).
-      throw new InvalidResponseError(`the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${summarizeIssues(r.offSpec, 'count')}); not sent again`, {
-        endpoint: endpoint(id).path,
-        status: r.status,
-        requestId: r.requestId,
-        attempts: r.attempts,
-        issues: r.offSpec,
-      });
+      throw new InvalidResponseError(
+        `the service answered success: true (the request was processed), but the rest of the answer does not have the spec's shape (${summarizeIssues(r.offSpec, 'count')}); not sent again`,
+        {
+          endpoint: endpoint(id).path,
+          status: r.status,
+          requestId: r.requestId,
+          attempts: r.attempts,
+          issues: r.offSpec,
+        },
+      );
     });
   }
 
@@ -367,10 +368,7 @@ export class AbhaClient {
    * @example
    * const r = await client.aadharNumberLoginVerifyOtp({ txnId, otpValue, mobile })
    */
-  aadharNumberLoginVerifyOtp(
-    request: T.AadharNumberLoginVerifyOtpRequest,
-    options?: CallOptions,
-  ): Promise<WithSessionTokens<Succeeded<T.AadharNumberLoginVerifyOtpResponse>>> {
+  aadharNumberLoginVerifyOtp(request: T.AadharNumberLoginVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<Succeeded<T.AadharNumberLoginVerifyOtpResponse>>> {
     return this.#body('aadhar-number-login-verify-otp', request, options);
   }
 
@@ -381,10 +379,7 @@ export class AbhaClient {
    * const r = await client.abhaAddressLoginVerifyOtp({ txnId, otpValue, mobile })
    * const session = r.data.tokens?.token
    */
-  abhaAddressLoginVerifyOtp(
-    request: T.AbhaAddressLoginVerifyOtpRequest,
-    options?: CallOptions,
-  ): Promise<WithSessionTokens<Succeeded<T.AbhaAddressLoginVerifyOtpResponse>>> {
+  abhaAddressLoginVerifyOtp(request: T.AbhaAddressLoginVerifyOtpRequest, options?: CallOptions): Promise<WithSessionTokens<Succeeded<T.AbhaAddressLoginVerifyOtpResponse>>> {
     return this.#body('abha-address-login-verify-otp', request, options);
   }
 
@@ -466,4 +461,3 @@ export class AbhaClient {
 export function createClient(options: ClientOptions): AbhaClient {
   return new AbhaClient(options);
 }
-

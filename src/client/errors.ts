@@ -105,17 +105,7 @@ export function sanitizeCause(cause: unknown): TransportErrorCause | undefined {
  * e.reason //=> 'rate-limited'
  */
 export type TransportErrorReason =
-  | 'authentication'
-  | 'rate-limited'
-  | 'server-error'
-  | NetworkFailure
-  | 'envelope-failure'
-  | 'rejected'
-  | 'redirect'
-  | 'invalid-response'
-  | UnknownOutcomeReason
-  | 'aborted'
-  | 'error';
+  'authentication' | 'rate-limited' | 'server-error' | NetworkFailure | 'envelope-failure' | 'rejected' | 'redirect' | 'invalid-response' | UnknownOutcomeReason | 'aborted' | 'error';
 
 /**
  * The base class of every error of a call to the service.

@@ -10,16 +10,7 @@
  *
  * @packageDocumentation
  */
-export {
-  AbhaClient,
-  createClient,
-  type ClientInfo,
-  type ClientOptions,
-  type LinkCareContextSuccess,
-  type SessionTokenRequest,
-  type Succeeded,
-  type WithSessionTokens,
-} from './client.js';
+export { AbhaClient, createClient, type ClientInfo, type ClientOptions, type LinkCareContextSuccess, type SessionTokenRequest, type Succeeded, type WithSessionTokens } from './client.js';
 export { linkAnswerMismatches } from './link-answer.js';
 export {
   AbortedError,

@@ -544,7 +544,7 @@ function lineWriter(fh: FileHandle, path: string, fsync: boolean): { write(line:
         // A write can be short (a file-size limit, a full disk): write the rest, so that a line
         // reported durable is whole; the next write then fails with the real error.
         const bytes = Buffer.from(batch.map((b) => b.line).join(''), 'utf8');
-        for (let at = 0; at < bytes.length; ) {
+        for (let at = 0; at < bytes.length;) {
           const { bytesWritten } = await fh.write(bytes, at, bytes.length - at);
           if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
           at += bytesWritten;

@@ -165,7 +165,8 @@ const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT';
  * OpenSSL errors (ERR_SSL_*, most ERR_TLS_*) can also break a connection in
  * use, so they do not prove anything.
  */
-const CERT_CODE = /^(CERT_|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|DECRYPT_CERT_SIGNATURE|DECODE_ISSUER_PUBLIC_KEY)|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|ERR_TLS_CERT_ALTNAME_INVALID$)/;
+const CERT_CODE =
+  /^(CERT_|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE|DECRYPT_CERT_SIGNATURE|DECODE_ISSUER_PUBLIC_KEY)|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|ERR_TLS_CERT_ALTNAME_INVALID$)/;
 
 /** The first system error code in an error, its causes and aggregated errors, with the syscall that failed. */
 function systemError(e: unknown, depth = 0): { code: string; syscall: string | undefined } | undefined {
@@ -463,7 +464,15 @@ export async function callEndpoint(cfg: TransportConfig, ep: EndpointInfo, paylo
     const a = await attemptOnce(cfg, url, requestInit(cfg, bodyText, token, call.requestId, details), timeoutMs, signal);
     const now = cfg.now();
     const { outcome, extra } = outcomeOf(cfg, ep, a, now);
-    const context = { attempt: call.counted, refreshed: call.refreshed, sentToken: token !== undefined, elapsedMs: now - started, timeoutMs, random: cfg.random(), budgetLeft: cfg.budget.canAcquire() };
+    const context = {
+      attempt: call.counted,
+      refreshed: call.refreshed,
+      sentToken: token !== undefined,
+      elapsedMs: now - started,
+      timeoutMs,
+      random: cfg.random(),
+      budgetLeft: cfg.budget.canAcquire(),
+    };
     const decision = decideAfterAttempt(outcome, ep, context, cfg.policy);
     switch (decision.action) {
       case 'return': {

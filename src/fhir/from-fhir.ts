@@ -31,9 +31,7 @@ export interface FromFhirOptions {
 }
 
 /** What {@link fromFhir} returns. Warnings list everything that was not carried over. */
-export type FromFhirResult =
-  | { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] }
-  | { readonly success: false; readonly issues: readonly Issue[] };
+export type FromFhirResult = { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
@@ -155,7 +153,10 @@ const systemIn = (identifier: Json, list: readonly string[]): boolean => typeof 
 function humanName(rd: Reader, r: Json, path: Path): string | undefined {
   if (!Array.isArray(r.name)) return undefined;
   const names = r.name as unknown[];
-  const i = Math.max(0, names.findIndex((n) => isObject(n) && n.use === 'official'));
+  const i = Math.max(
+    0,
+    names.findIndex((n) => isObject(n) && n.use === 'official'),
+  );
   const n = names[i];
   if (!isObject(n)) return undefined;
   const p = [...path, 'name', i];
@@ -173,7 +174,10 @@ function humanName(rd: Reader, r: Json, path: Path): string | undefined {
 function otherNames(rd: Reader, r: Json, path: Path, what: string): void {
   if (Array.isArray(r.name) && r.name.length > 1) {
     const names = r.name as unknown[];
-    const chosen = Math.max(0, names.findIndex((n) => isObject(n) && n.use === 'official'));
+    const chosen = Math.max(
+      0,
+      names.findIndex((n) => isObject(n) && n.use === 'official'),
+    );
     names.forEach((_, i) => i !== chosen && rd.warn([...path, 'name', i], 'not-mapped', `${what} has one name in the clinical input; this name is left out`));
   }
 }
@@ -201,7 +205,10 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
       if (typeIs(id, IDENTIFIER_TYPES.abhaAddress) && into.abhaAddress === undefined) {
         into.abhaAddress = value;
         rd.from('/patient/abhaAddress', [...ip, 'value']);
-      } else if ((typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HIN' }) || (typeIs(id, IDENTIFIER_TYPES.abhaNumber) && systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.abha))) && into.ABHANumber === undefined) {
+      } else if (
+        (typeIs(id, { system: SYSTEMS.nrcesIdentifierType, code: 'HIN' }) || (typeIs(id, IDENTIFIER_TYPES.abhaNumber) && systemIn(id, KNOWN_IDENTIFIER_SYSTEMS.abha))) &&
+        into.ABHANumber === undefined
+      ) {
         if (value.includes('@')) {
           into.abhaAddress ??= value;
           rd.from('/patient/abhaAddress', [...ip, 'value']);
@@ -324,7 +331,9 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
     rd.from('/visit/at', [...p, 'period', 'start']);
   }
   if (isObject(r.period) && r.period.end !== undefined) rd.warn([...p, 'period', 'end'], 'not-mapped', 'the clinical input records when a visit happened, not when it ended; period.end is left out');
-  if (isObject(r.period)) for (const k of Object.keys(r.period)) if (k !== 'start' && k !== 'end') rd.warn([...p, 'period', k], 'not-mapped', `period.${safeElementName(k)} has no place in the clinical input; it is left out`);
+  if (isObject(r.period))
+    for (const k of Object.keys(r.period))
+      if (k !== 'start' && k !== 'end') rd.warn([...p, 'period', k], 'not-mapped', `period.${safeElementName(k)} has no place in the clinical input; it is left out`);
   // The class: an outpatient visit (AMB) is what a clinical input records; any other class is reported.
   if (r.class !== undefined && !(isObject(r.class) && r.class.system === ENCOUNTER_CLASS_AMBULATORY.system && r.class.code === ENCOUNTER_CLASS_AMBULATORY.code))
     rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records an outpatient visit; this Encounter class (not ambulatory, AMB) is left out');
@@ -336,7 +345,9 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
       if (!isObject(x)) return;
       const who = rd.resolve(x.individual, item);
       if (doctor === undefined || who !== doctor) return rd.warn(pp, 'not-mapped', 'the clinical input has one doctor; this participant of the visit is left out');
-      for (const k of Object.keys(x)) if (k !== 'individual') rd.warn([...pp, k], 'not-mapped', `participant.${elementName('Encounter', k)} (the doctor's role or time in the visit) has no place in the clinical input; it is left out`);
+      for (const k of Object.keys(x))
+        if (k !== 'individual')
+          rd.warn([...pp, k], 'not-mapped', `participant.${elementName('Encounter', k)} (the doctor's role or time in the visit) has no place in the clinical input; it is left out`);
     });
   reportRest(rd, r, p, ['identifier', 'status', 'class', 'subject', 'participant', 'period', 'serviceProvider'], 'Encounter');
 }
@@ -396,7 +407,9 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     }
     for (const k of f.unused) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} cannot be written as a frequency; it is left out (Dosage.text, when present, is kept)`);
   } else if (repeat !== undefined) {
-    for (const k of Object.keys(repeat)) if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k)) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(repeat))
+      if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k))
+        rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} has no place in the clinical input; it is left out`);
   } else if (asNeeded && frequency === undefined) frequency = 'When required (SOS)';
   if (timing !== undefined) {
     if (Array.isArray(timing.event)) rd.warn([...tp, 'event'], 'not-mapped', 'timing.event (exact dates) has no place in the clinical input; it is left out');
@@ -427,12 +440,15 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     rd.from(`${at}/dosage`, [...path, 'doseAndRate', 0, 'doseRange']);
   } else if (first !== undefined) rd.warn([...path, 'doseAndRate', 0], 'not-mapped', 'this dose has no numeric quantity or range; it is left out (Dosage.text, when present, is kept)');
   dr.slice(1).forEach((_, i) => rd.warn([...path, 'doseAndRate', i + 1], 'not-mapped', 'only the first dose of a dosage has a place in the clinical input; this one is left out'));
-  if (first !== undefined) for (const k of Object.keys(first)) if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${safeElementName(k)} has no place in the clinical input; it is left out`);
+  if (first !== undefined)
+    for (const k of Object.keys(first))
+      if (k !== 'doseQuantity' && k !== 'doseRange') rd.warn([...path, 'doseAndRate', 0, k], 'not-mapped', `doseAndRate.${safeElementName(k)} has no place in the clinical input; it is left out`);
   const rawText = rd.text(d.text, [...path, 'text']);
   const text = rawText === NO_DOSAGE_TEXT ? undefined : rawText;
   if (text !== undefined) {
     const fromSentence = doseFromSentence(text, out.frequency, out.duration);
-    const ours = fromSentence !== undefined || text === out.frequency || text === `for ${out.duration ?? ''}` || (out.frequency !== undefined && text === `${out.frequency}; for ${out.duration ?? ''}`);
+    const ours =
+      fromSentence !== undefined || text === out.frequency || text === `for ${out.duration ?? ''}` || (out.frequency !== undefined && text === `${out.frequency}; for ${out.duration ?? ''}`);
     if (out.dosage === undefined && fromSentence !== undefined) {
       out.dosage = fromSentence;
       rd.from(`${at}/dosage`, [...path, 'text']);
@@ -502,7 +518,8 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     codings(r.medicationCodeableConcept).forEach((_, i) =>
       rd.warn([...p, 'medicationCodeableConcept', 'coding', i], 'not-mapped', 'the clinical input names medicines in words; this coding is left out, the medicine keeps its name'),
     );
-    if (r.medicationReference !== undefined) rd.warn([...p, 'medicationReference'], 'not-mapped', 'a MedicationRequest names its medicine once (medication[x]); medicationCodeableConcept is read, this reference is left out');
+    if (r.medicationReference !== undefined)
+      rd.warn([...p, 'medicationReference'], 'not-mapped', 'a MedicationRequest names its medicine once (medication[x]); medicationCodeableConcept is read, this reference is left out');
   } else if (r.medicationReference !== undefined) {
     const med = rd.resolve(r.medicationReference, item);
     if (med !== undefined && med.resourceType === 'Medication') {
@@ -530,8 +547,32 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
       const t = rd.resolve(ref, item);
       if (t === undefined || !conditions.has(t)) rd.warn([...p, 'reasonReference', i], 'not-mapped', 'this reason does not point at a Condition of the input; it is left out');
     });
-  if (Array.isArray(r.reasonCode)) r.reasonCode.forEach((_, i) => rd.warn([...p, 'reasonCode', i], 'not-mapped', 'a coded reason has no place next to the medication; add it as a Condition to keep it as a diagnosis'));
-  reportRest(rd, r, p, ['identifier', 'status', 'intent', 'subject', 'encounter', 'authoredOn', 'requester', 'recorder', 'medicationCodeableConcept', 'medicationReference', 'dosageInstruction', 'reasonReference', 'reasonCode', 'groupIdentifier', 'doNotPerform', ...(fromContained && Array.isArray(r.contained) && r.contained.length === 1 ? ['contained'] : [])], 'MedicationRequest');
+  if (Array.isArray(r.reasonCode))
+    r.reasonCode.forEach((_, i) => rd.warn([...p, 'reasonCode', i], 'not-mapped', 'a coded reason has no place next to the medication; add it as a Condition to keep it as a diagnosis'));
+  reportRest(
+    rd,
+    r,
+    p,
+    [
+      'identifier',
+      'status',
+      'intent',
+      'subject',
+      'encounter',
+      'authoredOn',
+      'requester',
+      'recorder',
+      'medicationCodeableConcept',
+      'medicationReference',
+      'dosageInstruction',
+      'reasonReference',
+      'reasonCode',
+      'groupIdentifier',
+      'doNotPerform',
+      ...(fromContained && Array.isArray(r.contained) && r.contained.length === 1 ? ['contained'] : []),
+    ],
+    'MedicationRequest',
+  );
   return out;
 }
 
@@ -552,7 +593,11 @@ function readServiceRequest(rd: Reader, item: Item, at: string): LabInvestigatio
     return undefined;
   }
   if (r.intent !== undefined && !(typeof r.intent === 'string' && ORDER_INTENTS.includes(r.intent)))
-    rd.warn([...p, 'intent'], 'not-mapped', 'this ServiceRequest is not an order (its intent is a proposal, plan or another kind of request); the clinical input lists it as a lab investigation, its intent is left out');
+    rd.warn(
+      [...p, 'intent'],
+      'not-mapped',
+      'this ServiceRequest is not an order (its intent is a proposal, plan or another kind of request); the clinical input lists it as a lab investigation, its intent is left out',
+    );
   if (r.authoredOn !== undefined) rd.requestDates.push({ path: [...p, 'authoredOn'], value: r.authoredOn, what: 'ServiceRequest' });
   checkList(rd, r, 'category', p);
   if (Array.isArray(r.category))
@@ -594,7 +639,8 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
   content.forEach((c, i) => {
     const cp = [...p, 'content', i];
     if (!isObject(c)) return;
-    for (const k of Object.keys(c)) if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', `content.${k === 'format' ? 'format' : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(c))
+      if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', `content.${k === 'format' ? 'format' : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
     const a = isObject(c.attachment) ? c.attachment : undefined;
     const ap = [...cp, 'attachment'];
     if (a === undefined) return;
@@ -607,7 +653,11 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
     // The URL names the document; its bytes, size and hash beside it are the same document. Anything else about it is reported.
     for (const k of Object.keys(a))
       if (!['url', 'data', 'size', 'hash'].includes(k))
-        rd.warn([...ap, k], 'not-mapped', `attachment.${ATTACHMENT_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input (it holds the document's URL only); it is left out`);
+        rd.warn(
+          [...ap, k],
+          'not-mapped',
+          `attachment.${ATTACHMENT_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input (it holds the document's URL only); it is left out`,
+        );
   });
   if (typeof r.description === 'string') rd.warn([...p, 'description'], 'not-mapped', 'DocumentReference.description has no place in the clinical input; it is left out');
   // The context: the visit's own Encounter is bookkeeping; the rest of it is reported.
@@ -615,7 +665,12 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
     for (const k of Object.keys(r.context)) {
       const refs = r.context[k];
       const ownVisit = k === 'encounter' && Array.isArray(refs) && refs.length > 0 && encounter !== undefined && refs.every((x) => rd.resolve(x, item) === encounter);
-      if (!ownVisit) rd.warn([...p, 'context', k], 'not-mapped', `DocumentReference.context.${k === 'encounter' ? 'encounter (another visit)' : '(this element)'} has no place in the clinical input; it is left out`);
+      if (!ownVisit)
+        rd.warn(
+          [...p, 'context', k],
+          'not-mapped',
+          `DocumentReference.context.${k === 'encounter' ? 'encounter (another visit)' : '(this element)'} has no place in the clinical input; it is left out`,
+        );
     }
   else if (r.context !== undefined) rd.warn([...p, 'context'], 'type', 'context must be an object; it is left out');
   reportRest(rd, r, p, ['identifier', 'masterIdentifier', 'status', 'subject', 'author', 'custodian', 'content', 'context', 'description'], 'DocumentReference');
@@ -697,7 +752,8 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     if (input.entry !== undefined && !Array.isArray(input.entry)) rd.error(['entry'], 'type', 'entry must be an array of bundle entries');
   } else if (isObject(input) && typeof input.resourceType === 'string') list = [{ value: input, path: [] }];
   else return { success: false, issues: [{ path: '', code: 'not-fhir', message: 'the input must be a FHIR Bundle, a FHIR resource, or an array of FHIR resources', severity: 'error' }] };
-  if (list.length > MAX_RESOURCES) return { success: false, issues: [{ path: '', code: 'too-many-resources', message: `the input has more than ${MAX_RESOURCES} resources; split it by visit`, severity: 'error' }] };
+  if (list.length > MAX_RESOURCES)
+    return { success: false, issues: [{ path: '', code: 'too-many-resources', message: `the input has more than ${MAX_RESOURCES} resources; split it by visit`, severity: 'error' }] };
   for (const { value, path, fullUrl } of list) {
     if (!isObject(value) || typeof value.resourceType !== 'string') {
       rd.warn(path, 'not-a-resource', 'this is not a FHIR resource (no resourceType); it is left out');
@@ -799,8 +855,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   const visitDay = typeof (visit.at ?? defaults.visit?.at) === 'string' ? String(visit.at ?? defaults.visit?.at).slice(0, 10) : undefined;
   for (const d of rd.requestDates) {
     const day = typeof d.value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(d.value) ? d.value.slice(0, 10) : undefined;
-    if (day === undefined || day !== visitDay)
-      rd.warn(d.path, 'not-mapped', `the clinical input dates a ${d.what} by the visit; this authoredOn is not on the visit date and is left out`);
+    if (day === undefined || day !== visitDay) rd.warn(d.path, 'not-mapped', `the clinical input dates a ${d.what} by the visit; this authoredOn is not on the visit date and is left out`);
   }
 
   // 5. What was not read at all.
@@ -838,10 +893,20 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
     if (cond) missing.push({ path, code, message, severity: 'error' });
   };
   need(patientItem === undefined && defaults.patient?.abhaAddress === undefined, '', 'patient-missing', 'there is no Patient resource; give one, or defaults.patient.abhaAddress');
-  need(patientItem !== undefined && (out.patient as Partial<PatientInput>).abhaAddress === undefined, pointer(...(patientItem?.path ?? []), 'identifier'), 'abha-address-missing', 'the Patient has no ABHA address (identifier of type ABHA); add one, or give defaults.patient.abhaAddress');
+  need(
+    patientItem !== undefined && (out.patient as Partial<PatientInput>).abhaAddress === undefined,
+    pointer(...(patientItem?.path ?? []), 'identifier'),
+    'abha-address-missing',
+    'the Patient has no ABHA address (identifier of type ABHA); add one, or give defaults.patient.abhaAddress',
+  );
   need(practitionerItem === undefined && defaults.doctor?.name === undefined, '', 'practitioner-missing', 'there is no Practitioner resource; give one, or defaults.doctor');
   need(organizationItem === undefined && defaults.hospital?.name === undefined, '', 'organization-missing', 'there is no Organization resource; give one, or defaults.hospital');
-  need(organizationItem !== undefined && (out.hospital as Partial<Hospital>).id === undefined, pointer(...(organizationItem?.path ?? []), 'identifier'), 'facility-id-missing', 'the Organization has no HFR facility id (identifier of type PRN or an HFR system); add one, or give defaults.hospital.id');
+  need(
+    organizationItem !== undefined && (out.hospital as Partial<Hospital>).id === undefined,
+    pointer(...(organizationItem?.path ?? []), 'identifier'),
+    'facility-id-missing',
+    'the Organization has no HFR facility id (identifier of type PRN or an HFR system); add one, or give defaults.hospital.id',
+  );
   need(
     (out.visit as Partial<VisitInput>).id === undefined,
     encounterItem === undefined ? '' : pointer(...encounterItem.path, 'identifier'),
@@ -866,4 +931,3 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   }
   return { success: true, value, warnings: rd.issues };
 }
-

@@ -38,7 +38,13 @@ export function misfit(a: Assembly, field: string, what: string): void {
 export function conditions(a: Assembly): Reference[] {
   return (a.content.diagnosis ?? []).map((d, i) => {
     if (d.icdCode !== undefined && !(PRIMITIVE_PATTERNS.code as RegExp).test(d.icdCode))
-      a.report(issue(a.job.at.content('diagnosis', i, 'icdCode'), 'invalid-code', 'icdCode cannot be a FHIR code: it must have no tabs or line breaks and no leading, trailing or repeated spaces, e.g. E11.9'));
+      a.report(
+        issue(
+          a.job.at.content('diagnosis', i, 'icdCode'),
+          'invalid-code',
+          'icdCode cannot be a FHIR code: it must have no tabs or line breaks and no leading, trailing or repeated spaces, e.g. E11.9',
+        ),
+      );
     const status = d.status === undefined ? undefined : ownValue(VERIFICATION_STATUSES, d.status.toLowerCase());
     if (d.status !== undefined && status === undefined)
       a.report(issue(a.job.at.content('diagnosis', i, 'status'), 'status-not-mapped', `status is not a FHIR verification status (${VERIFICATION_CODES}); it is left out of the Condition`, 'warning'));
@@ -61,7 +67,12 @@ export function medicationRequests(a: Assembly, reasons: readonly Reference[]): 
   return (a.content.medications ?? []).map((m, i) => {
     if (m.dosage === undefined && m.frequency === undefined && m.duration === undefined && m.instructions === undefined)
       a.report(
-        issue(a.job.at.content('medications', i), 'medication-without-dosage', `the medication has no dosage, frequency, duration or instructions; the NRCeS MedicationRequest requires a dosageInstruction, so it says "${NO_DOSAGE_TEXT}"`, 'warning'),
+        issue(
+          a.job.at.content('medications', i),
+          'medication-without-dosage',
+          `the medication has no dosage, frequency, duration or instructions; the NRCeS MedicationRequest requires a dosageInstruction, so it says "${NO_DOSAGE_TEXT}"`,
+          'warning',
+        ),
       );
     const mr: MedicationRequest = {
       resourceType: 'MedicationRequest',
@@ -133,8 +144,17 @@ export function reportDocumentProblem(a: Assembly, state: 'not-supplied' | 'inva
   }
   a.report(
     required
-      ? issue(at, 'document-data-required', `a documentUrl alone cannot make a conformant ${a.profile.id}: the NRCeS DocumentReference profile requires the document's bytes (attachment data); supply them in options.attachments keyed by the URL (CLI: --attach URL=FILE)`)
-      : issue(at, 'document-not-embedded', 'documentUrl was not embedded: NRCeS DocumentReference and Binary require the document\'s bytes, not a URL; supply them in options.attachments keyed by the URL (CLI: --attach URL=FILE) to include the document', 'warning'),
+      ? issue(
+          at,
+          'document-data-required',
+          `a documentUrl alone cannot make a conformant ${a.profile.id}: the NRCeS DocumentReference profile requires the document's bytes (attachment data); supply them in options.attachments keyed by the URL (CLI: --attach URL=FILE)`,
+        )
+      : issue(
+          at,
+          'document-not-embedded',
+          "documentUrl was not embedded: NRCeS DocumentReference and Binary require the document's bytes, not a URL; supply them in options.attachments keyed by the URL (CLI: --attach URL=FILE) to include the document",
+          'warning',
+        ),
   );
 }
 

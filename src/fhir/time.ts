@@ -25,7 +25,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-
 interface WallTime {
   date: string;
   time: string;

@@ -77,9 +77,7 @@ export interface FhirDocument {
 }
 
 /** What {@link toFhirBundles} returns. */
-export type ToFhirResult =
-  | { readonly success: true; readonly bundles: readonly FhirDocument[]; readonly warnings: readonly Issue[] }
-  | { readonly success: false; readonly issues: readonly Issue[] };
+export type ToFhirResult = { readonly success: true; readonly bundles: readonly FhirDocument[]; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
 /** Where the parts of care context `index` are in a link request. */
 function linkRequestLocator(index: number): Locator {
@@ -114,7 +112,12 @@ function clinicalInputLocator(input: ClinicalInput, index: number): Locator {
  * FHIR writes it (a link request's date at midnight in `timeZone`, a
  * clinical input's time in its own zone). Issues when the time is not real.
  */
-function jobsOf(input: ClinicalInput | LinkCareContextRequest, resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[] }, linkRequest: boolean, timeZone: string): DocumentJob[] | Issue[] {
+function jobsOf(
+  input: ClinicalInput | LinkCareContextRequest,
+  resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[] },
+  linkRequest: boolean,
+  timeZone: string,
+): DocumentJob[] | Issue[] {
   const { visit } = resolved;
   const zone = linkRequest ? timeZone : (text(visit.timeZone) ?? DEFAULT_TIME_ZONE);
   const at = linkRequest ? (visit.visitDate as string) : (visit.visitAt as Date | string);

@@ -10,7 +10,20 @@
  */
 import { pointer, type Issue } from '../errors.js';
 import { OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule } from './constants.js';
-import { CHOICES, DATATYPES, safeElementName, safeResourceType, PRIMITIVE_PATTERNS, PRIMITIVE_WORDS, PRIMITIVES, REQUIRED_CHOICES, RESOURCES, type ElementDef, type Primitive, type StructureDef } from './structure.js';
+import {
+  CHOICES,
+  DATATYPES,
+  safeElementName,
+  safeResourceType,
+  PRIMITIVE_PATTERNS,
+  PRIMITIVE_WORDS,
+  PRIMITIVES,
+  REQUIRED_CHOICES,
+  RESOURCES,
+  type ElementDef,
+  type Primitive,
+  type StructureDef,
+} from './structure.js';
 import { xhtmlProblem } from './xhtml.js';
 
 /** What {@link validateFhirBundle} returns: errors make it fail; warnings never do. */
@@ -144,7 +157,11 @@ class Checker {
       }
       const d = Object.hasOwn(def, k) ? def[k] : undefined;
       if (d === undefined) {
-        this.add([...path, k], 'unknown-element', `this is not an element of ${label(path) === 'the bundle' ? 'this resource' : label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+        this.add(
+          [...path, k],
+          'unknown-element',
+          `this is not an element of ${label(path) === 'the bundle' ? 'this resource' : label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`,
+        );
         continue;
       }
       this.element(v, d, [...path, k], container, depth);
@@ -264,7 +281,8 @@ class Profiles {
 
   private names(r: Json, path: Path): void {
     if (Array.isArray(r.name)) r.name.forEach((n, i) => isObject(n) && n.text === undefined && this.ck.add([...path, 'name', i, 'text'], 'required', 'name.text is required by the NRCeS profile'));
-    if (Array.isArray(r.telecom)) r.telecom.forEach((t, i) => isObject(t) && t.value === undefined && this.ck.add([...path, 'telecom', i, 'value'], 'required', 'telecom.value is required by the NRCeS profile'));
+    if (Array.isArray(r.telecom))
+      r.telecom.forEach((t, i) => isObject(t) && t.value === undefined && this.ck.add([...path, 'telecom', i, 'value'], 'required', 'telecom.value is required by the NRCeS profile'));
   }
 
   resource(t: Target): void {
@@ -295,7 +313,8 @@ class Profiles {
         this.identifiers(r, path, true);
         if (r.name === undefined) this.ck.add([...path, 'name'], 'required', 'name is required by the NRCeS Organization profile');
         this.codings(r.type, [...path, 'type'], 'http://terminology.hl7.org/CodeSystem/organization-type', true);
-        if (Array.isArray(r.telecom)) r.telecom.forEach((x, i) => isObject(x) && x.value === undefined && this.ck.add([...path, 'telecom', i, 'value'], 'required', 'telecom.value is required by the NRCeS profile'));
+        if (Array.isArray(r.telecom))
+          r.telecom.forEach((x, i) => isObject(x) && x.value === undefined && this.ck.add([...path, 'telecom', i, 'value'], 'required', 'telecom.value is required by the NRCeS profile'));
         break;
       case 'Encounter':
         if (!has(PROFILES.Encounter)) break;
@@ -374,7 +393,8 @@ class Profiles {
         this.ck.add([...path, 'type', 'coding', 0], 'fixed-value', `type.coding must be ${profile.type.system} ${profile.type.code} "${profile.type.display}" (${profile.id})`);
     } else if (c !== undefined) this.codings({ coding: [c] }, [...path, 'type'], SYSTEMS.snomed);
     this.mustReference(r.subject, [...path, 'subject'], ['Patient'], t, 'subject');
-    if (Array.isArray(r.author)) r.author.forEach((a, i) => isObject(a) && a.reference === undefined && this.ck.add([...path, 'author', i, 'reference'], 'required', 'author.reference is required by the NRCeS profile'));
+    if (Array.isArray(r.author))
+      r.author.forEach((a, i) => isObject(a) && a.reference === undefined && this.ck.add([...path, 'author', i, 'reference'], 'required', 'author.reference is required by the NRCeS profile'));
     if (profile.encounterRequired) this.mustReference(r.encounter, [...path, 'encounter'], ['Encounter'], t, 'encounter');
     if (r.custodian !== undefined) this.mustReference(r.custodian, [...path, 'custodian'], ['Organization'], t, 'custodian');
     const sections = Array.isArray(r.section) ? r.section : [];
@@ -391,7 +411,11 @@ class Profiles {
     const codings = isObject(s.code) && Array.isArray(s.code.coding) ? s.code.coding : [];
     if (codings.length === 0) this.ck.add([...p, 'code'], 'required', `section.code is required by ${profile.id}`);
     if (rule.fixed) {
-      codings.forEach((c, i) => !codingEquals(c, rule.coding) && this.ck.add([...p, 'code', 'coding', i], 'fixed-value', `section.code.coding must be ${rule.coding.system} ${rule.coding.code} "${rule.coding.display}" (${profile.id})`));
+      codings.forEach(
+        (c, i) =>
+          !codingEquals(c, rule.coding) &&
+          this.ck.add([...p, 'code', 'coding', i], 'fixed-value', `section.code.coding must be ${rule.coding.system} ${rule.coding.code} "${rule.coding.display}" (${profile.id})`),
+      );
     } else this.codings(s.code, [...p, 'code'], SYSTEMS.snomed);
     const entries = Array.isArray(s.entry) ? s.entry : [];
     if (entries.length < rule.minEntries) this.ck.add([...p, 'entry'], 'cardinality', `section.entry must have at least ${rule.minEntries} entr${rule.minEntries === 1 ? 'y' : 'ies'} (${profile.id})`);
@@ -410,15 +434,14 @@ class Profiles {
       if (kind === undefined) return;
       if (!sliceNames.includes(kind)) return this.ck.add([...ep, rule.typeRequired ? 'type' : 'reference'], 'closed-slice', `${profile.id} section entries may only be ${sliceNames.join(' or ')}`);
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      if ((counts.get(kind) ?? 0) > (rule.slices[kind] ?? 0)) this.ck.add([...ep], 'cardinality', `${profile.id} allows at most ${rule.slices[kind]} ${kind} entr${rule.slices[kind] === 1 ? 'y' : 'ies'}`);
+      if ((counts.get(kind) ?? 0) > (rule.slices[kind] ?? 0))
+        this.ck.add([...ep], 'cardinality', `${profile.id} allows at most ${rule.slices[kind]} ${kind} entr${rule.slices[kind] === 1 ? 'y' : 'ies'}`);
       if (target !== undefined && target.resourceType !== kind) this.ck.add([...ep, 'reference'], 'wrong-target', `the entry's type says ${kind} but the reference points at another resource type`);
     });
   }
 
   private opConsultSections(sections: unknown[], path: Path, t: Target): void {
-    const byCode = new Map<string, [string, (typeof OP_CONSULT_SECTIONS)[keyof typeof OP_CONSULT_SECTIONS]]>(
-      Object.entries(OP_CONSULT_SECTIONS).map(([name, s]) => [s.coding.code, [name, s]]),
-    );
+    const byCode = new Map<string, [string, (typeof OP_CONSULT_SECTIONS)[keyof typeof OP_CONSULT_SECTIONS]]>(Object.entries(OP_CONSULT_SECTIONS).map(([name, s]) => [s.coding.code, [name, s]]));
     const seen = new Map<string, number>();
     let unsliced = false;
     sections.forEach((s, i) => {
@@ -435,7 +458,11 @@ class Profiles {
       seen.set(name, (seen.get(name) ?? 0) + 1);
       if ((seen.get(name) ?? 0) > 1) this.ck.add(p, 'cardinality', `OPConsultRecord allows one ${name} section`);
       if (codings.length > 1) this.ck.add([...p, 'code', 'coding'], 'cardinality', `the ${name} section has exactly one code coding`);
-      codings.forEach((c, j) => !codingEquals(c, slice.coding) && this.ck.add([...p, 'code', 'coding', j], 'fixed-value', `the ${name} section code must be ${slice.coding.system} ${slice.coding.code} "${slice.coding.display}"`));
+      codings.forEach(
+        (c, j) =>
+          !codingEquals(c, slice.coding) &&
+          this.ck.add([...p, 'code', 'coding', j], 'fixed-value', `the ${name} section code must be ${slice.coding.system} ${slice.coding.code} "${slice.coding.display}"`),
+      );
       const entries = Array.isArray(s.entry) ? s.entry : [];
       entries.forEach((en, j) => {
         const ep = [...p, 'entry', j];
@@ -443,7 +470,8 @@ class Profiles {
         const target = this.target(en, t);
         const allowed: readonly string[] = slice.entries;
         if (target !== undefined && !allowed.includes(target.resourceType)) this.ck.add([...ep, 'reference'], 'wrong-target', `entries of the ${name} section must reference ${allowed.join(' or ')}`);
-        if (typeof en.type === 'string' && target !== undefined && en.type !== target.resourceType) this.ck.add([...ep, 'type'], 'wrong-target', "the entry's type does not match the resource it references");
+        if (typeof en.type === 'string' && target !== undefined && en.type !== target.resourceType)
+          this.ck.add([...ep, 'type'], 'wrong-target', "the entry's type does not match the resource it references");
       });
     });
   }
@@ -498,7 +526,8 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
       const r = en.resource;
       const full = str(en.fullUrl);
       if (full !== undefined) {
-        if (!/^[a-z][a-z0-9+.-]*:/i.test(full)) ck.add([...p, 'fullUrl'], 'relative-full-url', 'fullUrl must be an absolute URI such as urn:uuid:…; relative fullUrls fail the NRCeS DocumentBundle profile');
+        if (!/^[a-z][a-z0-9+.-]*:/i.test(full))
+          ck.add([...p, 'fullUrl'], 'relative-full-url', 'fullUrl must be an absolute URI such as urn:uuid:…; relative fullUrls fail the NRCeS DocumentBundle profile');
         else if (full.startsWith('urn:uuid:') && !UUID.test(full)) ck.add([...p, 'fullUrl'], 'invalid-full-url', 'a urn:uuid fullUrl must carry a lower-case UUID');
         if (full.includes('/_history/')) ck.add([...p, 'fullUrl'], 'bdl-8', 'fullUrl cannot be a version-specific reference (FHIR bdl-8)');
         if (index.byFullUrl.has(full)) ck.add([...p, 'fullUrl'], 'bdl-7', 'fullUrl must be unique in a bundle (FHIR bdl-7)');
@@ -512,7 +541,8 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
       if (typeof r.id === 'string') {
         const key = `${r.resourceType}/${r.id}`;
         if (!index.byTypeId.has(key)) index.byTypeId.set(key, t);
-        if (full !== undefined && full.startsWith('urn:uuid:') && r.id !== full.slice(9)) ck.add([...p, 'resource', 'id'], 'id-mismatch', 'the resource id must match the UUID of its fullUrl', 'warning');
+        if (full !== undefined && full.startsWith('urn:uuid:') && r.id !== full.slice(9))
+          ck.add([...p, 'resource', 'id'], 'id-mismatch', 'the resource id must match the UUID of its fullUrl', 'warning');
       }
     });
 
@@ -521,7 +551,8 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
       if (id?.system === undefined || id.value === undefined) ck.add(['identifier'], 'bdl-9', 'a document must have an identifier with a system and a value (FHIR bdl-9)');
       if (bundle.timestamp === undefined) ck.add(['timestamp'], 'bdl-10', 'a document must have a timestamp (FHIR bdl-10)');
       const first = entries[0];
-      if (!isObject(first) || !isObject(first.resource) || first.resource.resourceType !== 'Composition') ck.add(entries.length === 0 ? ['entry'] : ['entry', 0, 'resource'], 'bdl-11', 'the first entry of a document must be a Composition (FHIR bdl-11)');
+      if (!isObject(first) || !isObject(first.resource) || first.resource.resourceType !== 'Composition')
+        ck.add(entries.length === 0 ? ['entry'] : ['entry', 0, 'resource'], 'bdl-11', 'the first entry of a document must be a Composition (FHIR bdl-11)');
     }
 
     // NRCeS DocumentBundle.
@@ -531,7 +562,8 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
       if (bundle.type !== 'document') ck.add(['type'], 'fixed-value', 'type must be document (NRCeS DocumentBundle)');
       if (bundle.timestamp === undefined) ck.add(['timestamp'], 'required', 'timestamp is required by the NRCeS DocumentBundle profile');
       if (!isObject(bundle.identifier)) ck.add(['identifier'], 'required', 'identifier is required by the NRCeS DocumentBundle profile');
-    } else if (isDocument) ck.add(['meta', 'profile'], 'missing-profile', `the bundle does not declare the NRCeS DocumentBundle profile (${PROFILES.DocumentBundle}); its rules were not applied`, 'warning');
+    } else if (isDocument)
+      ck.add(['meta', 'profile'], 'missing-profile', `the bundle does not declare the NRCeS DocumentBundle profile (${PROFILES.DocumentBundle}); its rules were not applied`, 'warning');
 
     // References.
     for (const { ref, path, container } of ck.references) {
@@ -551,7 +583,8 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
     const records = Object.values(RECORD_PROFILES) as RecordProfile[];
     for (const t of targets) {
       const declared = isObject(t.resource.meta) && Array.isArray(t.resource.meta.profile) ? t.resource.meta.profile : undefined;
-      if (isDocument && (declared === undefined || declared.length === 0)) ck.add([...t.path, 'meta', 'profile'], 'missing-profile', `${safeResourceType(t.resourceType)} declares no profile in meta.profile; NRCeS rules were not applied to it`, 'warning');
+      if (isDocument && (declared === undefined || declared.length === 0))
+        ck.add([...t.path, 'meta', 'profile'], 'missing-profile', `${safeResourceType(t.resourceType)} declares no profile in meta.profile; NRCeS rules were not applied to it`, 'warning');
       profiles.resource(t);
       if (t.resourceType === 'Composition') {
         checkSections(t.resource.section, [...t.path, 'section'], ck);

@@ -40,8 +40,22 @@ export interface MockSeed {
 }
 
 const FIRST: readonly (readonly [string, 'M' | 'F'])[] = [
-  ['Asha', 'F'], ['Ravi', 'M'], ['Meera', 'F'], ['Arjun', 'M'], ['Kavya', 'F'], ['Vikram', 'M'], ['Priya', 'F'], ['Rahul', 'M'],
-  ['Lakshmi', 'F'], ['Suresh', 'M'], ['Ananya', 'F'], ['Imran', 'M'], ['Fatima', 'F'], ['Gurpreet', 'M'], ['Divya', 'F'], ['Joseph', 'M'],
+  ['Asha', 'F'],
+  ['Ravi', 'M'],
+  ['Meera', 'F'],
+  ['Arjun', 'M'],
+  ['Kavya', 'F'],
+  ['Vikram', 'M'],
+  ['Priya', 'F'],
+  ['Rahul', 'M'],
+  ['Lakshmi', 'F'],
+  ['Suresh', 'M'],
+  ['Ananya', 'F'],
+  ['Imran', 'M'],
+  ['Fatima', 'F'],
+  ['Gurpreet', 'M'],
+  ['Divya', 'F'],
+  ['Joseph', 'M'],
 ];
 const LAST: readonly string[] = ['Verma', 'Iyer', 'Nair', 'Reddy', 'Sharma', 'Khan', 'Das', 'Patel', 'Singh', 'Menon', 'Rao', 'Gupta'];
 /** State, district, state code (LGD), a synthetic district code, the PIN code of the district's head post office. */
@@ -59,7 +73,11 @@ const MOBILE = /^[0-9]{10}$/;
 
 /** A synthetic 14-digit ABHA number (`91-1234-5678-9012`), the same for the same material. */
 function abhaNumberFor(material: string): string {
-  const digits = createHash('sha256').update(`abha-number:${material}`).digest('hex').replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10)).slice(0, 12);
+  const digits = createHash('sha256')
+    .update(`abha-number:${material}`)
+    .digest('hex')
+    .replace(/[a-f]/g, (c) => String(c.charCodeAt(0) % 10))
+    .slice(0, 12);
   return `91-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8, 12)}`;
 }
 
@@ -208,7 +226,11 @@ export function parseSeed(value: unknown): { success: true; seed: MockSeed } | {
     const mobile = typeof r.mobile === 'string' ? r.mobile : '';
     const abhaNumber = typeof r.ABHANumber === 'string' ? r.ABHANumber : abhaNumberFor(`seed:${mobile}:${address}`);
     if (numbers.has(abhaNumber)) {
-      bad(`${at}/ABHANumber`, 'duplicate', r.ABHANumber === undefined ? 'the ABHA number derived for this account is used by an earlier account; give ABHANumber' : 'ABHANumber is used by an earlier account');
+      bad(
+        `${at}/ABHANumber`,
+        'duplicate',
+        r.ABHANumber === undefined ? 'the ABHA number derived for this account is used by an earlier account; give ABHANumber' : 'ABHANumber is used by an earlier account',
+      );
     }
     numbers.add(abhaNumber);
     if (issues.length > 0) return;

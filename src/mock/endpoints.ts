@@ -26,9 +26,7 @@ export interface Verified {
   readonly tokens: T.SessionTokens | undefined;
 }
 
-type Handler<I extends EndpointId> = I extends OtpVerificationId
-  ? (body: EndpointRequest<I>, state: MockState, verified: Verified) => Reply
-  : (body: EndpointRequest<I>, state: MockState) => Reply;
+type Handler<I extends EndpointId> = I extends OtpVerificationId ? (body: EndpointRequest<I>, state: MockState, verified: Verified) => Reply : (body: EndpointRequest<I>, state: MockState) => Reply;
 
 /** A handler for every endpoint id: an endpoint added to the definition without one fails the type check. */
 export type HandlerTable = { readonly [I in EndpointId]: Handler<I> };
@@ -208,7 +206,13 @@ export const HANDLERS = {
       kycStatus: kycStatus(a),
       age: Math.max(0, year - Number(a.dob.slice(0, 4))),
     }));
-    return ok('OTP verified', { txnId: b.txnId, message: 'login successful', authResult: 'success', users, ...(v.tokens === undefined ? {} : { tokens: v.tokens }) } satisfies T.AbhaAddressLoginVerifyOtpResponseData);
+    return ok('OTP verified', {
+      txnId: b.txnId,
+      message: 'login successful',
+      authResult: 'success',
+      users,
+      ...(v.tokens === undefined ? {} : { tokens: v.tokens }),
+    } satisfies T.AbhaAddressLoginVerifyOtpResponseData);
   },
   'enroll-verify-otp': (b, _, v) =>
     ok('enrolment verified', { txnId: b.txnId, ...(v.tokens === undefined ? {} : { tokens: v.tokens }), ABHAProfile: abhaProfile(v.account), isNew: false } satisfies T.EnrollVerifyOtpResponseData),

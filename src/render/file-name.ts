@@ -19,7 +19,10 @@
  * uniqueFileName('CON', used)           //=> 'document-CON'
  */
 export function uniqueFileName(referenceNumber: string, used: Set<string>): string {
-  let base = referenceNumber.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 120);
+  let base = referenceNumber
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[.-]+|[.-]+$/g, '')
+    .slice(0, 120);
   if (base === '' || /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i.test(base)) base = `document${base === '' ? '' : `-${base}`}`;
   let name = base;
   for (let n = 2; used.has(name.toLowerCase()); n++) name = `${base}-${n}`;

@@ -32,4 +32,15 @@ export { qrCodeSvg } from './qr.js';
 export { CONTENT_SECURITY_POLICY, withContentSecurityPolicy } from './csp.js';
 export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';
 export { checkTemplateAst, isTemplateName, COMPILE_OPTIONS, HELPER_NAMES, TEMPLATE_NAME } from './template-rules.js';
-export { htmlToPdf, createPdfPrinter, findChromium, sweepStaleProfileFolders, PROFILE_FOLDER_PREFIX, DEFAULT_CHROMIUM_PATHS, CHROMIUM_ARGS, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';
+export {
+  htmlToPdf,
+  createPdfPrinter,
+  findChromium,
+  sweepStaleProfileFolders,
+  PROFILE_FOLDER_PREFIX,
+  DEFAULT_CHROMIUM_PATHS,
+  CHROMIUM_ARGS,
+  type PdfOptions,
+  type PdfPrinter,
+  type PdfPrinterOptions,
+} from './pdf.js';

@@ -202,10 +202,7 @@ const HEADINGS: Readonly<Record<string, keyof Labels>> = {
  * buildDocumentModel(source, { template: 'prescription', lang: 'en', pageSize: 'A4', qrCode: true }).heading
  * //=> 'Prescription'
  */
-export function buildDocumentModel(
-  source: DocumentSource,
-  options: { readonly template: string; readonly lang: Language; readonly pageSize: PageSize; readonly qrCode: boolean },
-): DocumentModel {
+export function buildDocumentModel(source: DocumentSource, options: { readonly template: string; readonly lang: Language; readonly pageSize: PageSize; readonly qrCode: boolean }): DocumentModel {
   const labels = LABELS[options.lang];
   const cc = source.careContext;
   const b = cc.bundleData;
@@ -214,8 +211,7 @@ export function buildDocumentModel(
   const hiTypeNames: Readonly<Record<string, string>> = HI_TYPE_LABELS[options.lang];
   // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
   // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
-  const heading =
-    headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (ownValue(hiTypeNames, cc.hiType) ?? labels.visitSummary) : labels[headingKey];
+  const heading = headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (ownValue(hiTypeNames, cc.hiType) ?? labels.visitSummary) : labels[headingKey];
   const age = ageText(p, source.visitDate, labels);
   const sex = str(p.gender);
   const url = str(b.documentUrl);

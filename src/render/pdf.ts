@@ -39,17 +39,9 @@ export const DEFAULT_CHROMIUM_PATHS: readonly string[] = [
  * @example
  * createPdfPrinter({ args: [...CHROMIUM_ARGS, '--font-render-hinting=none'] })
  */
-export const CHROMIUM_ARGS: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-const HOW_TO =
-  'install a Chromium (Debian/Ubuntu: apt-get install chromium) and give its path if it is not in a usual place (executablePath; CLI: --chromium PATH or ABHA_LINK_CHROMIUM=PATH)';
+const HOW_TO = 'install a Chromium (Debian/Ubuntu: apt-get install chromium) and give its path if it is not in a usual place (executablePath; CLI: --chromium PATH or ABHA_LINK_CHROMIUM=PATH)';
 
 /** Page sizes in CSS pixels (96 per inch) for screenshots. */
 const PAGE_PX: Readonly<Record<PageSize, { width: number; height: number }>> = {

@@ -264,7 +264,8 @@ function ownStrings(record: Readonly<Record<string, unknown>> | undefined, what:
   if (record === undefined) return [];
   if (record === null || typeof record !== 'object') throw new TemplateError(what, 'bad-source', `${what} must be an object of name → template text`);
   return Object.keys(record).map((k) => {
-    if (!isTemplateName(k)) throw new TemplateError(what === 'partials' ? `partials/${k.slice(0, 64)}` : k.slice(0, 64), 'bad-name', 'names are 1 to 64 lower-case letters, digits and -, and not constructor or prototype');
+    if (!isTemplateName(k))
+      throw new TemplateError(what === 'partials' ? `partials/${k.slice(0, 64)}` : k.slice(0, 64), 'bad-name', 'names are 1 to 64 lower-case letters, digits and -, and not constructor or prototype');
     return [k, record[k]];
   });
 }
@@ -304,7 +305,8 @@ export async function createRenderer(sources: TemplateSources = {}): Promise<Ren
     uses.push([name, c.partials]);
   }
   for (const [label, used] of uses) {
-    for (const p of used) if (!partialNames.has(p)) throw new TemplateError(label, 'unknown-partial', `uses the partial ${p}, which does not exist; the partials are ${[...partialNames].sort().join(', ')}`);
+    for (const p of used)
+      if (!partialNames.has(p)) throw new TemplateError(label, 'unknown-partial', `uses the partial ${p}, which does not exist; the partials are ${[...partialNames].sort().join(', ')}`);
   }
   return makeRenderer(templates, [...partialNames]);
 }

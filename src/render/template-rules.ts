@@ -92,7 +92,8 @@ export function checkTemplateAst(ast: unknown, template: string): string[] {
       case 'PartialStatement':
       case 'PartialBlockStatement': {
         const name = n.name as Node;
-        if (name.type !== 'PathExpression') throw new TemplateError(template, 'dynamic-partial', 'a partial must be named in the template, e.g. {{> letterhead}}; dynamic partials are not allowed', lineOf(n));
+        if (name.type !== 'PathExpression')
+          throw new TemplateError(template, 'dynamic-partial', 'a partial must be named in the template, e.g. {{> letterhead}}; dynamic partials are not allowed', lineOf(n));
         const original = String(name.original);
         if (original !== '@partial-block') partials.add(original);
         break;
@@ -123,7 +124,12 @@ export function compileError(template: string, e: unknown): TemplateError {
   const line = /line (\d+)/i.exec(message);
   const unknownHelper = /unknown helper (\S+)/.exec(message);
   if (unknownHelper !== null) {
-    return new TemplateError(template, 'unknown-helper', `unknown helper ${unknownHelper[1] ?? ''}; the helpers are if, unless, each, with and ${HELPER_NAMES.join(', ')}`, line === null ? undefined : Number(line[1]));
+    return new TemplateError(
+      template,
+      'unknown-helper',
+      `unknown helper ${unknownHelper[1] ?? ''}; the helpers are if, unless, each, with and ${HELPER_NAMES.join(', ')}`,
+      line === null ? undefined : Number(line[1]),
+    );
   }
   const first = message.split('\n').filter((l) => l.trim() !== '');
   const reason = first.length > 1 ? `${first[0] ?? ''} ${first[first.length - 1] ?? ''}` : (first[0] ?? 'does not compile');

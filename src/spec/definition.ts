@@ -204,10 +204,8 @@ export interface MockHooks {
 type StrOpts = Omit<Extract<FieldDef, { type: 'string' }>, 'type' | 'maxLength'>;
 const str = (maxLength: number, opts: StrOpts = {}): FieldDef => ({ type: 'string', maxLength, ...opts });
 const int = (opts: Omit<Extract<FieldDef, { type: 'integer' }>, 'type'> = {}): FieldDef => ({ type: 'integer', ...opts });
-const bool = (description?: string): FieldDef =>
-  description === undefined ? { type: 'boolean' } : { type: 'boolean', description };
-const arr = (items: FieldDef, maxItems: number, description?: string): FieldDef =>
-  description === undefined ? { type: 'array', items, maxItems } : { type: 'array', items, maxItems, description };
+const bool = (description?: string): FieldDef => (description === undefined ? { type: 'boolean' } : { type: 'boolean', description });
+const arr = (items: FieldDef, maxItems: number, description?: string): FieldDef => (description === undefined ? { type: 'array', items, maxItems } : { type: 'array', items, maxItems, description });
 const ref = (r: ResourceName): FieldDef => ({ type: 'ref', ref: r });
 
 /** Bounds shared by many fields. None of them comes from the spec. */
@@ -544,7 +542,6 @@ const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] =
     },
   },
 ];
-
 
 export const RESOURCES: readonly ResourceDef[] = resourceList;
 
@@ -970,8 +967,7 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
     typeName: 'ClinicalInput',
     title: 'Clinical input',
     section: '4.12',
-    description:
-      'Everything an EMR knows about one visit. Give the clinical content at the top level for one care context, or a careContexts list for several.',
+    description: 'Everything an EMR knows about one visit. Give the clinical content at the top level for one care context, or a careContexts list for several.',
     closed: true,
     required: ['hospital', 'doctor', 'patient', 'visit'],
     properties: {

@@ -17,16 +17,7 @@
  * @example
  * HI_TYPES.includes('Prescription') //=> true
  */
-export const HI_TYPES = [
-  'OPConsultation',
-  'Prescription',
-  'DischargeSummary',
-  'DiagnosticReport',
-  'ImmunizationRecord',
-  'HealthDocumentRecord',
-  'WellnessRecord',
-  'Invoice',
-] as const;
+export const HI_TYPES = ['OPConsultation', 'Prescription', 'DischargeSummary', 'DiagnosticReport', 'ImmunizationRecord', 'HealthDocumentRecord', 'WellnessRecord', 'Invoice'] as const;
 
 /**
  * One of ABDM's hiType codes.

@@ -50,11 +50,15 @@ export const LINT_RULES: readonly LintRule[] = [
   { code: 'empty-care-contexts', severity: 'error', description: 'careContexts is empty: there is nothing to link.' },
   { code: 'duplicate-reference-number', severity: 'error', description: 'Two care contexts share a referenceNumber; ABDM needs it unique per care context (§9.2).' },
   { code: 'visit-date-in-future', severity: 'error', description: 'visitDate is after today in the facility time zone (runs only when `now` is given).' },
-  { code: 'reference-number-too-long', severity: 'error', description: 'referenceNumber is longer than ABDM\'s 255 characters (§9.2).' },
-  { code: 'reference-number-characters', severity: 'error', description: 'referenceNumber has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).' },
-  { code: 'display-too-long', severity: 'error', description: 'display is longer than ABDM\'s 255 characters (§9.2).' },
-  { code: 'display-characters', severity: 'error', description: 'display has characters ABDM\'s linking API rejects; allowed: letters, digits, space and _ - @ , . " \' : | ( ) / (§9.2).' },
-  { code: 'unknown-hi-type', severity: 'error', description: 'hiType is not one of ABDM\'s hiType codes (§1).' },
+  { code: 'reference-number-too-long', severity: 'error', description: "referenceNumber is longer than ABDM's 255 characters (§9.2)." },
+  {
+    code: 'reference-number-characters',
+    severity: 'error',
+    description: "referenceNumber has characters ABDM's linking API rejects; allowed: letters, digits, space and _ - @ , . ( ) / : \\ (§9.2).",
+  },
+  { code: 'display-too-long', severity: 'error', description: "display is longer than ABDM's 255 characters (§9.2)." },
+  { code: 'display-characters', severity: 'error', description: "display has characters ABDM's linking API rejects; allowed: letters, digits, space and _ - @ , . \" ' : | ( ) / (§9.2)." },
+  { code: 'unknown-hi-type', severity: 'error', description: "hiType is not one of ABDM's hiType codes (§1)." },
   { code: 'abha-address-shape', severity: 'error', description: 'abhaAddress is not an ABHA address such as name@abdm or name@sbx (§8).' },
   { code: 'document-url-not-https', severity: 'error', description: 'documentUrl is not an https URL.' },
   { code: 'icd10-shape', severity: 'error', description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).' },
@@ -62,13 +66,37 @@ export const LINT_RULES: readonly LintRule[] = [
   { code: 'prescription-without-medication', severity: 'error', description: 'A Prescription care context has neither medications nor a documentUrl; a PrescriptionRecord needs at least one (§4.1).' },
   { code: 'diagnostic-report-without-content', severity: 'warning', description: 'A DiagnosticReport care context has neither labInvestigations nor a documentUrl (§4.3).' },
   { code: 'health-document-without-url', severity: 'warning', description: 'A HealthDocumentRecord care context has no documentUrl (§4.4).' },
-  { code: 'prescription-extra-content', severity: 'warning', description: 'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).' },
+  {
+    code: 'prescription-extra-content',
+    severity: 'warning',
+    description:
+      'A Prescription care context carries labInvestigations or advice: they stay in the link request and on the printed page, but the FHIR PrescriptionRecord has no place for them; OPConsultation carries them into FHIR too (§4.1, §4.2).',
+  },
   { code: 'medication-without-dosage', severity: 'warning', description: 'A medication has no dosage.' },
   { code: 'medication-without-frequency', severity: 'warning', description: 'A medication has no frequency.' },
-  { code: 'frequency-not-understood', severity: 'warning', description: 'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.' },
-  { code: 'bidi-control-in-medication', severity: 'warning', description: 'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").' },
-  { code: 'document-url-credentials', severity: 'warning', description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).' },
-  { code: 'abha-number-shape', severity: 'warning', description: 'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.' },
+  {
+    code: 'frequency-not-understood',
+    severity: 'warning',
+    description:
+      'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
+  },
+  {
+    code: 'bidi-control-in-medication',
+    severity: 'warning',
+    description:
+      'A medication text (drug, dose, frequency, duration, instructions) holds a bidirectional control character (U+202A-U+202E, U+2066-U+2069), which can make the printed text read differently from what is stored (CVE-2021-42574, "Trojan Source").',
+  },
+  {
+    code: 'document-url-credentials',
+    severity: 'warning',
+    description: 'documentUrl carries a user name or password (user:pass@host): every reader of the record sees it (RFC 3986 §3.2.1, deprecated).',
+  },
+  {
+    code: 'abha-number-shape',
+    severity: 'warning',
+    description:
+      'patient.ABHANumber of a clinical input is not an ABHA number of 14 digits: NN-NNNN-NNNN-NNNN (ABHA v3) or NNNNNNNNNNNNNN (HIE-CM); no prefix is required (§8). Checked by lintClinicalInput, which build runs.',
+  },
   { code: 'doctor-without-identifier', severity: 'warning', description: 'The doctor has neither licNumber nor hpId; prescriptions need the registration number.' },
   { code: 'hospital-id-differs-from-hip-id', severity: 'warning', description: 'bundleData.hospital.id differs from the request hipId.' },
 ];
@@ -157,52 +185,32 @@ export function lintLinkRequest(request: LinkCareContextRequest, options: LintOp
   request.careContexts.forEach((cc, i) => {
     const seen = firstIndexOf.get(cc.referenceNumber);
     if (seen === undefined) firstIndexOf.set(cc.referenceNumber, i);
-    else
-      report(
-        pointer('careContexts', i, 'referenceNumber'),
-        'duplicate-reference-number',
-        `referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`,
-      );
+    else report(pointer('careContexts', i, 'referenceNumber'), 'duplicate-reference-number', `referenceNumber repeats the one of careContexts[${seen}]; each care context needs its own`);
     lintCareContext(cc, i, request, hiTypes, report);
   });
   return out;
 }
 
-function lintCareContext(
-  cc: CareContext,
-  i: number,
-  request: LinkCareContextRequest,
-  hiTypes: readonly string[],
-  report: (path: string, code: string, message: string) => void,
-): void {
+function lintCareContext(cc: CareContext, i: number, request: LinkCareContextRequest, hiTypes: readonly string[], report: (path: string, code: string, message: string) => void): void {
   const base = ['careContexts', i] as const;
-  if (cc.referenceNumber.length > ABDM_LABEL_MAX)
-    report(pointer(...base, 'referenceNumber'), 'reference-number-too-long', `referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
+  if (cc.referenceNumber.length > ABDM_LABEL_MAX) report(pointer(...base, 'referenceNumber'), 'reference-number-too-long', `referenceNumber must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
   if (!ABDM_REFERENCE_CHARS.test(cc.referenceNumber))
-    report(
-      pointer(...base, 'referenceNumber'),
-      'reference-number-characters',
-      'referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)',
-    );
-  if (cc.display.length > ABDM_LABEL_MAX)
-    report(pointer(...base, 'display'), 'display-too-long', `display must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
+    report(pointer(...base, 'referenceNumber'), 'reference-number-characters', 'referenceNumber may only use letters, digits, space and _ - @ , . ( ) / : \\ (ABDM rejects others)');
+  if (cc.display.length > ABDM_LABEL_MAX) report(pointer(...base, 'display'), 'display-too-long', `display must be at most ${ABDM_LABEL_MAX} characters for ABDM`);
   if (!ABDM_DISPLAY_CHARS.test(cc.display))
     report(pointer(...base, 'display'), 'display-characters', 'display may only use letters, digits, space and _ - @ , . " \' : | ( ) / (ABDM rejects others, including non-Latin text)');
-  if (!hiTypes.includes(cc.hiType))
-    report(pointer(...base, 'hiType'), 'unknown-hi-type', `hiType must be one of ${hiTypes.join(', ')}`);
+  if (!hiTypes.includes(cc.hiType)) report(pointer(...base, 'hiType'), 'unknown-hi-type', `hiType must be one of ${hiTypes.join(', ')}`);
 
   const b = cc.bundleData;
   const bd = [...base, 'bundleData'] as const;
-  if (b.documentUrl !== undefined && !/^https:\/\//i.test(b.documentUrl))
-    report(pointer(...bd, 'documentUrl'), 'document-url-not-https', 'documentUrl must be an https:// URL');
+  if (b.documentUrl !== undefined && !/^https:\/\//i.test(b.documentUrl)) report(pointer(...bd, 'documentUrl'), 'document-url-not-https', 'documentUrl must be an https:// URL');
   if (b.documentUrl !== undefined && hasCredentials(b.documentUrl))
     report(
       pointer(...bd, 'documentUrl'),
       'document-url-credentials',
       'documentUrl carries a user name or password before the host (user:pass@); everyone who reads the record sees them: give a link that needs no credentials in it',
     );
-  if (b.hospital.id !== request.hipId)
-    report(pointer(...bd, 'hospital', 'id'), 'hospital-id-differs-from-hip-id', 'hospital.id differs from hipId; they normally name the same facility');
+  if (b.hospital.id !== request.hipId) report(pointer(...bd, 'hospital', 'id'), 'hospital-id-differs-from-hip-id', 'hospital.id differs from hipId; they normally name the same facility');
   if (b.doctor.licNumber === undefined && b.doctor.hpId === undefined)
     report(pointer(...bd, 'doctor'), 'doctor-without-identifier', 'doctor has neither licNumber nor hpId; give the registration number');
 
@@ -213,8 +221,7 @@ function lintCareContext(
     else if (!ICD10_WHO.test(d.icdCode)) report(path, 'icd10-not-who', 'icdCode looks like ICD-10-CM, not WHO ICD-10 as used by ABDM (e.g. E11.9)');
   });
   b.medications?.forEach((m, j) => {
-    if (m.dosage === undefined || m.dosage.trim() === '')
-      report(pointer(...bd, 'medications', j, 'dosage'), 'medication-without-dosage', 'dosage is missing; say how much per dose, e.g. 1 tablet');
+    if (m.dosage === undefined || m.dosage.trim() === '') report(pointer(...bd, 'medications', j, 'dosage'), 'medication-without-dosage', 'dosage is missing; say how much per dose, e.g. 1 tablet');
     if (m.frequency === undefined || m.frequency.trim() === '')
       report(pointer(...bd, 'medications', j, 'frequency'), 'medication-without-frequency', 'frequency is missing; say how often, e.g. 1-0-1 or BD');
     else if (readFrequency(m.frequency).kind === 'text')
@@ -256,7 +263,8 @@ function lintCareContext(
         report(pointer(...bd), 'diagnostic-report-without-content', 'a DiagnosticReport care context has neither labInvestigations nor a documentUrl');
       break;
     case 'HealthDocumentRecord':
-      if (!hasExpectedContent('HealthDocumentRecord', present)) report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
+      if (!hasExpectedContent('HealthDocumentRecord', present))
+        report(pointer(...bd, 'documentUrl'), 'health-document-without-url', 'a HealthDocumentRecord care context should carry the documentUrl');
       break;
     default:
       break;

@@ -20,8 +20,7 @@ import { ENDPOINTS, FORMATS, INPUTS, PATTERNS, RESOURCES, type FieldDef, type Ob
  * and when it is not 0 the last issue is a `too-many-issues` summary.
  */
 export type ValidationResult<V> =
-  | { readonly success: true; readonly value: V; readonly issues: readonly [] }
-  | { readonly success: false; readonly issues: readonly Issue[]; readonly omitted: number };
+  { readonly success: true; readonly value: V; readonly issues: readonly [] } | { readonly success: false; readonly issues: readonly Issue[]; readonly omitted: number };
 
 /** How many issues {@link validate} lists per document unless told otherwise. */
 export const DEFAULT_MAX_ISSUES = 100;
@@ -250,7 +249,15 @@ function toDraft(e: AjvError, ctx: Context): Draft | undefined {
     case 'required':
       return issue(`${at}/${escapePointerToken(String(p.missingProperty))}`, 'required', () => 'is required');
     case 'type':
-      return issue(at, 'type', () => `must be ${String(p.type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`);
+      return issue(
+        at,
+        'type',
+        () =>
+          `must be ${String(p.type)
+            .split(',')
+            .map((t) => TYPE_WORDS[t] ?? t)
+            .join(' or ')}`,
+      );
     case 'maxLength':
       return issue(at, 'too-long', () => `must be at most ${String(p.limit)} characters long`);
     case 'minLength':

@@ -15,7 +15,6 @@ export interface BuildArgs {
   ndjson: boolean;
 }
 
-
 /** Builds one input read whole; with several inputs, each request is printed on one line. */
 async function buildOne(file: string | undefined, args: BuildArgs, oneLine: boolean): Promise<number> {
   const input = await readJsonInput(file);

@@ -75,7 +75,6 @@ function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set
   return found;
 }
 
-
 async function runFromFhir(args: FhirArgs): Promise<number> {
   const input = await readJsonInput(args.fromFhir, { regularOnly: true });
   if (input === undefined) return EXIT.usage;
@@ -119,7 +118,8 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const input = value as ClinicalInput | LinkCareContextRequest;
   // An --attach whose URL is no documentUrl of the input would be silently ignored: say so (the file, never the URL).
   const urls = documentUrls(input);
-  for (const f of files) if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
+  for (const f of files)
+    if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
   const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
@@ -142,8 +142,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     return EXIT.internal;
   }
   if (args.out === undefined) {
-    if (r.bundles.length > 1)
-      throw new UsageError(`${r.bundles.length} care contexts make ${r.bundles.length} bundles: give --out DIR to write one file per care context`);
+    if (r.bundles.length > 1) throw new UsageError(`${r.bundles.length} care contexts make ${r.bundles.length} bundles: give --out DIR to write one file per care context`);
     await writeOut(`${JSON.stringify(r.bundles[0]?.bundle, null, 2)}\n`);
     return EXIT.ok;
   }

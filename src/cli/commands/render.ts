@@ -36,10 +36,11 @@ export interface RenderArgs {
 async function loadRenderer(template: string): Promise<{ renderer: Renderer; name: string }> {
   if (TEMPLATE_NAMES.includes(template)) return { renderer: await createRenderer(), name: template };
   const looksLikePath = template.includes('/') || template.includes('\\') || template.endsWith('.hbs');
-  if (!looksLikePath && !(await exists(template)))
-    throw optionError('template', `${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`, { given: template, choices: TEMPLATE_NAMES });
+  if (!looksLikePath && !(await exists(template))) throw optionError('template', `${TEMPLATE_NAMES.join(', ')} or the path of a .hbs file`, { given: template, choices: TEMPLATE_NAMES });
   const bytes = (await readRegularFile(template, { maxBytes: MAX_TEMPLATE_BYTES })).bytes;
-  const base = basename(template).replace(/\.hbs$/i, '').toLowerCase();
+  const base = basename(template)
+    .replace(/\.hbs$/i, '')
+    .toLowerCase();
   const name = isTemplateName(base) ? base : 'custom';
   const source = decodeUtf8(bytes, template);
   let partials: Record<string, string> = {};
@@ -51,8 +52,6 @@ async function loadRenderer(template: string): Promise<{ renderer: Renderer; nam
   }
   return { renderer: await createRenderer({ templates: { [name]: source }, partials }), name };
 }
-
-
 
 async function toPdf(docs: readonly RenderedDocument[], chromium: string | undefined): Promise<Uint8Array[] | undefined> {
   let printer;
@@ -115,8 +114,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   }
   if (r.warnings.length > 0) cliIo().stderr.write(issueLines(r.warnings, name, lineOf));
   const docs = r.documents;
-  if (docs.length > 1 && args.outDir === undefined)
-    throw new UsageError(`the input has ${docs.length} care contexts, so ${docs.length} documents: give --out DIR to write one file per document`);
+  if (docs.length > 1 && args.outDir === undefined) throw new UsageError(`the input has ${docs.length} care contexts, so ${docs.length} documents: give --out DIR to write one file per document`);
   if (args.pdf && args.outDir === undefined && args.outFile === undefined && cliIo().stdout.isTTY)
     throw new UsageError('--pdf writes binary data: give -o FILE or --out DIR, or redirect standard output');
 
@@ -129,7 +127,11 @@ export async function runRender(args: RenderArgs): Promise<number> {
     } catch {
       throw new UsageError(`${args.outDir}: cannot create the directory`);
     }
-    await writeListedFiles(args.outDir, docs.map((d, i) => ({ stem: d.fileName, ext, body: bodies[i] ?? '' })), args.force);
+    await writeListedFiles(
+      args.outDir,
+      docs.map((d, i) => ({ stem: d.fileName, ext, body: bodies[i] ?? '' })),
+      args.force,
+    );
   } else if (args.outFile !== undefined) {
     await writeOutputFile(args.outFile, bodies[0] ?? '', { force: args.force });
   } else {

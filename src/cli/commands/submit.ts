@@ -190,7 +190,13 @@ async function startProgress(run: Run): Promise<() => void> {
   const started = Date.now();
   if (canDrawStatus(cliIo().stderr, args.term)) {
     /** The input's size in bytes, when it is a file (from stdin it is unknown). */
-    const size = args.file === undefined || args.file === '-' ? 0 : await stat(args.file).then((st) => (st.isFile() ? st.size : 0), () => 0);
+    const size =
+      args.file === undefined || args.file === '-'
+        ? 0
+        : await stat(args.file).then(
+            (st) => (st.isFile() ? st.size : 0),
+            () => 0,
+          );
     const statusText = (): string => {
       const { text, rate } = progress(run, started);
       const read = size > 0 ? `input read ${Math.min(100, Math.floor((run.bytesRead / size) * 100))}% | ` : '';
@@ -368,10 +374,7 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 }
 
 /** Prints the summary and picks the exit code (or throws the error that ended the batch). */
-function finish(
-  args: SubmitArgs,
-  end: { summary: SubmitSummary; failure: { error: unknown } | undefined; lines: string[]; total: number; signalled: 'SIGINT' | 'SIGTERM' | undefined },
-): number {
+function finish(args: SubmitArgs, end: { summary: SubmitSummary; failure: { error: unknown } | undefined; lines: string[]; total: number; signalled: 'SIGINT' | 'SIGTERM' | undefined }): number {
   const { summary, failure, total, signalled } = end;
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
   if (failure === undefined || total > 0) cliIo().stderr.write(`${end.lines.join('\n')}\n`);
@@ -443,9 +446,7 @@ async function listUnknown(journalPath: string, file: string | undefined, ndjson
   const total = contents.unknown.size;
   cliIo().stderr.write(
     `submit --list-unknown: ${plural(total, 'item')} with an unknown outcome in ${journalPath}, ${inInput} of them in ${name}${
-      total > 0
-        ? '; ask the service (or your records) which were linked, list the keys of those that were NOT in a file, one per line, and send only them with --resend-confirmed FILE'
-        : ''
+      total > 0 ? '; ask the service (or your records) which were linked, list the keys of those that were NOT in a file, one per line, and send only them with --resend-confirmed FILE' : ''
     }\n`,
   );
   return EXIT.ok;
@@ -563,9 +564,7 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
   },
   async run({ values, positionals }) {
     if (values['api-key'] !== undefined) {
-      throw new UsageError(
-        '--api-key is not accepted: a key given on the command line is visible to other users (process list, shell history); set ABHA_LINK_API_KEY or use --api-key-file FILE',
-      );
+      throw new UsageError('--api-key is not accepted: a key given on the command line is visible to other users (process list, shell history); set ABHA_LINK_API_KEY or use --api-key-file FILE');
     }
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
     const format = values.format ?? 'text';

@@ -7,7 +7,22 @@ import { isSchemaName, validate } from '../../validation/validate.js';
 import { plural } from '../../util.js';
 import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
-import { EXIT, cliIo, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem, type NdjsonLine } from '../io.js';
+import {
+  EXIT,
+  cliIo,
+  UsageError,
+  inputName,
+  issueLines,
+  outputClosed,
+  parseJson,
+  pointerLocator,
+  problemLine,
+  readText,
+  streamLines,
+  writeOut,
+  type JsonSyntaxProblem,
+  type NdjsonLine,
+} from '../io.js';
 import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
 import { didYouMean } from '../suggest.js';
 
@@ -159,15 +174,20 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
     counts.broken += c.broken;
   } else {
     let index = 0;
-    await streamLines(args.file, (lines) => {
-      let out = '';
-      for (const l of lines) {
-        const o = ndjsonLineOutput(l, index++, args, name);
-        count(o.result);
-        out += o.text;
-      }
-      return writeOut(out);
-    }, undefined, outputClosed());
+    await streamLines(
+      args.file,
+      (lines) => {
+        let out = '';
+        for (const l of lines) {
+          const o = ndjsonLineOutput(l, index++, args, name);
+          count(o.result);
+          out += o.text;
+        }
+        return writeOut(out);
+      },
+      undefined,
+      outputClosed(),
+    );
   }
 }
 
