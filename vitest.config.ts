@@ -6,6 +6,8 @@ export default defineConfig({
     // CLI tests spawn node processes; give them room on a loaded 2-core machine.
     testTimeout: 30_000,
     pool: 'forks',
+    // The CLI tests run dist/: build first when it is older than src/.
+    globalSetup: ['./test/support/fresh-build.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

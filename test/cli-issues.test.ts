@@ -1,22 +1,20 @@
 /**
- * How `abha-link validate` prints many issues and unknown keys: the built
- * dist/cli/main.js in a child process (npm test builds first).
+ * How `abha-link validate` prints many issues and unknown keys: the built CLI
+ * (npm test builds first), run in-process.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess, type CliResult } from './support/run-cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
 const tmp = mkdtempSync(join(tmpdir(), 'abha-link-issues-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function run(args: string[]): Promise<CliResult> {
+  return runInProcess(args);
 }
 
 function file(name: string, content: string): string {
@@ -30,8 +28,8 @@ const request = (): Record<string, unknown> => JSON.parse(readFileSync(join(root
 describe('validate prints a bounded number of issues per document', () => {
   const p = file('wrong-typed.json', JSON.stringify({ ...request(), careContexts: Array.from({ length: 5000 }, () => 1) }));
 
-  it('prints 20 issues, how many more, and the count of those not listed at all', () => {
-    const r = run(['validate', p]);
+  it('prints 20 issues, how many more, and the count of those not listed at all', async () => {
+    const r = await run(['validate', p]);
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(22);
@@ -40,8 +38,8 @@ describe('validate prints a bounded number of issues per document', () => {
     expect(lines[21]).toBe(`${p}:1 / the document has 4901 more issues that are not listed (at most 100 are listed per document); fix these and validate again (too-many-issues)`);
   });
 
-  it('lists the 100 issues and the summary in --format json', () => {
-    const r = run(['validate', '--format', 'json', p]);
+  it('lists the 100 issues and the summary in --format json', async () => {
+    const r = await run(['validate', '--format', 'json', p]);
     const doc = JSON.parse(r.stdout) as { errors: { code: string }[] };
     expect(doc.errors).toHaveLength(101);
     expect(doc.errors.at(-1)?.code).toBe('too-many-issues');
@@ -49,31 +47,31 @@ describe('validate prints a bounded number of issues per document', () => {
 });
 
 describe('validate shows unknown keys by position, at their line', () => {
-  it('prints the position and the line of the key, never the key', () => {
+  it('prints the position and the line of the key, never the key', async () => {
     const req = request();
     const text = JSON.stringify({ ...req, 'asha.verma@sbx has HIV': true }, null, 2);
     const p = file('secret-key.json', text);
-    const r = run(['validate', p]);
+    const r = await run(['validate', p]);
     expect(r.code).toBe(1);
     const line = text.split('\n').findIndex((l) => l.includes('asha.verma@sbx has HIV')) + 1;
     expect(r.stdout).toBe(`${p}:${line} /#6 the 7th key of the document is not in the spec; remove it or check its spelling (unknown-field)\n`);
     expect(`${r.stdout}${r.stderr}`).not.toContain('HIV');
   });
 
-  it('names the key itself only when asked with --show-keys, at the same line', () => {
+  it('names the key itself only when asked with --show-keys, at the same line', async () => {
     const text = JSON.stringify({ ...request(), 'stray note': true }, null, 2);
     const p = file('shown-key.json', text);
-    const r = run(['validate', '--show-keys', p]);
+    const r = await run(['validate', '--show-keys', p]);
     expect(r.code).toBe(1);
     const line = text.split('\n').findIndex((l) => l.includes('stray note')) + 1;
     expect(r.stdout).toMatch(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line} /stray note .*\\(unknown-field\\)\n$`));
   });
 
-  it('suggests the field a misspelt key was meant to be', () => {
+  it('suggests the field a misspelt key was meant to be', async () => {
     const req = request();
     const text = JSON.stringify(req, null, 2).replace('"drugName": "Metformin', '"drugname": "Metformin');
     const p = file('misspelt.json', text);
-    const r = run(['validate', p]);
+    const r = await run(['validate', p]);
     const line = text.split('\n').findIndex((l) => l.includes('"drugname"')) + 1;
     expect(r.stdout).toContain(`${p}:${line} /careContexts/0/bundleData/medications/0/#0 the 1st key of medications[0] is not in the spec; did you mean drugName? (unknown-field)`);
   });

@@ -1,6 +1,6 @@
 /**
- * `abha-link fhir` as a user runs it: the built dist/cli/main.js in a child
- * process (npm test builds first).
+ * `abha-link fhir` as a user runs it: the built CLI (npm test builds first),
+ * in-process; the built entry point in plain Node in a child process.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -8,18 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess, type CliResult } from './support/run-cli.js';
 import { validateFhirBundle, type Bundle } from '../src/fhir/index.js';
 import { DR_URL, PDF_BYTES } from './fhir-helpers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
 const tmp = mkdtempSync(join(tmpdir(), 'abha-link-fhir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
 
-function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, 'fhir', ...args], { cwd: root, input: input ?? '', encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function run(args: string[], input?: string): Promise<CliResult> {
+  return runInProcess(['fhir', ...args], { stdin: input ?? '' });
 }
 function file(name: string, content: string | Uint8Array): string {
   const p = join(tmp, name);
@@ -28,8 +27,8 @@ function file(name: string, content: string | Uint8Array): string {
 }
 
 describe('abha-link fhir', () => {
-  it('prints the one bundle of a clinical input as JSON, with warnings on stderr, exit 0', () => {
-    const r = run(['examples/opd-prescription.input.json', '--timestamp', '2026-11-20T12:00:00+05:30']);
+  it('prints the one bundle of a clinical input as JSON, with warnings on stderr, exit 0', async () => {
+    const r = await run(['examples/opd-prescription.input.json', '--timestamp', '2026-11-20T12:00:00+05:30']);
     expect(r.code).toBe(0);
     const b = JSON.parse(r.stdout) as Bundle;
     expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
@@ -39,19 +38,19 @@ describe('abha-link fhir', () => {
     );
   });
 
-  it('stamps the current time when no --timestamp is given', () => {
+  it('stamps the current time when no --timestamp is given', async () => {
     const before = Date.now();
-    const r = run(['examples/lab-order.request.json']);
+    const r = await run(['examples/lab-order.request.json']);
     expect(r.code).toBe(0);
     const t = Date.parse((JSON.parse(r.stdout) as Bundle).timestamp ?? '');
     expect(t).toBeGreaterThanOrEqual(before - 1000);
     expect(t).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
-  it('writes one file per care context into --out DIR, named after the reference, each with the right profile', () => {
+  it('writes one file per care context into --out DIR, named after the reference, each with the right profile', async () => {
     const pdf = file('report.pdf', PDF_BYTES);
     const out = join(tmp, 'out');
-    const r = run(['--out', out, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
+    const r = await run(['--out', out, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
     expect(r.stderr).toContain('(content-not-in-profile)');
     expect(r.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['GVH-ENC-55012-OPConsultation.json', 'GVH-ENC-55012-Prescription.json', 'GVH-LAB-2026-88120.json']);
@@ -70,33 +69,33 @@ describe('abha-link fhir', () => {
     expect(profiles).toEqual(['OPConsultRecord', 'PrescriptionRecord', 'DiagnosticReportRecord']);
   });
 
-  it('warns about an --attach whose URL is no documentUrl of the input, naming the file but not the URL', () => {
+  it('warns about an --attach whose URL is no documentUrl of the input, naming the file but not the URL', async () => {
     const pdf = file('stray.pdf', PDF_BYTES);
     const stray = 'https://nowhere.example/SECRET-URL-77.pdf';
     const out = join(tmp, 'stray-out');
-    const r = run(['--out', out, '--attach', `${stray}=${pdf}`, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
+    const r = await run(['--out', out, '--attach', `${stray}=${pdf}`, '--attach', `${DR_URL}=${pdf}`, 'examples/multi-care-context.request.json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`abha-link: warning: --attach ${pdf}: its URL is not the documentUrl of any care context of examples/multi-care-context.request.json; the file is not embedded\n`);
     expect(r.stderr.match(/--attach/g)).toHaveLength(1);
     expect(r.stderr).not.toContain('SECRET-URL-77');
   });
 
-  it('needs --out for several bundles (exit 2), and refuses a URL-only report document (exit 1, saying how to attach it)', () => {
-    const r = run(['--hi-type', 'OPConsultation', 'examples/multi-care-context.request.json']);
+  it('needs --out for several bundles (exit 2), and refuses a URL-only report document (exit 1, saying how to attach it)', async () => {
+    const r = await run(['--hi-type', 'OPConsultation', 'examples/multi-care-context.request.json']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('(document-not-embedded)');
     expect(r.stderr.endsWith('abha-link: 3 care contexts make 3 bundles: give --out DIR to write one file per care context\n')).toBe(true);
-    const s = run(['examples/multi-care-context.request.json']);
+    const s = await run(['examples/multi-care-context.request.json']);
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/\/careContexts\/2\/bundleData\/documentUrl .*--attach URL=FILE.*\(document-data-required\)/);
   });
 
-  it('never writes a bundle through a link planted at an --out name nor over an earlier file; --force replaces the link itself', () => {
+  it('never writes a bundle through a link planted at an --out name nor over an earlier file; --force replaces the link itself', async () => {
     const dir = join(tmp, 'planted');
     mkdirSync(dir);
     const victim = file('other-patient.json', '{"other":"patient"}');
     symlinkSync(victim, join(dir, 'OPD-2026-0042-Prescription.json'));
-    const r = run(['--out', dir, 'examples/opd-prescription.request.json']);
+    const r = await run(['--out', dir, 'examples/opd-prescription.request.json']);
     expect(r.code).toBe(0);
     const written = join(dir, 'OPD-2026-0042-Prescription-2.json');
     expect(r.stdout).toBe(`${written}\n`);
@@ -105,9 +104,9 @@ describe('abha-link fhir', () => {
     expect(validateFhirBundle(JSON.parse(readFileSync(written, 'utf8')) as Bundle).success).toBe(true);
     // A second run does not overwrite the first.
     const before = readFileSync(written, 'utf8');
-    expect(run(['--out', dir, 'examples/opd-prescription.request.json']).stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription-3.json')}\n`);
+    expect((await run(['--out', dir, 'examples/opd-prescription.request.json'])).stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription-3.json')}\n`);
     expect(readFileSync(written, 'utf8')).toBe(before);
-    const forced = run(['--force', '--out', dir, 'examples/opd-prescription.request.json']);
+    const forced = await run(['--force', '--out', dir, 'examples/opd-prescription.request.json']);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toBe(`${join(dir, 'OPD-2026-0042-Prescription.json')}\n`);
     expect(readFileSync(victim, 'utf8')).toBe('{"other":"patient"}');
@@ -115,11 +114,11 @@ describe('abha-link fhir', () => {
     expect(readdirSync(dir).sort()).toEqual(['OPD-2026-0042-Prescription-2.json', 'OPD-2026-0042-Prescription-3.json', 'OPD-2026-0042-Prescription.json']);
   });
 
-  it('makes file names safe from any reference number', () => {
+  it('makes file names safe from any reference number', async () => {
     const req = JSON.parse(readFileSync(join(root, 'examples/lab-order.request.json'), 'utf8')) as { careContexts: Array<{ referenceNumber: string }> };
     req.careContexts[0]!.referenceNumber = '../../etc/passwd';
     const out = join(tmp, 'safe');
-    const r = run(['--out', out, file('traversal.json', JSON.stringify(req))]);
+    const r = await run(['--out', out, file('traversal.json', JSON.stringify(req))]);
     expect(r.code).toBe(0);
     expect(readdirSync(out)).toEqual(['etc-passwd.json']);
     expect(existsSync(join(tmp, 'etc'))).toBe(false);
@@ -129,82 +128,82 @@ describe('abha-link fhir', () => {
     two.careContexts[0]!.referenceNumber = 'CON';
     two.careContexts[1]!.referenceNumber = 'lpt1.txt';
     const dev = join(tmp, 'devices');
-    const d = run(['--out', dev, '--hi-type', 'OPConsultation', file('devices.json', JSON.stringify(two))]);
+    const d = await run(['--out', dev, '--hi-type', 'OPConsultation', file('devices.json', JSON.stringify(two))]);
     expect(d.code).toBe(0);
     expect(readdirSync(dev).sort()).toEqual(['document-CON.json', 'document-lpt1.txt.json']);
   });
 
-  it('--hi-type sets the profile of every care context; an unknown one is a usage error', () => {
-    const r = run(['--hi-type', 'OPConsultation', 'examples/opd-prescription.request.json']);
+  it('--hi-type sets the profile of every care context; an unknown one is a usage error', async () => {
+    const r = await run(['--hi-type', 'OPConsultation', 'examples/opd-prescription.request.json']);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as Bundle).entry?.[0]?.resource?.meta?.profile).toEqual(['https://nrces.in/ndhm/fhir/r4/StructureDefinition/OPConsultRecord']);
-    const bad = run(['--hi-type', 'Invoice', 'examples/opd-prescription.request.json']);
+    const bad = await run(['--hi-type', 'Invoice', 'examples/opd-prescription.request.json']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--hi-type must be one of Prescription, OPConsultation, DiagnosticReport, HealthDocumentRecord');
   });
 
-  it('--from-fhir turns an EMR export into a clinical input that builds, listing what it left out', () => {
-    const r = run(['--from-fhir', 'test/fixtures/fhir/emr-export.bundle.json']);
+  it('--from-fhir turns an EMR export into a clinical input that builds, listing what it left out', async () => {
+    const r = await run(['--from-fhir', 'test/fixtures/fhir/emr-export.bundle.json']);
     expect(r.code).toBe(0);
     const input = JSON.parse(r.stdout) as { patient: { abhaAddress: string }; medications: unknown[] };
     expect(input.patient.abhaAddress).toBe('asha.verma@sbx');
     expect(input.medications).toHaveLength(2);
     expect(r.stderr).toContain('test/fixtures/fhir/emr-export.bundle.json:');
     expect(r.stderr).toContain('/entry/13/resource warning: Observation has no place in the clinical input; it is left out (resource-not-mapped)');
-    const built = spawnSync(process.execPath, [cli, 'build', '-'], { cwd: root, input: r.stdout, encoding: 'utf8' });
-    expect(built.status).toBe(0);
+    const built = await runInProcess(['build', '-'], { stdin: r.stdout });
+    expect(built.code).toBe(0);
   });
 
-  it('exits 1 with the issue at the input path for an icdCode that cannot be a FHIR code (not "a bug")', () => {
+  it('exits 1 with the issue at the input path for an icdCode that cannot be a FHIR code (not "a bug")', async () => {
     const ci = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { diagnosis: Array<{ icdCode?: string }> };
     ci.diagnosis[0]!.icdCode = 'E11.9\tX';
-    const r = run([file('icd-tab.json', JSON.stringify(ci, null, 2)), '--timestamp', '2026-11-20T12:00:00+05:30']);
+    const r = await run([file('icd-tab.json', JSON.stringify(ci, null, 2)), '--timestamp', '2026-11-20T12:00:00+05:30']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/icd-tab\.json:\d+ \/diagnosis\/0\/icdCode .*\((invalid-code|icd10-shape)\)/);
     expect(r.stderr).not.toContain('bug');
     expect(r.stdout).toBe('');
   });
 
-  it('lints the input as build and render do: a visit in the future or an http documentUrl exits 1 with the issues', () => {
+  it('lints the input as build and render do: a visit in the future or an http documentUrl exits 1 with the issues', async () => {
     const future = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { visit: { at: string }; documentUrl?: string };
     future.visit.at = '2099-01-01T10:00:00+05:30';
-    const a = run([file('future.json', JSON.stringify(future, null, 2))]);
+    const a = await run([file('future.json', JSON.stringify(future, null, 2))]);
     expect(a.code).toBe(1);
     expect(a.stderr).toMatch(/future\.json:\d+ \/visit\/at .*\(visit-date-in-future\)/);
     expect(a.stdout).toBe('');
     const http = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as { documentUrl?: string };
     http.documentUrl = 'http://records.example/rx.pdf';
-    const b = run([file('http.json', JSON.stringify(http, null, 2))]);
+    const b = await run([file('http.json', JSON.stringify(http, null, 2))]);
     expect(b.code).toBe(1);
     expect(b.stderr).toContain('(document-url-not-https)');
     const req = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.request.json'), 'utf8')) as { visitDate: string };
     req.visitDate = '2099-01-01';
-    const c = run([file('future-request.json', JSON.stringify(req, null, 2))]);
+    const c = await run([file('future-request.json', JSON.stringify(req, null, 2))]);
     expect(c.code).toBe(1);
     expect(c.stderr).toMatch(/future-request\.json:\d+ \/visitDate .*\(visit-date-in-future\)/);
   });
 
-  it('exit codes: 1 for invalid data, 2 for bad JSON, usage and unreadable files; never a stack trace or a value', () => {
+  it('exit codes: 1 for invalid data, 2 for bad JSON, usage and unreadable files; never a stack trace or a value', async () => {
     const secret = 'kavya.SECRET@sbx';
     const bad = JSON.parse(readFileSync(join(root, 'examples/lab-order.input.json'), 'utf8')) as Record<string, Record<string, unknown>>;
     bad.patient!.abhaAddress = secret;
     bad.doctor = { name: secret };
-    const invalid = run([file('no-doctor-id.json', JSON.stringify(bad, null, 2))]);
+    const invalid = await run([file('no-doctor-id.json', JSON.stringify(bad, null, 2))]);
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('/doctor the doctor needs licNumber or hpId');
-    const notInput = run([file('garbage.json', '{"visitDate": "2026-13-40", "careContexts": []}')]);
+    const notInput = await run([file('garbage.json', '{"visitDate": "2026-13-40", "careContexts": []}')]);
     expect(notInput.code).toBe(1);
     expect(notInput.stderr).toContain('not a valid link request');
     const results = [
       invalid,
       notInput,
-      run([], '{"a": '),
-      run(['--nope']),
-      run([join(tmp, 'missing.json')]),
-      run(['--from-fhir', file('not-fhir.json', JSON.stringify({ hello: secret }))]),
-      run(['--attach', 'x', 'examples/lab-order.input.json']),
-      run(['--timestamp', 'yesterday', 'examples/lab-order.input.json']),
-      run(['--force', 'examples/lab-order.input.json']),
+      await run([], '{"a": '),
+      await run(['--nope']),
+      await run([join(tmp, 'missing.json')]),
+      await run(['--from-fhir', file('not-fhir.json', JSON.stringify({ hello: secret }))]),
+      await run(['--attach', 'x', 'examples/lab-order.input.json']),
+      await run(['--timestamp', 'yesterday', 'examples/lab-order.input.json']),
+      await run(['--force', 'examples/lab-order.input.json']),
     ];
     expect(results.map((r) => r.code)).toEqual([1, 1, 2, 2, 2, 1, 2, 2, 2]);
     expect(results.at(-1)?.stderr).toBe('abha-link: --force applies to the files of --out DIR\n');
@@ -215,7 +214,7 @@ describe('abha-link fhir', () => {
     }
   });
 
-  it('the built abha-link/fhir entry point imports by name in plain Node and loads no templates or network code', () => {
+  it('the built abha-link/fhir entry point imports by name in plain Node and loads no templates or network code', async () => {
     const script = `import { toFhirBundles, validateFhirBundle } from 'abha-link/fhir'; import { readFileSync } from 'node:fs';
       const r = toFhirBundles(JSON.parse(readFileSync('examples/lab-order.input.json', 'utf8')));
       console.log(JSON.stringify({ ok: r.success && validateFhirBundle(r.bundles[0].bundle).success, profile: r.success ? r.bundles[0].profile : null }));`;
@@ -241,9 +240,9 @@ describe('abha-link fhir', () => {
     expect([...bare].sort()).toEqual(['ajv-formats/dist/formats.js', 'ajv/dist/runtime/ucs2length.js', 'date-fns', 'fastest-levenshtein', 'uuid']);
   });
 
-  it('documents its options in --help', () => {
-    const r = spawnSync(process.execPath, [cli, 'fhir', '--help'], { cwd: root, encoding: 'utf8' });
-    expect(r.status).toBe(0);
+  it('documents its options in --help', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
     for (const o of ['--hi-type', '--out', '--force', '--attach', '--timestamp', '--from-fhir', 'Exit codes']) expect(r.stdout).toContain(o);
   });
 });

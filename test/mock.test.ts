@@ -17,6 +17,7 @@ import { ENDPOINT_PATHS } from '../src/index.js';
 import { buildOpenApiDocument, checkFaultRule, parseSeed, startMockServer, syntheticAccounts, type MockEvent, type MockServer, type MockServerOptions } from '../src/mock/index.js';
 import { ENDPOINTS, RESOURCES, type FieldDef } from '../src/spec/definition.js';
 import { validate } from '../src/validation/validate.js';
+import { runInProcess } from './support/run-cli.js';
 
 /** Counts the mock's schema validations per schema (the wrapper delegates to the real validator). */
 const validations = vi.hoisted(() => new Map<string, number>());
@@ -369,7 +370,10 @@ describe('fault injection', () => {
   });
 
   it('skips the first matching requests, then hangs the rest until close; the control endpoints work over HTTP', async () => {
-    const m = await startMockServer({ apiKey: KEY });
+    // The mock reports a request it holds: the test waits for that, not for a while.
+    let held: () => void = () => undefined;
+    const heldAtMock = new Promise<'still waiting'>((resolve) => (held = () => resolve('still waiting')));
+    const m = await startMockServer({ apiKey: KEY, onEvent: (e) => e.type === 'request' && e.status === 'hung' && held() });
     const tok = (await (await fetch(`${m.url}${ENDPOINT_PATHS.token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) })).json()) as {
       data: string;
     };
@@ -385,7 +389,7 @@ describe('fault injection', () => {
         () => 'answered',
         () => 'failed',
       ),
-      new Promise((r) => setTimeout(() => r('still waiting'), 300)),
+      heldAtMock,
     ]);
     expect(settled).toBe('still waiting');
     const stats = (await (await fetch(`${m.url}/__mock/stats`)).json()) as { data: { requests: Record<string, number> } };
@@ -440,9 +444,9 @@ describe('OpenAPI document', () => {
 });
 
 describe('abha-link openapi', () => {
-  it('prints the same document', () => {
-    const r = spawnSync(process.execPath, [cli, 'openapi'], { cwd: root, encoding: 'utf8' });
-    expect(r.status).toBe(0);
+  it('prints the same document', async () => {
+    const r = await runInProcess(['openapi']);
+    expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
   });
 });
@@ -545,7 +549,7 @@ describe('abha-link mock', () => {
     expect(stderr()).not.toContain('asha');
   });
 
-  it('refuses bad options and seed files with exit 2 and the field, without a stack trace', () => {
+  it('refuses bad options and seed files with exit 2 and the field, without a stack trace', async () => {
     const badSeed = join(tmp, 'bad-seed.json');
     writeFileSync(badSeed, JSON.stringify({ accounts: [{ mobile: '12', abhaAddress: 'x@sbx', firstName: 'A' }] }));
     const cases: [string[], RegExp][] = [
@@ -556,8 +560,8 @@ describe('abha-link mock', () => {
       [['--seed', badSeed], /\/accounts\/0\/mobile mobile must be exactly 10 digits \(invalid\)/],
     ];
     for (const [args, message] of cases) {
-      const r = spawnSync(process.execPath, [cli, 'mock', ...args], { cwd: root, encoding: 'utf8' });
-      expect(r.status).toBe(2);
+      const r = await runInProcess(['mock', ...args]);
+      expect(r.code).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     }

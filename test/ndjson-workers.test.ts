@@ -1,26 +1,24 @@
 /**
  * `validate --ndjson --jobs N`: the same output as one thread, in input order,
  * from files and stdin, with the work really done by worker threads. Runs the
- * built CLI and dist/cli/ndjson-workers.js (npm test builds first).
+ * built CLI (in-process) and dist/cli/ndjson-workers.js (npm test builds first).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess, type CliResult } from './support/run-cli.js';
 import { lineBatches } from '../src/cli/io.js';
 import { forEachLine } from '../src/cli/ndjson-workers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
 const tmp = mkdtempSync(join(tmpdir(), 'abha-link-ndjson-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, input: input ?? '', encoding: 'utf8', maxBuffer: 1 << 28 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function run(args: string[], input?: string): Promise<CliResult> {
+  return runInProcess(args, { stdin: input ?? '' });
 }
 
 const example = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(root, `examples/${name}.request.json`), 'utf8')) as Record<string, unknown>;
@@ -48,13 +46,13 @@ describe('validate --ndjson --jobs', () => {
   writeFileSync(path, text);
   const lines = text.split('\n').length;
 
-  it('gives exactly the output and exit code of --jobs 1, in json and in text format', () => {
+  it('gives exactly the output and exit code of --jobs 1, in json and in text format', async () => {
     for (const format of ['json', 'text']) {
-      const one = run(['validate', '--ndjson', '--jobs', '1', '--format', format, path]);
+      const one = await run(['validate', '--ndjson', '--jobs', '1', '--format', format, path]);
       expect(one.code).toBe(2);
       expect(one.stdout.split('\n').length).toBeGreaterThan(1000);
       for (const jobs of ['2', '3']) {
-        const many = run(['validate', '--ndjson', '--jobs', jobs, '--format', format, path]);
+        const many = await run(['validate', '--ndjson', '--jobs', jobs, '--format', format, path]);
         expect(many.code).toBe(one.code);
         expect(many.stderr).toBe(one.stderr);
         expect(many.stdout === one.stdout).toBe(true);
@@ -62,8 +60,8 @@ describe('validate --ndjson --jobs', () => {
     }
   });
 
-  it('keeps input order and numbers documents and lines as the file does', () => {
-    const r = run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', path]);
+  it('keeps input order and numbers documents and lines as the file does', async () => {
+    const r = await run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', path]);
     const out = r.stdout
       .trim()
       .split('\n')
@@ -85,8 +83,8 @@ describe('validate --ndjson --jobs', () => {
     }
   });
 
-  it('names the file line of each issue in text output', () => {
-    const r = run(['validate', '--ndjson', '--jobs', '2', path]);
+  it('names the file line of each issue in text output', async () => {
+    const r = await run(['validate', '--ndjson', '--jobs', '2', path]);
     const fileLines = text.split('\n');
     const reported = r.stdout.trim().split('\n');
     expect(reported.length).toBeGreaterThan(100);
@@ -101,20 +99,20 @@ describe('validate --ndjson --jobs', () => {
     expect(lines).toBeGreaterThan(1000);
   });
 
-  it('reads standard input the same way', () => {
-    const file = run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', path]);
-    const stdin = run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', '-'], text);
+  it('reads standard input the same way', async () => {
+    const file = await run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', path]);
+    const stdin = await run(['validate', '--ndjson', '--jobs', '2', '--format', 'json', '-'], text);
     expect(stdin.code).toBe(file.code);
     expect(stdin.stdout === file.stdout).toBe(true);
   });
 
-  it('rejects a --jobs that is not a whole number from 1 to 256, and --jobs without --ndjson', () => {
+  it('rejects a --jobs that is not a whole number from 1 to 256, and --jobs without --ndjson', async () => {
     for (const bad of ['0', 'two', '-1', '1.5', '999']) {
-      const r = run(['validate', '--ndjson', `--jobs=${bad}`, path]);
+      const r = await run(['validate', '--ndjson', `--jobs=${bad}`, path]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('--jobs must be a whole number from 1 to 256');
     }
-    const r = run(['validate', '--jobs', '2', path]);
+    const r = await run(['validate', '--jobs', '2', path]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--jobs works only with --ndjson');
   });
@@ -144,7 +142,7 @@ describe('validate --ndjson --jobs', () => {
     expect(counts.workerBatches).toBeGreaterThan(0);
     expect(counts.peakInFlight).toBeLessThanOrEqual(24);
     expect(writes).toBeGreaterThan(3);
-    const one = run(['validate', '--ndjson', '--jobs', '1', '--lint', '--format', 'json', path]);
+    const one = await run(['validate', '--ndjson', '--jobs', '1', '--lint', '--format', 'json', path]);
     expect(counts.docs).toBe(one.stdout.trim().split('\n').length);
     // --lint adds warnings; the CLI reads the clock for "now", which these examples do not depend on.
     expect(out === one.stdout).toBe(true);
@@ -179,7 +177,7 @@ describe('validateNdjsonInWorkers with tiny reads', () => {
 });
 
 describe('forEachLine', () => {
-  it('cuts lines as the line reader does: CR and a first-line BOM removed, blank lines skipped, numbers kept', () => {
+  it('cuts lines as the line reader does: CR and a first-line BOM removed, blank lines skipped, numbers kept', async () => {
     const bytes = new TextEncoder().encode('\ufeff{"a":1}\r\n\n  \n\u00a0\n x\n{"b":2}');
     const seen: Array<[number, string]> = [];
     const dec = new TextDecoder();
@@ -192,7 +190,7 @@ describe('forEachLine', () => {
     expect(n).toBe(6);
   });
 
-  it('keeps a byte-order mark that is not on line 1', () => {
+  it('keeps a byte-order mark that is not on line 1', async () => {
     const bytes = new TextEncoder().encode('\ufeff{}\n');
     const seen: number[] = [];
     forEachLine(bytes, 7, (_line, start) => seen.push(start));

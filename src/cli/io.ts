@@ -8,6 +8,8 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { TOO_MANY_ISSUES, parsePointer, type Issue } from '../errors.js';
 import { createRequire } from 'node:module';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Readable, Writable } from 'node:stream';
 import type { ParseError } from 'jsonc-parser';
 
 type JsoncParser = typeof import('jsonc-parser');
@@ -25,6 +27,69 @@ export class UsageError extends Error {
 
 /** Exit codes of every command; `interrupted` (128 + SIGINT, as shells report it) when stopped by Ctrl-C. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3, interrupted: 130 } as const;
+
+/** Where a run of the CLI writes: stdout, stderr, or a test's collector. `isTTY` as on process.stdout. */
+export type CliOutput = Writable & { readonly isTTY?: boolean };
+
+/**
+ * The world one run of the CLI sees: its output streams, its input, its
+ * environment and its clock. The process entry (main.ts) gives the process's
+ * own; a test gives collectors, bytes for stdin and a fixed environment, and
+ * runs the CLI in-process (see runCli in run.ts).
+ */
+export interface CliIo {
+  readonly stdout: CliOutput;
+  readonly stderr: CliOutput;
+  readonly stdin: Readable & { readonly isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly now: () => Date;
+}
+
+/** One run: its io and whether its stdout went away (per run, so that runs in one process do not share it). */
+interface CliRun {
+  readonly io: CliIo;
+  readonly closed: AbortController;
+}
+
+const runs = new AsyncLocalStorage<CliRun>();
+let processRun: CliRun | undefined;
+const processIos = new WeakSet<CliIo>();
+
+/** The io of the process itself, made on first use (process.stdin is not opened before a command reads it). */
+export function processIo(): CliIo {
+  const io: CliIo = {
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+    now: () => new Date(),
+  };
+  processIos.add(io);
+  return io;
+}
+
+function currentRun(): CliRun {
+  const run = runs.getStore();
+  if (run !== undefined) return run;
+  processRun ??= { io: processIo(), closed: new AbortController() };
+  return processRun;
+}
+
+/** The io of the run in progress (the process's own outside of {@link withCliIo}). */
+export function cliIo(): CliIo {
+  return currentRun().io;
+}
+
+/** Runs `fn` as one run of the CLI with `io`: everything it calls reads and writes through `io`. */
+export function withCliIo<T>(io: CliIo, fn: () => Promise<T>): Promise<T> {
+  return runs.run({ io, closed: new AbortController() }, fn);
+}
 
 /** How the input is named in messages: the path, or `<stdin>`. */
 export function inputName(file: string | undefined): string {
@@ -57,7 +122,7 @@ export function describeFsError(e: unknown, file: string): string {
 
 /** Refuses to wait for a person typing JSON into a terminal. */
 function ensurePipedStdin(): void {
-  if (process.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
+  if (cliIo().stdin.isTTY === true) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
 }
 
 /** The largest JSON document the CLI reads whole (a file, stdin, or one NDJSON line): 64 MiB. */
@@ -70,6 +135,8 @@ function tooLarge(name: string, maxBytes: number): UsageError {
 }
 
 function stdinIsDirectory(): boolean {
+  // Only the process's own stdin has a file descriptor to look at.
+  if (!processIos.has(cliIo())) return false;
   try {
     return fstatSync(0).isDirectory();
   } catch {
@@ -152,7 +219,7 @@ export async function readInputBytes(file: string | undefined, options: { regula
     ensurePipedStdin();
     // A directory given as stdin (< dir) reads as nothing on some systems: say what it is.
     if (stdinIsDirectory()) throw new UsageError(describeFsError({ code: 'EISDIR' }, '<stdin>'));
-    return collect(process.stdin, '<stdin>', maxBytes);
+    return collect(cliIo().stdin, '<stdin>', maxBytes);
   }
   if (options.regularOnly === true) return (await readRegularFile(file, { maxBytes, stdinAllowed: true })).bytes;
   let st: Stats;
@@ -464,7 +531,7 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
   let stream: NodeJS.ReadableStream & { destroy(): void };
   if (file === undefined || file === '-') {
     ensurePipedStdin();
-    stream = process.stdin;
+    stream = cliIo().stdin;
   } else {
     const s = createReadStream(file, { highWaterMark: 1024 * 1024 });
     await new Promise<void>((resolve, reject) => {
@@ -576,7 +643,7 @@ export async function readJsonInput(file: string | undefined, options: { regular
   const text = await readText(file, options);
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    process.stderr.write(`${problemLine(name, parsed.problem)}\n`);
+    cliIo().stderr.write(`${problemLine(name, parsed.problem)}\n`);
     return undefined;
   }
   return { name, text, value: parsed.value, lineOf: pointerLocator(text) };
@@ -605,30 +672,33 @@ export function issueLines(issues: readonly Issue[], name: string, lineOf: (poin
   return s;
 }
 
-const outputClosedController = new AbortController();
-
 /**
- * Aborted when standard output went away before the end (`abha-link ... | head`).
- * Long-running commands listen to it to stop early; the CLI then exits 1.
+ * Aborted when standard output of the run went away before the end
+ * (`abha-link ... | head`). Long-running commands listen to it to stop
+ * early; the CLI then exits 1.
  */
-export const outputClosed: AbortSignal = outputClosedController.signal;
+export function outputClosed(): AbortSignal {
+  return currentRun().closed.signal;
+}
 
 /** Called by the CLI when writing to stdout fails with EPIPE. */
 export function markOutputClosed(): void {
-  outputClosedController.abort();
+  currentRun().closed.abort();
 }
 
 /** Writes to stdout, waiting when the pipe is full; does nothing once the reader has gone. */
 export function writeOut(text: string): Promise<void> | void {
-  if (text === '' || outputClosed.aborted) return;
-  if (process.stdout.write(text)) return;
+  const closed = outputClosed();
+  if (text === '' || closed.aborted) return;
+  const stdout = cliIo().stdout;
+  if (stdout.write(text)) return;
   return new Promise((resolve) => {
     const done = (): void => {
-      process.stdout.off('drain', done);
-      outputClosed.removeEventListener('abort', done);
+      stdout.off('drain', done);
+      closed.removeEventListener('abort', done);
       resolve();
     };
-    process.stdout.once('drain', done);
-    outputClosed.addEventListener('abort', done, { once: true });
+    stdout.once('drain', done);
+    closed.addEventListener('abort', done, { once: true });
   });
 }

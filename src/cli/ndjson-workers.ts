@@ -21,7 +21,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ValidateArgs, ndjsonLineOutput } from './commands/validate.js';
-import { UsageError, describeFsError, inputName, looksLikeUtf16, ndjsonLine, type NdjsonLine } from './io.js';
+import { UsageError, cliIo, describeFsError, inputName, looksLikeUtf16, ndjsonLine, type NdjsonLine } from './io.js';
 
 /** Sizes of the reading; only tests change them. */
 export interface NdjsonLimits {
@@ -253,8 +253,8 @@ async function* filePieces(handle: FileHandle, readBytes: number, maxLineLength:
 /** The input: a file handle, or stdin as a stream. */
 async function openInput(file: string | undefined): Promise<{ handle: FileHandle } | { stream: NodeJS.ReadableStream & { destroy(): void } }> {
   if (file === undefined || file === '-') {
-    if (process.stdin.isTTY) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
-    return { stream: process.stdin };
+    if (cliIo().stdin.isTTY === true) throw new UsageError('no input: give a FILE, or pipe JSON into standard input (use - for stdin)');
+    return { stream: cliIo().stdin };
   }
   try {
     const handle = await open(file, 'r');

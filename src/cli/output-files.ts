@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { UsageError, writeOut } from './io.js';
+import { UsageError, cliIo, writeOut } from './io.js';
 
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 /** How many names (`REF.html`, `REF-2.html` … `REF-1000.html`) are tried in a directory before giving up. */
@@ -159,7 +159,7 @@ export async function writeOutputFiles(
 export async function writeListedFiles(dir: string, files: Parameters<typeof writeOutputFiles>[1], force: boolean): Promise<void> {
   let list = '';
   const onWritten = (w: WrittenFile): void => {
-    if (w.instead !== undefined) process.stderr.write(`abha-link: ${w.instead} is taken, so the document went to ${w.path} (--force replaces instead)\n`);
+    if (w.instead !== undefined) cliIo().stderr.write(`abha-link: ${w.instead} is taken, so the document went to ${w.path} (--force replaces instead)\n`);
     list += `${w.path}\n`;
   };
   try {

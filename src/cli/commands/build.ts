@@ -3,7 +3,7 @@ import { safeBuildLinkRequest } from '../../builders/link-request.js';
 import { plural } from '../../util.js';
 import { defineCommand } from '../command.js';
 import { expandInputs } from '../files.js';
-import { EXIT, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { EXIT, cliIo, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
 export interface BuildArgs {
   /** The inputs (FILE arguments after glob expansion; `-` is stdin). */
@@ -23,10 +23,10 @@ async function buildOne(file: string | undefined, args: BuildArgs, oneLine: bool
   const r = safeBuildLinkRequest(input.value as ClinicalInput, { lint: args.lint ? { now: args.now } : false });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot build a valid link request: ${plural(errors, 'error')}\n`);
+    cliIo().stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot build a valid link request: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
-  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  if (r.warnings.length > 0) cliIo().stderr.write(issueLines(r.warnings, name, lineOf));
   await writeOut(`${oneLine ? JSON.stringify(r.value) : JSON.stringify(r.value, null, 2)}\n`);
   return EXIT.ok;
 }
@@ -69,15 +69,15 @@ async function buildLines(file: string | undefined, args: BuildArgs): Promise<nu
         if (r.warnings.length > 0) err += issueLines(r.warnings, name, () => l.line);
         out += `${JSON.stringify(r.value)}\n`;
       }
-      if (err !== '') process.stderr.write(err);
+      if (err !== '') cliIo().stderr.write(err);
       return writeOut(out);
     },
     undefined,
-    outputClosed,
+    outputClosed(),
   );
   const parts = [plural(inputs, 'input'), `${inputs - failed - broken} built`, `${failed} failed`];
   if (broken > 0) parts.push(`${broken} not JSON`);
-  process.stderr.write(`${name}: ${parts.join(', ')}\n`);
+  cliIo().stderr.write(`${name}: ${parts.join(', ')}\n`);
   return broken > 0 ? EXIT.usage : failed > 0 ? EXIT.invalid : EXIT.ok;
 }
 
@@ -86,7 +86,7 @@ export async function runBuild(args: BuildArgs): Promise<number> {
   let code: number = EXIT.ok;
   const several = args.files.length > 1;
   for (const f of args.files) {
-    if (outputClosed.aborted) break;
+    if (outputClosed().aborted) break;
     const file = f === '-' ? undefined : f;
     const c = args.ndjson ? await buildLines(file, args) : await buildOne(file, args, args.compact || several);
     code = Math.max(code, c);
@@ -121,7 +121,7 @@ Options:
     return runBuild({
       files: await expandInputs(positionals),
       lint: !values['no-lint'],
-      now: new Date(),
+      now: cliIo().now(),
       compact: values.compact,
       ndjson: values.ndjson,
     });

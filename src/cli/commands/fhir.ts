@@ -11,7 +11,7 @@ import { validateFhirBundle } from '../../fhir/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
 import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
-import { EXIT, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
+import { EXIT, cliIo, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
 
 export interface FhirArgs {
@@ -82,10 +82,10 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
   const r = fromFhir(input.value as Bundle, args.hiType !== undefined ? { defaults: { hiType: args.hiType } } : {});
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${plural(errors, 'error')}\n`);
+    cliIo().stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make a clinical input: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
-  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  if (r.warnings.length > 0) cliIo().stderr.write(issueLines(r.warnings, name, lineOf));
   await writeOut(`${JSON.stringify(r.value, null, 2)}\n`);
   return EXIT.ok;
 }
@@ -110,7 +110,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   if (!asInput.success && asRequest?.success !== true) {
     const looksLikeRequest = detectInputKind(value) === 'link-request';
     const issues = looksLikeRequest ? (asRequest?.issues ?? []) : asInput.issues;
-    process.stderr.write(
+    cliIo().stderr.write(
       `${issueLines(issues, name, lineOf)}${name}: not a valid ${looksLikeRequest ? 'link request (link-carecontext-request)' : 'clinical input (clinical-input)'}: ${plural(issues.length, 'error')}\n`,
     );
     return EXIT.invalid;
@@ -119,26 +119,26 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   // An --attach whose URL is no documentUrl of the input would be silently ignored: say so (the file, never the URL).
   const urls = documentUrls(input);
   for (const f of files)
-    if (!urls.has(f.url)) process.stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
+    if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
   const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${plural(errors, 'error')}\n`);
+    cliIo().stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
-  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  if (r.warnings.length > 0) cliIo().stderr.write(issueLines(r.warnings, name, lineOf));
   // Every bundle is checked before it is written.
   let invalid = 0;
   for (const d of r.bundles) {
     const v = validateFhirBundle(d.bundle);
     if (!v.success) {
       invalid++;
-      process.stderr.write(issueLines(v.issues, `bundle ${d.referenceNumber}`, () => 0).replace(/:0 /g, ' '));
+      cliIo().stderr.write(issueLines(v.issues, `bundle ${d.referenceNumber}`, () => 0).replace(/:0 /g, ' '));
     }
   }
   if (invalid > 0) {
     // abha-link built these bundles from valid input: a failure here is ours, not the caller's data.
-    process.stderr.write(`${name}: ${plural(invalid, 'bundle')} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
+    cliIo().stderr.write(`${name}: ${plural(invalid, 'bundle')} failed FHIR validation; nothing was written (this is a bug in abha-link: please report it)\n`);
     return EXIT.internal;
   }
   if (args.out === undefined) {
@@ -204,7 +204,7 @@ Options:
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
     const ts = values.timestamp;
-    const now = new Date();
+    const now = cliIo().now();
     let timestamp = now;
     if (ts !== undefined) {
       timestamp = new Date(ts);

@@ -1,7 +1,7 @@
 import { parseSeed, type MockSeed } from '../../mock/accounts.js';
 import { startMockServer, type MockEvent } from '../../mock/server.js';
 import { fileCountError, optionError, defineCommand } from '../command.js';
-import { EXIT, UsageError, decodeUtf8, parseJson, problemLine, readRegularFile } from '../io.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, parseJson, problemLine, readRegularFile } from '../io.js';
 
 async function loadSeed(file: string): Promise<MockSeed> {
   const text = decodeUtf8((await readRegularFile(file)).bytes, file);
@@ -69,7 +69,7 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
     if (otp !== undefined && !/^[0-9]{6}$/.test(otp)) throw optionError('otp', 'exactly 6 digits');
     const seedFile = values.seed;
     const seed = seedFile === undefined ? undefined : await loadSeed(seedFile);
-    const envKey = process.env.ABHA_LINK_API_KEY;
+    const envKey = cliIo().env.ABHA_LINK_API_KEY;
     const apiKey = envKey !== undefined && envKey.trim() !== '' ? envKey.trim() : undefined;
     let mock;
     try {
@@ -79,7 +79,7 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
         ...(otp === undefined ? {} : { otp }),
         ...(seed === undefined ? {} : { seed }),
         ...(values['already-linked'] ? { linkRepeats: 'already-linked' as const } : {}),
-        onEvent: (e) => process.stderr.write(`${logLine(e)}\n`),
+        onEvent: (e) => cliIo().stderr.write(`${logLine(e)}\n`),
       });
     } catch (e) {
       const code = (e as { code?: string }).code;
@@ -87,11 +87,11 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
       if (code === 'EACCES') throw new UsageError(`port ${portText} needs privileges; choose a port above 1023`);
       throw e;
     }
-    process.stdout.write(`listening on ${mock.url}\n`);
+    cliIo().stdout.write(`listening on ${mock.url}\n`);
     // Lines a shell can run as pasted. A development key is dev-<uuid>: nothing to quote. A key from the environment is never printed.
-    process.stdout.write(apiKey === undefined ? `export ABHA_LINK_API_KEY=${mock.apiKey}\n` : '# API key: the value of ABHA_LINK_API_KEY in your environment\n');
-    process.stdout.write(`export ABHA_LINK_BASE_URL=${mock.url}\n`);
-    if (seed !== undefined) process.stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
+    cliIo().stdout.write(apiKey === undefined ? `export ABHA_LINK_API_KEY=${mock.apiKey}\n` : '# API key: the value of ABHA_LINK_API_KEY in your environment\n');
+    cliIo().stdout.write(`export ABHA_LINK_BASE_URL=${mock.url}\n`);
+    if (seed !== undefined) cliIo().stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       const stop = (sig: NodeJS.Signals): void => {
         process.off('SIGINT', stop);
@@ -102,7 +102,7 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
       process.on('SIGTERM', stop);
     });
     await mock.close();
-    process.stderr.write('mock stopped\n');
+    cliIo().stderr.write('mock stopped\n');
     // Ctrl-C exits 130 as for every command; SIGTERM is the orderly stop of a service manager.
     return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
   },

@@ -8,7 +8,7 @@ import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDoc
 import { isTemplateName } from '../../render/template-rules.js';
 import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
-import { EXIT, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, issueLines, readJsonInput, readRegularFile, writeOut } from '../io.js';
 import { exists } from '../files.js';
 import { writeListedFiles, writeOutputFile } from '../output-files.js';
 
@@ -59,7 +59,7 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
     printer = await createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium });
   } catch (e) {
     if (isPdfUnavailableError(e)) {
-      process.stderr.write(`abha-link: ${e.message}\n`);
+      cliIo().stderr.write(`abha-link: ${e.message}\n`);
       return undefined;
     }
     throw e;
@@ -71,7 +71,7 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
         out.push(await printer.pdf(d.html, { pageSize: d.pageSize }));
       } catch (e) {
         const first = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
-        process.stderr.write(`abha-link: could not print ${d.fileName} to PDF (${first.slice(0, 200)})\n`);
+        cliIo().stderr.write(`abha-link: could not print ${d.fileName} to PDF (${first.slice(0, 200)})\n`);
         return undefined;
       }
     }
@@ -109,13 +109,13 @@ export async function runRender(args: RenderArgs): Promise<number> {
   }
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
-    process.stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${plural(errors, 'error')}\n`);
+    cliIo().stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot render: ${plural(errors, 'error')}\n`);
     return EXIT.invalid;
   }
-  if (r.warnings.length > 0) process.stderr.write(issueLines(r.warnings, name, lineOf));
+  if (r.warnings.length > 0) cliIo().stderr.write(issueLines(r.warnings, name, lineOf));
   const docs = r.documents;
   if (docs.length > 1 && args.outDir === undefined) throw new UsageError(`the input has ${docs.length} care contexts, so ${docs.length} documents: give --out DIR to write one file per document`);
-  if (args.pdf && args.outDir === undefined && args.outFile === undefined && process.stdout.isTTY)
+  if (args.pdf && args.outDir === undefined && args.outFile === undefined && cliIo().stdout.isTTY)
     throw new UsageError('--pdf writes binary data: give -o FILE or --out DIR, or redirect standard output');
 
   const bodies: Array<string | Uint8Array> = args.pdf ? ((await toPdf(docs, args.chromium)) ?? []) : docs.map((d) => d.html);
@@ -137,7 +137,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   } else {
     const body = bodies[0] ?? '';
     await writeOut(typeof body === 'string' ? body : '');
-    if (typeof body !== 'string') await new Promise<void>((resolve) => process.stdout.write(body, () => resolve()));
+    if (typeof body !== 'string') await new Promise<void>((resolve) => cliIo().stdout.write(body, () => resolve()));
   }
   return EXIT.ok;
 }
@@ -198,7 +198,7 @@ Options:
     if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
     const template = values.template ?? 'prescription';
     if (template === '') throw missingValueError('template');
-    const chromium = values.chromium ?? (process.env.ABHA_LINK_CHROMIUM || undefined);
+    const chromium = values.chromium ?? (cliIo().env.ABHA_LINK_CHROMIUM || undefined);
     return runRender({
       file: positionals[0],
       template,
@@ -209,7 +209,7 @@ Options:
       pdf: values.pdf,
       force: values.force,
       chromium,
-      now: new Date(),
+      now: cliIo().now(),
     });
   },
 });

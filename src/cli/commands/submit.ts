@@ -18,7 +18,7 @@ import { detectInputKind, validateLinkRequest } from '../../index.js';
 import { plural } from '../../util.js';
 import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
 import { defineCommand } from '../command.js';
-import { EXIT, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut } from '../io.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut } from '../io.js';
 import { failureKind, itemLines, notAnItemLine, progressCounts, summaryLines, type NotAnItem } from '../submit-format.js';
 
 export interface SubmitArgs {
@@ -111,7 +111,7 @@ interface Run {
 
 /** Prints a result line, above the status line when both go to the terminal. */
 async function write(run: Run, text: string): Promise<void> {
-  if (run.status !== undefined && process.stdout.isTTY === true) await run.status.above(() => writeOut(text));
+  if (run.status !== undefined && cliIo().stdout.isTTY === true) await run.status.above(() => writeOut(text));
   else await writeOut(text);
 }
 
@@ -188,7 +188,7 @@ async function startProgress(run: Run): Promise<() => void> {
   const { args } = run;
   if (args.dryRun || !args.ndjson) return () => undefined;
   const started = Date.now();
-  if (canDrawStatus(process.stderr, args.term)) {
+  if (canDrawStatus(cliIo().stderr, args.term)) {
     /** The input's size in bytes, when it is a file (from stdin it is unknown). */
     const size =
       args.file === undefined || args.file === '-'
@@ -202,7 +202,7 @@ async function startProgress(run: Run): Promise<() => void> {
       const read = size > 0 ? `input read ${Math.min(100, Math.floor((run.bytesRead / size) * 100))}% | ` : '';
       return `submit: ${read}${text} | ${rate}`;
     };
-    const status = statusLine(process.stderr);
+    const status = statusLine(cliIo().stderr);
     run.status = status;
     run.showProgress = () => status.set(statusText());
     status.set(statusText(), true);
@@ -210,7 +210,7 @@ async function startProgress(run: Run): Promise<() => void> {
   }
   const ticker = setInterval(() => {
     const { text, rate } = progress(run, started);
-    process.stderr.write(`progress: ${text}; ${rate}\n`);
+    cliIo().stderr.write(`progress: ${text}; ${rate}\n`);
   }, args.progressMs);
   ticker.unref();
   return () => clearInterval(ticker);
@@ -228,10 +228,10 @@ function watchSignals(run: Run): { signalled: () => 'SIGINT' | 'SIGTERM' | undef
     signalled ??= signal;
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
+      cliIo().stderr.write('\nabha-link submit: stopping: no new items; waiting for the requests in flight (Ctrl-C again to abandon them)\n');
       run.stop.abort();
     } else {
-      process.stderr.write('\nabha-link submit: abandoning the requests in flight; their outcome will be unknown\n');
+      cliIo().stderr.write('\nabha-link submit: abandoning the requests in flight; their outcome will be unknown\n');
       run.abort.abort();
     }
   };
@@ -242,14 +242,14 @@ function watchSignals(run: Run): { signalled: () => 'SIGINT' | 'SIGTERM' | undef
   // The reader of stdout went away (| head): stop as for Ctrl-C, so that the requests in flight
   // finish and are journaled and the summary reaches stderr; the CLI then exits 1.
   const onOutputClosed = (): void => run.stop.abort();
-  if (outputClosed.aborted) run.stop.abort();
-  else outputClosed.addEventListener('abort', onOutputClosed, { once: true });
+  if (outputClosed().aborted) run.stop.abort();
+  else outputClosed().addEventListener('abort', onOutputClosed, { once: true });
   return {
     signalled: () => signalled,
     dispose: () => {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigterm);
-      outputClosed.removeEventListener('abort', onOutputClosed);
+      outputClosed().removeEventListener('abort', onOutputClosed);
     },
   };
 }
@@ -287,12 +287,12 @@ const asUsage = (e: unknown): unknown => (e instanceof JournalError ? new UsageE
 async function openJournal(path: string, signal: AbortSignal): Promise<FileJournal> {
   const journal = await openFileJournal(path, { signal });
   if (journal.tornBytesRemoved > 0) {
-    process.stderr.write(
+    cliIo().stderr.write(
       `abha-link submit: journal ${path}: removed a torn last line (${plural(journal.tornBytesRemoved, 'byte')}), a write cut short when a run stopped; its item, if any, counts as in flight\n`,
     );
   }
   if (journal.version < 3) {
-    process.stderr.write(`abha-link submit: journal ${path} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
+    cliIo().stderr.write(`abha-link submit: journal ${path} is of an older format (${journal.version}) without check values; continued in that format (start a new journal for checked lines)\n`);
   }
   return journal;
 }
@@ -377,11 +377,11 @@ export async function runSubmit(args: SubmitArgs): Promise<number> {
 function finish(args: SubmitArgs, end: { summary: SubmitSummary; failure: { error: unknown } | undefined; lines: string[]; total: number; signalled: 'SIGINT' | 'SIGTERM' | undefined }): number {
   const { summary, failure, total, signalled } = end;
   // A batch that ended before its first item (a locked journal, an unreadable input) has nothing to sum up.
-  if (failure === undefined || total > 0) process.stderr.write(`${end.lines.join('\n')}\n`);
+  if (failure === undefined || total > 0) cliIo().stderr.write(`${end.lines.join('\n')}\n`);
   const signalExit = signalled === 'SIGINT' ? EXIT_SIGINT : EXIT_SIGTERM;
   // Ctrl-C while the journal loaded: nothing was sent.
   if (failure !== undefined && signalled !== undefined && total === 0) {
-    process.stderr.write(`abha-link submit: stopped before anything was sent\n`);
+    cliIo().stderr.write(`abha-link submit: stopped before anything was sent\n`);
     return signalExit;
   }
   if (failure !== undefined) throw failure.error;
@@ -444,7 +444,7 @@ async function listUnknown(journalPath: string, file: string | undefined, ndjson
   }
   for (const key of left.keys()) await writeOut(describe(undefined, key));
   const total = contents.unknown.size;
-  process.stderr.write(
+  cliIo().stderr.write(
     `submit --list-unknown: ${plural(total, 'item')} with an unknown outcome in ${journalPath}, ${inInput} of them in ${name}${
       total > 0 ? '; ask the service (or your records) which were linked, list the keys of those that were NOT in a file, one per line, and send only them with --resend-confirmed FILE' : ''
     }\n`,
@@ -474,7 +474,7 @@ async function readApiKeyFile(file: string): Promise<string> {
   // A regular file only: a FIFO or a device would hang the run or feed it endless bytes.
   const { bytes, stats } = await readRegularFile(file, { maxBytes: 4096 });
   if ((stats.mode & 0o077) !== 0 && process.platform !== 'win32') {
-    process.stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
+    cliIo().stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
   }
   const text = decodeUtf8(bytes, file);
   const key = text.trim();
@@ -583,7 +583,7 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     if (confirmedFile !== undefined && values['retry-unknown']) throw new UsageError('--resend-confirmed and --retry-unknown contradict each other: --retry-unknown resends every unknown item');
     const resendConfirmed = confirmedFile === undefined ? undefined : await readConfirmed(confirmedFile);
 
-    const rawBase = values['base-url'] ?? process.env.ABHA_LINK_BASE_URL;
+    const rawBase = values['base-url'] ?? cliIo().env.ABHA_LINK_BASE_URL;
     let baseUrl: string | undefined;
     if (rawBase !== undefined && rawBase !== '') {
       try {
@@ -598,10 +598,13 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     let apiKey: string | undefined;
     const keyFile = values['api-key-file'];
     if (keyFile !== undefined) apiKey = await readApiKeyFile(keyFile);
-    else if (process.env.ABHA_LINK_API_KEY !== undefined && process.env.ABHA_LINK_API_KEY.trim() !== '') apiKey = process.env.ABHA_LINK_API_KEY.trim();
+    else {
+      const envKey = cliIo().env.ABHA_LINK_API_KEY?.trim();
+      if (envKey !== undefined && envKey !== '') apiKey = envKey;
+    }
     if (apiKey === undefined && !dryRun) throw new UsageError('no API key: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
 
-    const progressEnv = Number(process.env.ABHA_LINK_PROGRESS_MS);
+    const progressEnv = Number(cliIo().env.ABHA_LINK_PROGRESS_MS);
     return runSubmit({
       baseUrl,
       apiKey,
@@ -610,8 +613,8 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
       noJournal: values['no-journal'],
       force: values.force,
       resendConfirmed,
-      now: new Date(),
-      term: process.env.TERM,
+      now: cliIo().now(),
+      term: cliIo().env.TERM,
       dryRun,
       ndjson: values.ndjson,
       retryUnknown: values['retry-unknown'],

@@ -7,7 +7,22 @@ import { isSchemaName, validate } from '../../validation/validate.js';
 import { plural } from '../../util.js';
 import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
-import { EXIT, UsageError, inputName, issueLines, outputClosed, parseJson, pointerLocator, problemLine, readText, streamLines, writeOut, type JsonSyntaxProblem, type NdjsonLine } from '../io.js';
+import {
+  EXIT,
+  cliIo,
+  UsageError,
+  inputName,
+  issueLines,
+  outputClosed,
+  parseJson,
+  pointerLocator,
+  problemLine,
+  readText,
+  streamLines,
+  writeOut,
+  type JsonSyntaxProblem,
+  type NdjsonLine,
+} from '../io.js';
 import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
 import { didYouMean } from '../suggest.js';
 
@@ -111,7 +126,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   }
   const counts: Counts = { docs: 0, invalid: 0, broken: 0 };
   for (const file of args.files) {
-    if (outputClosed.aborted) break;
+    if (outputClosed().aborted) break;
     await validateOne({ ...args, file: file === '-' ? undefined : file }, counts);
   }
   const { docs, invalid, broken } = counts;
@@ -120,7 +135,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const parts = [`${plural(docs, 'document')}`, `${ok} valid`, `${invalid} invalid`];
     if (broken > 0) parts.push(`${broken} not JSON`);
     const what = args.files.length === 1 ? inputName(args.files[0]) : `${args.files.length} files`;
-    process.stderr.write(`${what}: ${parts.join(', ')}\n`);
+    cliIo().stderr.write(`${what}: ${parts.join(', ')}\n`);
   }
   if (broken > 0) return EXIT.usage;
   return invalid > 0 ? EXIT.invalid : EXIT.ok;
@@ -153,7 +168,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
     count(r);
     await writeOut(args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, pointerLocator(text)));
   } else if (jobsFor(args) > 1) {
-    const c = await validateNdjsonInWorkers(args.file, jobsFor(args), { ...args, name }, writeOut, outputClosed);
+    const c = await validateNdjsonInWorkers(args.file, jobsFor(args), { ...args, name }, writeOut, outputClosed());
     counts.docs += c.docs;
     counts.invalid += c.invalid;
     counts.broken += c.broken;
@@ -171,7 +186,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
         return writeOut(out);
       },
       undefined,
-      outputClosed,
+      outputClosed(),
     );
   }
 }
@@ -219,7 +234,7 @@ Options:
       files,
       nameFiles: files.length > 1 || hasPattern(positionals),
       showKeys: values['show-keys'],
-      now: new Date(),
+      now: cliIo().now(),
       ...(values.jobs === undefined ? {} : { jobs: parseJobs(values.jobs) }),
     });
   },
