@@ -98,6 +98,14 @@ describe('several files and glob patterns', () => {
     expect(lines.every((l) => l.valid && l.index === 0)).toBe(true);
   });
 
+  it('a missing file among several is reported before any file is validated, so nothing is half done (exit 2)', async () => {
+    const missing = join(tmp, 'not-there.request.json');
+    const r = await run(['validate', '--format', 'json', 'examples/lab-order.request.json', missing]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`abha-link: ${missing}: no such file\n`);
+  });
+
   it('a pattern that matches nothing is an error, exit 2', async () => {
     const r = await run(['validate', 'examples/*.nothing']);
     expect(r.code).toBe(2);

@@ -129,8 +129,18 @@ describe('submit progress and summary', () => {
     expect(lines[0]).toBe('submit: 4 items: 0 acknowledged, 0 already acknowledged (skipped), 1 failed, 1 outcome unknown, 2 invalid');
     expect(lines).toContain('  reasons: 1 × RejectedError HTTP 400');
     expect(lines).toContain('  failed items were not processed by the service: fix the cause and rerun with the same --journal (it sends only what was not acknowledged)');
-    expect(lines).toContain('  outcome unknown: 1 item may or may not have been linked, so it was not sent again; check with the service, then rerun with --retry-unknown to send it');
+    expect(lines).toContain(
+      '  outcome unknown: 1 item may or may not have been linked, so it was not sent again; list them with --list-unknown (same --journal and input), check each with the service, and resend only those that were not linked with --resend-confirmed FILE (--retry-unknown resends them all, linking twice any that were linked)',
+    );
     expect(lines.at(-1)).toBe('  invalid items were not sent: see the lines above (abha-link validate --ndjson gives the same report)');
+  });
+
+  it('advise on unknown items without a journal: nothing recorded them, so nothing is to be resent before the service is asked', () => {
+    const lines = summaryLines(counts({ total: 1, unknown: 1 }), context({ journaled: false }));
+    expect(lines).toContain(
+      '  outcome unknown: 1 item may or may not have been linked, so it was not sent again; no journal recorded them: check with the service which were linked before sending any again',
+    );
+    expect(lines.join('\n')).not.toContain('--retry-unknown');
   });
 
   it('sum up a dry run without advice, and say how many confirmed items were sent', () => {

@@ -614,7 +614,7 @@ describe('abha-link submit', () => {
     expect(r.stdout).toMatch(/:1 failed k2:[0-9a-f]+: RejectedError: POST \/api\/m2\/multiple\/link-carecontext HTTP 400/);
     expect(r.stdout).toMatch(/:2 outcome unknown k2:[0-9a-f]+: POST .* the connection was lost/);
     expect(r.stderr).toMatch(/reasons: 1 × RejectedError HTTP 400, 1 × OutcomeUnknownError/);
-    expect(r.stderr).toMatch(/check with the service, then rerun with --retry-unknown/);
+    expect(r.stderr).toMatch(/list them with --list-unknown .* --resend-confirmed FILE/);
     const journalText = readFileSync(journal, 'utf8');
     const outputs = [r.stdout, r.stderr, journalText];
     for (const out of outputs) {

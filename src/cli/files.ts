@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { UsageError } from './io.js';
+import { UsageError, describeFsError } from './io.js';
 
 /**
  * The inputs named by FILE arguments, in the order given, each once: `-`
@@ -13,7 +13,7 @@ import { UsageError } from './io.js';
  * `**`) replaced by the files it matches, sorted. A pattern that is also
  * the name of an existing file means that file. No arguments means stdin.
  *
- * @throws UsageError when a pattern matches no file, or `-` is given twice
+ * @throws UsageError when a path does not exist, a pattern matches no file, or `-` is given twice
  *
  * @example
  * await expandInputs(['examples/*.request.json', '-'])
@@ -36,10 +36,13 @@ export async function expandInputs(args: readonly string[], cwd: string = proces
     }
     // Windows paths use backslashes; glob patterns use forward slashes.
     const pattern = process.platform === 'win32' ? arg.replaceAll('\\', '/') : arg;
-    if (!isDynamicPattern(pattern) || (await exists(arg))) {
+    if (await exists(arg)) {
       add(arg);
       continue;
     }
+    // A plain path that is not there is reported before any input is read, so a run of
+    // several files never stops halfway with its summary lost.
+    if (!isDynamicPattern(pattern)) throw new UsageError(describeFsError({ code: 'ENOENT' }, arg));
     const matches = await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, absolute: false });
     if (matches.length === 0) throw new UsageError(`no file matches ${arg}`);
     for (const m of matches.sort()) add(m);

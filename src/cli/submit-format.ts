@@ -179,7 +179,11 @@ function adviceLines(summary: SubmitSummary, ctx: SummaryContext, invalid: numbe
   }
   if (unknown > 0) {
     lines.push(
-      `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; check with the service, then rerun with --retry-unknown to send ${unknown === 1 ? 'it' : 'them'}`,
+      `  outcome unknown: ${plural(unknown, 'item')} may or may not have been linked, so ${unknown === 1 ? 'it was' : 'they were'} not sent again; ${
+        journaled
+          ? 'list them with --list-unknown (same --journal and input), check each with the service, and resend only those that were not linked with --resend-confirmed FILE (--retry-unknown resends them all, linking twice any that were linked)'
+          : 'no journal recorded them: check with the service which were linked before sending any again'
+      }`,
     );
   }
   const rerun = journaled

@@ -17,7 +17,7 @@ import { parseBaseUrl } from '../../client/base-url.js';
 import { detectInputKind, validateLinkRequest } from '../../index.js';
 import { plural } from '../../util.js';
 import { canDrawStatus, statusLine, type StatusLine } from '../status-line.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, inputName, lineBatches, outputClosed, parseJson, pointerLocator, readRegularFile, readText, writeOut } from '../io.js';
 import { failureKind, itemLines, notAnItemLine, progressCounts, summaryLines, type NotAnItem } from '../submit-format.js';
 
@@ -568,10 +568,10 @@ or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
     }
     if (positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${positionals.length}`);
     const format = values.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new UsageError('--format must be text or json');
+    if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
     const concurrencyText = values.concurrency ?? '4';
     const concurrency = /^\d{1,3}$/.test(concurrencyText) ? Number(concurrencyText) : NaN;
-    if (!(concurrency >= 1 && concurrency <= 256)) throw new UsageError('--concurrency must be a whole number from 1 to 256');
+    if (!(concurrency >= 1 && concurrency <= 256)) throw optionError('concurrency', 'a whole number from 1 to 256');
     const dryRun = values['dry-run'];
     const journalPath = values.journal;
     if (values['list-unknown']) {

@@ -192,7 +192,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
 }
 
 export const command = defineCommand({
-  usage: 'abha-link validate [--schema NAME] [--ndjson [--jobs N]] [--format text|json] [--lint] [FILE|GLOB|-]...',
+  usage: 'abha-link validate [--schema NAME] [--ndjson [--jobs N]] [--format text|json] [--lint] [--show-keys] [FILE|GLOB|-]...',
   help: `Validates JSON against a schema (default: link-carecontext-request, the body of
 POST /api/m2/multiple/link-carecontext). Reads stdin when FILE is - or absent.
 Several FILEs and glob patterns ('requests/*.json', '**/*.ndjson') may be
