@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { JournalError, linkRequestKey, openFileJournal, readJournal } from '../src/client/index.js';
 import type { MockServer } from '../src/mock/index.js';
 import { startCli, until, type Run, type Started } from './support/cli-process.js';
+import { runInProcess } from './support/run-cli.js';
 import { mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 
 const API_KEY = 'sk-journal-planted-Z8q1';
@@ -20,7 +21,7 @@ let mock: MockServer;
 const { tmp, file } = mockSuite(API_KEY, 'abha-link-journal-', (m) => (mock = m));
 
 const start = (args: string[], env: Record<string, string> = {}): Started => startCli(args, { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: mock.url, ...env });
-const run = (args: string[], env: Record<string, string> = {}): Promise<Run> => start(args, env).done;
+const run = (args: string[], env: Record<string, string> = {}): Promise<Run> => runInProcess(args, { env: { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: mock.url, ...env } });
 
 const linkedTwice = (tags: readonly string[]): number => tags.filter((t) => mock.linkCount(keyOf(t)).linked > 1).length;
 

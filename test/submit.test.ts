@@ -11,6 +11,7 @@ import { JournalError, createClient, linkRequestKey, memoryJournal, openFileJour
 import { KeySet } from '../src/client/key-set.js';
 import type { MockServer } from '../src/mock/index.js';
 import { cli, root, startCli, until, type Run } from './support/cli-process.js';
+import { runInProcess } from './support/run-cli.js';
 import { exampleRequest, mockSuite, ndjson, taggedItems } from './support/mock-suite.js';
 import type { LinkCareContextRequest } from '../src/index.js';
 
@@ -31,7 +32,7 @@ function client(fetchFn?: FetchLike): ReturnType<typeof createClient> {
 
 /** Runs the CLI without blocking this process (the mock runs here). */
 const run = (args: string[], env: Record<string, string | undefined> = {}, input = ''): Promise<Run> =>
-  startCli(args, { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env }, input).done;
+  runInProcess(args, { env: { ABHA_LINK_API_KEY: API_KEY, ABHA_LINK_BASE_URL: undefined, ...env }, stdin: input });
 
 describe('client.submitMany', () => {
   it('sends every valid item once, reports invalid ones without sending them, and journals each step', async () => {
