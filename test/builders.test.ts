@@ -507,6 +507,12 @@ describe('hiType names that are also Object.prototype members', () => {
 });
 
 describe('buildLinkRequest with an inpatient stay and immunisations', () => {
+  /** The visit without its medication, with `extra`. */
+  const without = (extra: Partial<ClinicalInput>): ClinicalInput => {
+    const v: Partial<ClinicalInput> = visit('2026-11-18T11:00:00+05:30');
+    delete v.medications;
+    return { ...(v as ClinicalInput), ...extra };
+  };
   const stay = { admittedAt: '2026-11-15T21:40:00+05:30', dischargedAt: '2026-11-18T11:00:00+05:30', chiefComplaints: ['Abdominal pain'] };
 
   it('keeps the link request to the spec: the stay and the immunisations stay out of bundleData', () => {
@@ -518,7 +524,7 @@ describe('buildLinkRequest with an inpatient stay and immunisations', () => {
   });
 
   it('gives an ImmunizationRecord its own reference number by default', () => {
-    const r = buildLinkRequest({ ...visit('2026-11-20T11:00:00+05:30'), medications: undefined, immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }] } as ClinicalInput);
+    const r = buildLinkRequest(without({ immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }] }));
     expect(r.careContexts.map((c) => [c.hiType, c.referenceNumber])).toEqual([['ImmunizationRecord', 'OPD-1-ImmunizationRecord']]);
   });
 
@@ -534,11 +540,9 @@ describe('buildLinkRequest with an inpatient stay and immunisations', () => {
   });
 
   it('reports dates that do not exist and schema errors with their paths, inside careContexts too', () => {
-    const input: ClinicalInput = {
-      ...visit('2026-11-18T11:00:00+05:30'),
-      medications: undefined,
+    const input: ClinicalInput = without({
       careContexts: [{ inpatientStay: { admittedAt: '2026-02-30', procedures: [{ name: 'X', date: '2026-11-31T10:00:00' }] } }, { immunizations: [{ vaccine: 'BCG', date: '2026-13-01' }] }],
-    } as ClinicalInput;
+    });
     expect(issuesOf(() => buildLinkRequest(input)).map((i) => [i.path, i.code])).toEqual([
       ['/careContexts/0/inpatientStay/admittedAt', 'invalid-datetime'],
       ['/careContexts/0/inpatientStay/procedures/0/date', 'invalid-datetime'],
@@ -549,7 +553,7 @@ describe('buildLinkRequest with an inpatient stay and immunisations', () => {
   });
 
   it('reports an inpatient stay at the top level beside careContexts', () => {
-    const input = { ...visit('2026-11-18T11:00:00+05:30'), medications: undefined, inpatientStay: stay, careContexts: [{ advice: 'Rest' }] } as ClinicalInput;
+    const input = without({ inpatientStay: stay, careContexts: [{ advice: 'Rest' }] });
     expect(issuesOf(() => buildLinkRequest(input)).map((i) => [i.path, i.code])).toEqual([['/inpatientStay', 'content-outside-care-contexts']]);
   });
 });
