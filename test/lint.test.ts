@@ -315,7 +315,7 @@ describe('lintLinkRequest', () => {
     report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
     // These are about the clinical input (lintClinicalInput), not the request.
-    const inputOnly = ['abha-number-shape', 'discharge-summary-without-stay', 'immunization-record-without-immunizations'];
+    const inputOnly = ['abha-number-shape', 'discharge-summary-without-stay', 'immunization-record-without-immunizations', 'clinical-content-outside-hi-type'];
     const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.includes(c));
     expect([...found].sort()).toEqual([...documented].sort());
     expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
@@ -390,6 +390,22 @@ describe('lintClinicalInput: hiType vs the discharge and immunisation content', 
     expect(lintClinicalInput(input).map((f) => [f.path, f.code])).toEqual([['/careContexts/1/immunizations', 'immunization-record-without-immunizations']]);
     const given: ClinicalInput = { ...base(), careContexts: [{ hiType: 'ImmunizationRecord', immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }] }] };
     expect(lintClinicalInput(given)).toEqual([]);
+  });
+
+  it('warns about a stay or immunisations in a care context whose hiType has no place for them, at each field', () => {
+    const stay = { admittedAt: '2026-11-15' };
+    const input: ClinicalInput = {
+      ...base(),
+      careContexts: [
+        { hiType: 'Prescription', medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }], inpatientStay: stay, immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }] },
+        { hiType: 'DischargeSummary', inpatientStay: stay },
+        { inpatientStay: stay },
+      ],
+    };
+    expect(lintClinicalInput(input).map((f) => [f.path, f.code, f.severity])).toEqual([
+      ['/careContexts/0/inpatientStay', 'clinical-content-outside-hi-type', 'warning'],
+      ['/careContexts/0/immunizations', 'clinical-content-outside-hi-type', 'warning'],
+    ]);
   });
 
   it('runs in build, which still builds the request, and can be disabled', () => {

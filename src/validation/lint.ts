@@ -17,7 +17,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
-import { contentOutside, contentPresent, hasExpectedContent, type HiType } from '../spec/hi-types.js';
+import { HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type HiType } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -118,12 +118,21 @@ function hasCredentials(url: string): boolean {
 
 const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
 
+/** The care contexts of a clinical input, each with its pointer tokens. */
+function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at: Tokens }> {
+  return input.careContexts !== undefined ? input.careContexts.map((content, i) => ({ content, at: ['careContexts', i] })) : [{ content: input, at: [] }];
+}
+
 /** The care contexts of a clinical input given as `hiType` (explicitly), each with its pointer tokens. */
 function contentsTyped(input: ClinicalInput, hiType: HiType): Array<{ content: CareContextInput; at: Tokens }> {
-  const all: Array<{ content: CareContextInput; at: Tokens }> =
-    input.careContexts !== undefined ? input.careContexts.map((content, i) => ({ content, at: ['careContexts', i] })) : [{ content: input, at: [] }];
-  return all.filter(({ content }) => content.hiType?.trim() === hiType);
+  return contentsOf(input).filter(({ content }) => content.hiType?.trim() === hiType);
 }
+
+/** Content only a clinical input carries, with the hiType whose FHIR record has a place for it. */
+const CLINICAL_ONLY = [
+  ['inpatientStay', 'DischargeSummary'],
+  ['immunizations', 'ImmunizationRecord'],
+] as const;
 
 /**
  * Every rule, in the order its findings are reported: request rules, then
@@ -396,6 +405,23 @@ const RULE_DEFINITIONS = [
       for (const { content, at } of contentsTyped(input, 'ImmunizationRecord'))
         if (!hasExpectedContent('ImmunizationRecord', contentPresent(content)))
           run.report('an ImmunizationRecord care context needs immunizations (the vaccines given) or the documentUrl of the certificate', ...at, 'immunizations');
+    },
+  },
+  {
+    code: 'clinical-content-outside-hi-type',
+    severity: 'warning',
+    description:
+      'A care context of a clinical input gives an inpatientStay or immunizations, but its hiType is one whose FHIR record has no place for them: they are left out of its FHIR document (use DischargeSummary or ImmunizationRecord). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const { content, at } of contentsOf(input)) {
+        const hiType = content.hiType?.trim();
+        if (hiType === undefined || !isHiType(hiType)) continue;
+        const present = contentPresent(content);
+        for (const [field, home] of CLINICAL_ONLY)
+          if (present.has(field) && !(HI_TYPE_FACTS[hiType].holds as readonly string[]).includes(field))
+            run.report(`${field} has no place in the FHIR record of this care context's hiType and is left out of it; use hiType ${home} to carry it`, ...at, field);
+      }
     },
   },
   {
