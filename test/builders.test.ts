@@ -557,3 +557,24 @@ describe('buildLinkRequest with an inpatient stay and immunisations', () => {
     expect(issuesOf(() => buildLinkRequest(input)).map((i) => [i.path, i.code])).toEqual([['/inpatientStay', 'content-outside-care-contexts']]);
   });
 });
+
+describe('issues about the inpatient stay and immunisations never quote the input', () => {
+  it('names fields and expectations only', () => {
+    const secret = 'SECRET-Tuberculosis';
+    const input = visit('2026-11-18T11:00:00+05:30', {
+      hiType: 'DischargeSummary',
+      inpatientStay: { admittedAt: '2026-11-18', dischargedAt: '2026-11-17', chiefComplaints: [secret], procedures: [{ name: secret, code: { code: secret, display: secret } }] },
+      immunizations: [{ vaccine: secret, date: '2026-02-30', lotNumber: secret }],
+    });
+    const r = safeBuildLinkRequest(input);
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : [...new Set(r.issues.map((i) => i.path))]).toEqual(['/inpatientStay/procedures/0/code/code']);
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+    const dates = safeBuildLinkRequest({ ...input, inpatientStay: { admittedAt: '2026-11-18', dischargedAt: '2026-11-17', chiefComplaints: [secret] } });
+    expect(dates.success ? [] : dates.issues.map((i) => [i.path, i.code])).toEqual([
+      ['/inpatientStay/dischargedAt', 'discharge-before-admission'],
+      ['/immunizations/0/date', 'invalid-datetime'],
+    ]);
+    expect(JSON.stringify(dates)).not.toContain('SECRET');
+  });
+});
