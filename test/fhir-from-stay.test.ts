@@ -100,6 +100,21 @@ describe('an inpatient Encounter and its resources, without a Composition', () =
   });
 });
 
+describe('a discharge summary whose Encounter is not marked inpatient', () => {
+  it('takes the admission from the Encounter start, and says that the class is left out', () => {
+    const bundle = structuredClone(bundlesOf(toFhirBundles(example('discharge-summary', 'input')))[0]?.bundle as Bundle);
+    const at = (bundle.entry ?? []).findIndex((e) => e.resource?.resourceType === 'Encounter');
+    const enc = bundle.entry?.[at]?.resource as unknown as { class: unknown; period: { start: string; end?: string } };
+    enc.class = { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'AMB' };
+    delete enc.period.end;
+    const { value, warnings } = valueOf(fromFhir(bundle));
+    expect(value.inpatientStay?.admittedAt).toBe('2026-11-15T21:40:00+05:30');
+    expect(value.inpatientStay?.dischargedAt).toBeUndefined();
+    expect(value.visit.at).toBe('2026-11-18T11:00:00+05:30');
+    expect(warned(warnings)).toEqual([[`/entry/${at}/resource/class`, 'not-mapped']]);
+  });
+});
+
 describe("an EMR's own Immunization", () => {
   const encounter = { resourceType: 'Encounter', id: 'e1', identifier: [{ value: 'OPD-9' }], status: 'finished', period: { start: '2026-11-20T11:00:00+05:30' } };
   const dose = {

@@ -9,7 +9,7 @@
  * as in `from-fhir.ts`; only a SNOMED CT coding of a procedure or a vaccine
  * and a LOINC coding of a test are kept, with the display they carry.
  */
-import type { FindingInput, ImmunizationInput, InvestigationInput, ProcedureInput } from '../generated/types.js';
+import type { FindingInput, ImmunizationInput, InvestigationInput, ProcedureInput, VisitInput } from '../generated/types.js';
 import { DISCHARGE_SUMMARY_SECTIONS, ENCOUNTER_CLASS_INPATIENT, STAY_CODES, SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
 import { codings, conceptText, hiTypeOfComposition, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
@@ -320,4 +320,15 @@ export function readImmunizations(rd: Reader, draft: ClinicalDraft): void {
     doses.set(it, im);
   }
   for (const it of rd.ofType('ImmunizationRecommendation')) readRecommendation(rd, it, doses);
+}
+
+/**
+ * Once everything is read: a stay without a Composition date is a visit at
+ * its discharge (else its admission); a care plan's follow-up is the
+ * visit's unless a Follow-up section gave one.
+ */
+export function settleStay(draft: ClinicalDraft, visit: Partial<VisitInput>): void {
+  const at = draft.stay?.dischargedAt ?? draft.stay?.admittedAt;
+  if (visit.at === undefined && at !== undefined) visit.at = at;
+  if (visit.followUp === undefined && draft.followUp !== undefined) visit.followUp = draft.followUp;
 }

@@ -13,7 +13,7 @@ import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
-import { isInpatient, readImmunizations, readStayContent, readStayEncounter, readStayText, type ClinicalDraft } from './from-fhir-stay.js';
+import { isInpatient, readImmunizations, readStayContent, readStayEncounter, readStayText, settleStay, type ClinicalDraft } from './from-fhir-stay.js';
 
 /** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
 export interface FromFhirDefaults {
@@ -308,10 +308,10 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
   reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active'], 'Organization');
 }
 
-function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined, clinical: ClinicalDraft): void {
+function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined, clinical: ClinicalDraft, discharge: boolean): void {
   const { r, p } = take(rd, item, ['identifier']);
-  // An inpatient stay: its period is the admission and the discharge, its reason the reason for admission (from-fhir-stay.ts).
-  const inpatient = isInpatient(r);
+  // An inpatient stay (or the Encounter of a discharge summary): its period is the admission and the discharge, its reason the reason for admission (from-fhir-stay.ts).
+  const inpatient = isInpatient(r) || discharge;
   if (inpatient) readStayEncounter(rd, r, p, clinical);
   const ids = Array.isArray(r.identifier) ? r.identifier : [];
   const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
@@ -336,6 +336,8 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
   // The class: an outpatient visit (AMB) is what a clinical input records; any other class is reported.
   if (r.class !== undefined && !inpatient && !(isObject(r.class) && r.class.system === ENCOUNTER_CLASS_AMBULATORY.system && r.class.code === ENCOUNTER_CLASS_AMBULATORY.code))
     rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records an outpatient visit; this Encounter class (not ambulatory, AMB) is left out');
+  else if (r.class !== undefined && inpatient && !isInpatient(r))
+    rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records a discharge summary as an inpatient stay; this Encounter class (not inpatient, IMP) is left out');
   // Participants: the doctor of the clinical input, with no role or period, is bookkeeping; anything else is reported.
   checkList(rd, r, 'participant', p);
   if (Array.isArray(r.participant))
@@ -771,11 +773,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   readParties(rd, parties, draft);
   readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
-  // A stay read without a Composition date: the visit is its discharge, else its admission.
-  const stay = draft.clinical.stay;
-  const stayAt = stay?.dischargedAt ?? stay?.admittedAt;
-  if (draft.visit.at === undefined && stayAt !== undefined) draft.visit.at = stayAt;
-  if (draft.visit.followUp === undefined && draft.clinical.followUp !== undefined) draft.visit.followUp = draft.clinical.followUp;
+  settleStay(draft.clinical, draft.visit);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
   const out = clinicalInputOf(draft, defaults);
@@ -841,7 +839,8 @@ function readParties(rd: Reader, parties: Parties, draft: Draft): void {
   if (parties.patient !== undefined) readPatient(rd, parties.patient, draft.patient);
   if (parties.practitioner !== undefined) readPractitioner(rd, parties.practitioner, draft.doctor);
   if (parties.organization !== undefined) readOrganization(rd, parties.organization, draft.hospital);
-  if (parties.encounter !== undefined) readEncounter(rd, parties.encounter, draft.visit, parties.practitioner, draft.clinical);
+  const discharge = parties.composition !== undefined && hiTypeOfComposition(parties.composition.resource) === 'DischargeSummary';
+  if (parties.encounter !== undefined) readEncounter(rd, parties.encounter, draft.visit, parties.practitioner, draft.clinical, discharge);
 }
 
 /** Step 3: the clinical content. */
