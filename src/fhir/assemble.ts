@@ -23,7 +23,7 @@ import { documentUuid, resourceUuid } from './ids.js';
 import { coded, li, narrative } from './narrative.js';
 import { ownValue } from './own.js';
 import { ENCOUNTER_DETAILS, PROFILE_BUILDERS } from './profiles/index.js';
-import { HI_TYPE_FACTS, type ContentField } from '../spec/hi-types.js';
+import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, type ContentField, type HiType } from '../spec/hi-types.js';
 import type { Bundle, BundleEntry, Composition, CompositionSection, ContactPoint, Encounter, FhirResource, Identifier, Organization, Patient, Practitioner, Reference } from './r4.js';
 import { fhirInstant, instantOf } from './time.js';
 import type { ToFhirOptions, FhirDocument } from './to-fhir.js';
@@ -102,18 +102,12 @@ function compositionOf(id: string, a: Assembly, sections: CompositionSection[]):
   };
 }
 
-/** Content of the clinical input that never enters bundleData, with the hiType whose record carries it. */
-const CLINICAL_ONLY: ReadonlyArray<readonly [ContentField, string]> = [
-  ['inpatientStay', 'DischargeSummary'],
-  ['immunizations', 'ImmunizationRecord'],
-];
-
 /** Warns about clinical-input content (an inpatient stay, immunisations) that this record profile has no place for. */
 function reportClinicalOutside(a: Assembly): void {
   const clinical = a.job.clinical;
   if (clinical === undefined) return;
   const holds: readonly ContentField[] = HI_TYPE_FACTS[a.hiType].holds;
-  for (const [field, home] of CLINICAL_ONLY) {
+  for (const [field, home] of Object.entries(CLINICAL_ONLY_CONTENT) as Array<[ContentField, HiType]>) {
     const v: unknown = clinical[field as keyof typeof clinical];
     if (v === undefined || (Array.isArray(v) && v.length === 0) || holds.includes(field)) continue;
     a.report(

@@ -97,6 +97,16 @@ export const HI_TYPE_FACTS = {
   Invoice: { display: 'Invoice', holds: CONTENT_FIELDS },
 } as const satisfies Record<HiType, HiTypeFacts>;
 
+/**
+ * Content only a clinical input carries (never `bundleData`), with the
+ * hiType whose record has a place for it: lint and the FHIR layer warn
+ * when a care context of another hiType gives it.
+ *
+ * @example
+ * CLINICAL_ONLY_CONTENT.inpatientStay //=> 'DischargeSummary'
+ */
+export const CLINICAL_ONLY_CONTENT = { inpatientStay: 'DischargeSummary', immunizations: 'ImmunizationRecord' } as const satisfies Partial<Record<ContentField, HiType>>;
+
 /** The same table, each entry seen as {@link HiTypeFacts} (its optional fields readable). */
 const FACTS: Readonly<Record<HiType, HiTypeFacts>> = HI_TYPE_FACTS;
 

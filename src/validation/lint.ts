@@ -17,7 +17,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
-import { HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type HiType } from '../spec/hi-types.js';
+import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -127,12 +127,6 @@ function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at
 function contentsTyped(input: ClinicalInput, hiType: HiType): Array<{ content: CareContextInput; at: Tokens }> {
   return contentsOf(input).filter(({ content }) => content.hiType?.trim() === hiType);
 }
-
-/** Content only a clinical input carries, with the hiType whose FHIR record has a place for it. */
-const CLINICAL_ONLY = [
-  ['inpatientStay', 'DischargeSummary'],
-  ['immunizations', 'ImmunizationRecord'],
-] as const;
 
 /**
  * Every rule, in the order its findings are reported: request rules, then
@@ -418,7 +412,7 @@ const RULE_DEFINITIONS = [
         const hiType = content.hiType?.trim();
         if (hiType === undefined || !isHiType(hiType)) continue;
         const present = contentPresent(content);
-        for (const [field, home] of CLINICAL_ONLY)
+        for (const [field, home] of Object.entries(CLINICAL_ONLY_CONTENT) as Array<[ContentField, HiType]>)
           if (present.has(field) && !(HI_TYPE_FACTS[hiType].holds as readonly string[]).includes(field))
             run.report(`${field} has no place in the FHIR record of this care context's hiType and is left out of it; use hiType ${home} to carry it`, ...at, field);
       }
