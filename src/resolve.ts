@@ -7,9 +7,9 @@
  * patient, the visit and the follow-up.
  */
 import type { Issue } from './errors.js';
-import type { CareContext, ClinicalInput, PatientInput } from './generated/types.js';
+import type { CareContext, CareContextInput, ClinicalInput, PatientInput } from './generated/types.js';
 import { detectInputKind, type InputKind } from './input-kind.js';
-import { safeBuildLinkRequest } from './builders/link-request.js';
+import { contentsOf, safeBuildLinkRequest } from './builders/link-request.js';
 import { lintLinkRequest, type LintOptions } from './validation/lint.js';
 import { validate } from './validation/validate.js';
 
@@ -60,7 +60,19 @@ export interface ResolvedVisit {
 
 /** What {@link resolveCareContexts} returns: the care contexts to document (in input order) and their visit, or every issue. */
 export type Resolution =
-  | { readonly success: true; readonly kind: InputKind; readonly visit: ResolvedVisit; readonly careContexts: readonly CareContext[]; readonly warnings: readonly Issue[] }
+  | {
+      readonly success: true;
+      readonly kind: InputKind;
+      readonly visit: ResolvedVisit;
+      readonly careContexts: readonly CareContext[];
+      readonly warnings: readonly Issue[];
+      /**
+       * A clinical input's content of each care context as given, in the same
+       * order: what the link request cannot carry (an inpatient stay,
+       * immunisations) is read from here. Absent for the other inputs.
+       */
+      readonly contents?: readonly CareContextInput[];
+    }
   | { readonly success: false; readonly issues: readonly Issue[] };
 
 /** Options of {@link resolveCareContexts}. */
@@ -135,7 +147,8 @@ function fromClinicalInput(ci: ClinicalInput, lint: LintOptions | false): Resolu
     timeZone: typeof ci.visit.timeZone === 'string' ? ci.visit.timeZone : undefined,
     followUp: typeof ci.visit.followUp === 'string' ? ci.visit.followUp : undefined,
   };
-  return { success: true, kind: 'clinical-input', warnings: built.warnings, visit, careContexts: req.careContexts };
+  const contents = contentsOf(ci).map((c) => c.content);
+  return { success: true, kind: 'clinical-input', warnings: built.warnings, visit, careContexts: req.careContexts, contents };
 }
 
 /** Copies the patient fields that are of the right type, and nothing else. */

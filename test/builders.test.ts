@@ -323,6 +323,11 @@ describe('defaultHiType', () => {
     [{ labInvestigations: [{ testName: 'CBC' }] }, 'OPConsultation'],
     [{ documentUrl: 'https://x.example/a.pdf' }, 'HealthDocumentRecord'],
     [{}, 'OPConsultation'],
+    [{ inpatientStay: { admittedAt: '2026-11-15' } }, 'DischargeSummary'],
+    [{ inpatientStay: { admittedAt: '2026-11-15' }, medications: [{ drugName: 'X' }], diagnosis: [{ diagnosisName: 'Y' }], advice: 'Rest' }, 'DischargeSummary'],
+    [{ immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }] }, 'ImmunizationRecord'],
+    [{ immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }], documentUrl: 'https://x.example/certificate.pdf' }, 'ImmunizationRecord'],
+    [{ immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }], medications: [{ drugName: 'X' }] }, 'OPConsultation'],
   ])('%j → %s', (content, hiType) => {
     expect(defaultHiType(content)).toBe(hiType);
   });
@@ -498,5 +503,78 @@ describe('hiType names that are also Object.prototype members', () => {
     const r = safeBuildLinkRequest(input);
     expect(r.success ? [] : r.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unknown-hi-type']]);
     expect(deriveDisplay(hiType, 'Sanjeevani Family Clinic', '2026-11-20')).toBe(`${hiType.replace(/[^a-zA-Z0-9_\-@,. "':|()/]+/g, ' ').trim()} at Sanjeevani Family Clinic on 20 Nov 2026`);
+  });
+});
+
+describe('buildLinkRequest with an inpatient stay and immunisations', () => {
+  /** The visit without its medication, with `extra`. */
+  const without = (extra: Partial<ClinicalInput>): ClinicalInput => {
+    const v: Partial<ClinicalInput> = visit('2026-11-18T11:00:00+05:30');
+    delete v.medications;
+    return { ...(v as ClinicalInput), ...extra };
+  };
+  const stay = { admittedAt: '2026-11-15T21:40:00+05:30', dischargedAt: '2026-11-18T11:00:00+05:30', chiefComplaints: ['Abdominal pain'] };
+
+  it('keeps the link request to the spec: the stay and the immunisations stay out of bundleData', () => {
+    const plain = buildLinkRequest(visit('2026-11-18T11:00:00+05:30', { hiType: 'DischargeSummary' }));
+    const withStay = buildLinkRequest(visit('2026-11-18T11:00:00+05:30', { hiType: 'DischargeSummary', inpatientStay: stay, immunizations: [{ vaccine: 'Tdap', date: '2026-11-18' }] }));
+    expect(withStay).toEqual(plain);
+    expect(validateLinkRequest(withStay).success).toBe(true);
+    expect(withStay.careContexts[0]?.hiType).toBe('DischargeSummary');
+  });
+
+  it('gives an ImmunizationRecord its own reference number by default', () => {
+    const r = buildLinkRequest(without({ immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }] }));
+    expect(r.careContexts.map((c) => [c.hiType, c.referenceNumber])).toEqual([['ImmunizationRecord', 'OPD-1-ImmunizationRecord']]);
+  });
+
+  it('reports a discharge before the admission, at dischargedAt', () => {
+    const issues = issuesOf(() => buildLinkRequest(visit('2026-11-18T11:00:00+05:30', { inpatientStay: { admittedAt: '2026-11-18T10:00:00+05:30', dischargedAt: '2026-11-18T09:00:00+05:30' } })));
+    expect(issues.map((i) => [i.path, i.code])).toEqual([['/inpatientStay/dischargedAt', 'discharge-before-admission']]);
+  });
+
+  it('compares an admission without offset in the facility time zone', () => {
+    // 10:00 in Kolkata is 04:30 UTC: a discharge at 05:00 UTC the same day comes after it.
+    const r = safeBuildLinkRequest(visit('2026-11-18T11:00:00+05:30', { inpatientStay: { admittedAt: '2026-11-18T10:00:00', dischargedAt: '2026-11-18T05:00:00Z' } }));
+    expect(r.success).toBe(true);
+  });
+
+  it('reports dates that do not exist and schema errors with their paths, inside careContexts too', () => {
+    const input: ClinicalInput = without({
+      careContexts: [{ inpatientStay: { admittedAt: '2026-02-30', procedures: [{ name: 'X', date: '2026-11-31T10:00:00' }] } }, { immunizations: [{ vaccine: 'BCG', date: '2026-13-01' }] }],
+    });
+    expect(issuesOf(() => buildLinkRequest(input)).map((i) => [i.path, i.code])).toEqual([
+      ['/careContexts/0/inpatientStay/admittedAt', 'invalid-datetime'],
+      ['/careContexts/0/inpatientStay/procedures/0/date', 'invalid-datetime'],
+      ['/careContexts/1/immunizations/0/date', 'invalid-datetime'],
+    ]);
+    const schema = { ...input, careContexts: [{ immunizations: [{ vaccine: 'BCG', date: '2026-11-18', vaccineCode: { code: 'BCG-1', display: 'BCG' } }] }] } as ClinicalInput;
+    expect(issuesOf(() => buildLinkRequest(schema)).map((i) => [i.path, i.code])).toEqual([['/careContexts/0/immunizations/0/vaccineCode/code', 'invalid-snomed-code']]);
+  });
+
+  it('reports an inpatient stay at the top level beside careContexts', () => {
+    const input = without({ inpatientStay: stay, careContexts: [{ advice: 'Rest' }] });
+    expect(issuesOf(() => buildLinkRequest(input)).map((i) => [i.path, i.code])).toEqual([['/inpatientStay', 'content-outside-care-contexts']]);
+  });
+});
+
+describe('issues about the inpatient stay and immunisations never quote the input', () => {
+  it('names fields and expectations only', () => {
+    const secret = 'SECRET-Tuberculosis';
+    const input = visit('2026-11-18T11:00:00+05:30', {
+      hiType: 'DischargeSummary',
+      inpatientStay: { admittedAt: '2026-11-18', dischargedAt: '2026-11-17', chiefComplaints: [secret], procedures: [{ name: secret, code: { code: secret, display: secret } }] },
+      immunizations: [{ vaccine: secret, date: '2026-02-30', lotNumber: secret }],
+    });
+    const r = safeBuildLinkRequest(input);
+    expect(r.success).toBe(false);
+    expect(r.success ? [] : [...new Set(r.issues.map((i) => i.path))]).toEqual(['/inpatientStay/procedures/0/code/code']);
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+    const dates = safeBuildLinkRequest({ ...input, inpatientStay: { admittedAt: '2026-11-18', dischargedAt: '2026-11-17', chiefComplaints: [secret] } });
+    expect(dates.success ? [] : dates.issues.map((i) => [i.path, i.code])).toEqual([
+      ['/inpatientStay/dischargedAt', 'discharge-before-admission'],
+      ['/immunizations/0/date', 'invalid-datetime'],
+    ]);
+    expect(JSON.stringify(dates)).not.toContain('SECRET');
   });
 });

@@ -352,7 +352,7 @@ describe('content that does not fit the profile', () => {
   });
 
   it('refuses hiTypes it has no mapping for, and an empty Prescription', () => {
-    const a = toFhirBundles({ ...base, hiType: 'DischargeSummary', documentUrl: 'https://emr.example/d.pdf' });
+    const a = toFhirBundles({ ...base, hiType: 'WellnessRecord', documentUrl: 'https://emr.example/d.pdf' });
     expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unsupported-hi-type']]);
     const b = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] }, { lint: false });
     expect(b.success ? [] : b.issues.map((i) => i.code)).toEqual(['content-not-in-profile', 'empty-document']);

@@ -314,8 +314,9 @@ describe('lintLinkRequest', () => {
     expect(validateLinkRequest(r).success).toBe(true);
     report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
-    // abha-number-shape is about the clinical input (lintClinicalInput), not the request.
-    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && c !== 'abha-number-shape');
+    // These are about the clinical input (lintClinicalInput), not the request.
+    const inputOnly = ['abha-number-shape', 'discharge-summary-without-stay', 'immunization-record-without-immunizations', 'clinical-content-outside-hi-type'];
+    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.includes(c));
     expect([...found].sort()).toEqual([...documented].sort());
     expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
     expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
@@ -357,5 +358,61 @@ describe('lintClinicalInput', () => {
     m.frequency = 'alternate days';
     const r = safeBuildLinkRequest(i);
     expect(r.success && r.warnings.map((w) => [w.path, w.code])).toEqual([['/medications/0/frequency', 'frequency-not-understood']]);
+  });
+});
+
+describe('lintClinicalInput: hiType vs the discharge and immunisation content', () => {
+  const base = (): ClinicalInput => ({
+    hospital: { name: 'Green Valley Hospital', id: 'IN0710000789' },
+    doctor: { name: 'Dr. Arjun Mehta', licNumber: 'DMC-80412' },
+    patient: { abhaAddress: 'rahul.sharma@sbx' },
+    visit: { id: 'IPD-1', at: '2026-11-18T11:00:00+05:30' },
+  });
+
+  it('warns about a DischargeSummary with neither an inpatient stay nor a document, at its inpatientStay', () => {
+    const found = lintClinicalInput({ ...base(), hiType: 'DischargeSummary', medications: [{ drugName: 'Paracetamol 650 mg' }] });
+    expect(found.map((f) => [f.path, f.code, f.severity])).toEqual([['/inpatientStay', 'discharge-summary-without-stay', 'warning']]);
+  });
+
+  it('accepts a DischargeSummary with an inpatient stay, or one that is only the scanned summary', () => {
+    expect(lintClinicalInput({ ...base(), hiType: 'DischargeSummary', inpatientStay: { admittedAt: '2026-11-15' } })).toEqual([]);
+    expect(lintClinicalInput({ ...base(), hiType: 'DischargeSummary', documentUrl: 'https://emr.example/ds.pdf' })).toEqual([]);
+  });
+
+  it('warns about an ImmunizationRecord without immunizations inside careContexts, at its own path', () => {
+    const input: ClinicalInput = {
+      ...base(),
+      careContexts: [
+        { hiType: 'OPConsultation', advice: 'Rest' },
+        { hiType: 'ImmunizationRecord', advice: 'Paracetamol if fever' },
+      ],
+    };
+    expect(lintClinicalInput(input).map((f) => [f.path, f.code])).toEqual([['/careContexts/1/immunizations', 'immunization-record-without-immunizations']]);
+    const given: ClinicalInput = { ...base(), careContexts: [{ hiType: 'ImmunizationRecord', immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }] }] };
+    expect(lintClinicalInput(given)).toEqual([]);
+  });
+
+  it('warns about a stay or immunisations in a care context whose hiType has no place for them, at each field', () => {
+    const stay = { admittedAt: '2026-11-15' };
+    const input: ClinicalInput = {
+      ...base(),
+      careContexts: [
+        { hiType: 'Prescription', medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }], inpatientStay: stay, immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }] },
+        { hiType: 'DischargeSummary', inpatientStay: stay },
+        { inpatientStay: stay },
+      ],
+    };
+    expect(lintClinicalInput(input).map((f) => [f.path, f.code, f.severity])).toEqual([
+      ['/careContexts/0/inpatientStay', 'clinical-content-outside-hi-type', 'warning'],
+      ['/careContexts/0/immunizations', 'clinical-content-outside-hi-type', 'warning'],
+    ]);
+  });
+
+  it('runs in build, which still builds the request, and can be disabled', () => {
+    const input: ClinicalInput = { ...base(), hiType: 'ImmunizationRecord', advice: 'Paracetamol if fever' };
+    const r = safeBuildLinkRequest(input);
+    expect(r.success && r.warnings.map((w) => w.code)).toEqual(['immunization-record-without-immunizations']);
+    const off = safeBuildLinkRequest(input, { lint: { disable: ['immunization-record-without-immunizations'] } });
+    expect(off.success && off.warnings).toEqual([]);
   });
 });

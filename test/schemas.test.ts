@@ -1294,6 +1294,78 @@ describe("abha-link's own builder inputs (not part of the service spec)", () => 
   );
 });
 
+describe('discharge summary and immunisation input schemas', () => {
+  const stay = {
+    admittedAt: '2026-11-15T21:40:00+05:30',
+    dischargedAt: '2026-11-18T11:00:00+05:30',
+    reasonForAdmission: 'Acute appendicitis',
+    chiefComplaints: ['Pain in the right lower abdomen'],
+    presentIllness: 'Pain since yesterday.',
+    pastHistory: ['Childhood asthma'],
+    allergies: ['Sulfonamides'],
+    examinationFindings: [{ name: 'Pulse', value: 104, unit: '/min' }, { name: 'Abdomen', value: 'Guarding in the right iliac fossa' }, { name: 'Pallor' }],
+    procedures: [{ name: 'Laparoscopic appendicectomy', code: { code: '6025007', display: 'Laparoscopic appendectomy' }, date: '2026-11-16', notes: 'Uneventful' }],
+    investigations: [
+      {
+        testName: 'Haemoglobin',
+        code: { code: '718-7', display: 'Hemoglobin [Mass/volume] in Blood' },
+        value: 13.4,
+        unit: 'g/dL',
+        referenceRange: '13-17 g/dL',
+        interpretation: 'Normal',
+        date: '2026-11-15',
+      },
+    ],
+    courseInHospital: 'Uneventful.',
+    conditionAtDischarge: 'Stable',
+  };
+  const dose = {
+    vaccine: 'Tdap',
+    vaccineCode: { code: '871878002', display: 'Vaccine product containing only Bordetella pertussis and Clostridium tetani and Corynebacterium diphtheriae antigens' },
+    doseNumber: 1,
+    date: '2026-11-20',
+    lotNumber: 'L1',
+    manufacturer: 'M',
+    site: 'Left deltoid',
+    route: 'Intramuscular',
+    nextDue: '2027-11-20',
+  };
+  runValid(
+    valid([
+      { title: 'SNOMED CT coding input: a concept id and its term', schema: 'snomed-coding-input', doc: { code: '80146002', display: 'Appendectomy' } },
+      { title: 'LOINC coding input: a code and its name', schema: 'loinc-coding-input', doc: { code: '718-7', display: 'Hemoglobin [Mass/volume] in Blood' } },
+      { title: 'finding input: a name alone', schema: 'finding-input', doc: { name: 'Pallor' } },
+      { title: 'procedure input: a name alone', schema: 'procedure-input', doc: { name: 'Dressing' } },
+      { title: 'investigation input: a result in words', schema: 'investigation-input', doc: { testName: 'Blood culture', value: 'No growth after 48 hours' } },
+      { title: 'inpatient stay input: the admission alone', schema: 'inpatient-stay-input', doc: { admittedAt: '2026-11-15' } },
+      { title: 'inpatient stay input: full', schema: 'inpatient-stay-input', doc: stay },
+      { title: 'immunization input: minimal', schema: 'immunization-input', doc: { vaccine: 'BCG', date: '2026-11-20' } },
+      { title: 'immunization input: full, dose number in words', schema: 'immunization-input', doc: { ...dose, doseNumber: 'Booster' } },
+      { title: 'care-context input: an inpatient stay and immunizations', schema: 'care-context-input', doc: { inpatientStay: stay, immunizations: [dose] } },
+    ]),
+  );
+  runInvalid(
+    invalid([
+      { title: 'SNOMED CT coding input: a code with letters', schema: 'snomed-coding-input', doc: { code: 'K35.8', display: 'x' }, issues: [['/code', 'invalid-snomed-code']] },
+      { title: 'LOINC coding input: no check digit', schema: 'loinc-coding-input', doc: { code: '718', display: 'x' }, issues: [['/code', 'invalid-loinc-code']] },
+      { title: 'LOINC coding input: without its display', schema: 'loinc-coding-input', doc: { code: '718-7' }, issues: [['/display', 'required']] },
+      { title: 'finding input: a value that is neither a number nor words', schema: 'finding-input', doc: { name: 'Pulse', value: true }, issues: [['/value', 'type']] },
+      { title: 'procedure input: no name', schema: 'procedure-input', doc: { date: '2026-11-16' }, issues: [['/name', 'required']] },
+      { title: 'investigation input: a date that is not one', schema: 'investigation-input', doc: { testName: 'CBC', date: 'yesterday' }, issues: [['/date', 'invalid-datetime']] },
+      { title: 'inpatient stay input: no admission', schema: 'inpatient-stay-input', doc: { dischargedAt: '2026-11-18' }, issues: [['/admittedAt', 'required']] },
+      {
+        title: 'inpatient stay input: a procedure code with letters, at its path',
+        schema: 'inpatient-stay-input',
+        doc: { admittedAt: '2026-11-15', procedures: [{ name: 'X', code: { code: 'abc', display: 'X' } }] },
+        issues: [['/procedures/0/code/code', 'invalid-snomed-code']],
+      },
+      { title: 'immunization input: no date', schema: 'immunization-input', doc: { vaccine: 'BCG' }, issues: [['/date', 'required']] },
+      { title: 'immunization input: dose number 0', schema: 'immunization-input', doc: { vaccine: 'BCG', date: '2026-11-20', doseNumber: 0 }, issues: [['/doseNumber', 'out-of-range']] },
+      { title: 'immunization input: nextDue 31 June', schema: 'immunization-input', doc: { vaccine: 'BCG', date: '2026-11-20', nextDue: '2027-06-31' }, issues: [['/nextDue', 'invalid-date']] },
+    ]),
+  );
+});
+
 describe('issues never contain input values', () => {
   const SECRET = 'SECRET-9876543210';
   const CASES: ReadonlyArray<[title: string, schema: SchemaName, doc: unknown]> = [

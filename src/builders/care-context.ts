@@ -6,7 +6,9 @@ import { deriveDisplay, deriveReferenceNumber } from './labels.js';
 
 /**
  * The hiType a care context gets when none is given, from its content
- * (the `chosenByDefault` facts of `HI_TYPE_FACTS`): medications alone (with
+ * (the `chosenByDefault` facts of `HI_TYPE_FACTS`): an inpatient stay makes
+ * a `DischargeSummary`, immunisations an `ImmunizationRecord` (each with
+ * only the other content its record holds); medications alone (with
  * or without diagnoses) make a `Prescription`; a document URL alone makes a
  * `HealthDocumentRecord`; anything else (lab orders, advice, diagnoses) an
  * `OPConsultation`, the record that holds all of them.
@@ -14,6 +16,7 @@ import { deriveDisplay, deriveReferenceNumber } from './labels.js';
  * @example
  * defaultHiType({ medications: [{ drugName: 'Amoxicillin 500 mg' }] }) //=> 'Prescription'
  * defaultHiType({ labInvestigations: [{ testName: 'CBC' }] })          //=> 'OPConsultation'
+ * defaultHiType({ inpatientStay: { admittedAt: '2026-11-15' } })       //=> 'DischargeSummary'
  */
 export function defaultHiType(content: CareContextInput): HiType {
   return hiTypeForContent(contentPresent(content));

@@ -5,6 +5,7 @@ import { lintClinicalInput, lintLinkRequest, type LintOptions } from '../validat
 import { validate } from '../validation/validate.js';
 import { defaultHiType, makeCareContext } from './care-context.js';
 import { text } from './check.js';
+import { stayIssues } from './stay.js';
 import { visitDateOf } from './visit-date.js';
 
 /** Options of {@link buildLinkRequest}. */
@@ -20,7 +21,7 @@ export interface BuildOptions {
 /** What {@link safeBuildLinkRequest} returns. */
 export type BuildResult = { readonly success: true; readonly value: LinkCareContextRequest; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
-const CONTENT_KEYS = ['hiType', 'referenceNumber', 'display', 'documentUrl', 'diagnosis', 'medications', 'labInvestigations', 'advice'] as const;
+const CONTENT_KEYS = ['hiType', 'referenceNumber', 'display', 'documentUrl', 'diagnosis', 'medications', 'labInvestigations', 'advice', 'inpatientStay', 'immunizations'] as const;
 
 /** The clinical input with a Date visit time written as ISO text, so the input schema can check it. */
 function jsonView(input: unknown): unknown {
@@ -32,8 +33,12 @@ function jsonView(input: unknown): unknown {
   return { ...input, visit: { ...visit, at: iso } };
 }
 
-/** The care contexts of the input and the JSON Pointer of each one's content. */
-function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at: string }> {
+/**
+ * The care contexts of the input and the JSON Pointer of each one's content.
+ *
+ * @internal Also used by the resolver to hand each care context's whole content to FHIR and printing.
+ */
+export function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at: string }> {
   if (input.careContexts !== undefined) return input.careContexts.map((content, i) => ({ content, at: pointer('careContexts', i) }));
   const content: CareContextInput = {};
   for (const k of CONTENT_KEYS) if (input[k] !== undefined) (content as Record<string, unknown>)[k] = input[k];
@@ -129,6 +134,8 @@ export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions
   if (issues.length > 0 || 'problem' in when) return { success: false, issues };
 
   const contents = contentsOf(ci);
+  for (const { content, at } of contents) issues.push(...stayIssues(content, at, timeZone));
+  if (issues.length > 0) return { success: false, issues };
   const seen = new Map<string, number>();
   const careContexts = contents.map(({ content }) => {
     const hiType = text(content.hiType) ?? defaultHiType(content);

@@ -22,12 +22,13 @@ import {
 import { documentUuid, resourceUuid } from './ids.js';
 import { coded, li, narrative } from './narrative.js';
 import { ownValue } from './own.js';
-import { PROFILE_BUILDERS } from './profiles/index.js';
+import { ENCOUNTER_DETAILS, PROFILE_BUILDERS } from './profiles/index.js';
+import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, type ContentField, type HiType } from '../spec/hi-types.js';
 import type { Bundle, BundleEntry, Composition, CompositionSection, ContactPoint, Encounter, FhirResource, Identifier, Organization, Patient, Practitioner, Reference } from './r4.js';
 import { fhirInstant, instantOf } from './time.js';
 import type { ToFhirOptions, FhirDocument } from './to-fhir.js';
 import { escapeXhtml, isolatedXhtml as iso } from './xhtml.js';
-import { issue, type Assembly, type CommonRefs, type DocumentJob } from './assembly.js';
+import { issue, type Assembly, type CommonRefs, type DocumentJob, type EncounterDetails } from './assembly.js';
 
 const urn = (id: string): string => `urn:uuid:${id}`;
 const meta = (p: string): { profile: string[] } => ({ profile: [p] });
@@ -56,10 +57,11 @@ export function assembleDocument(job: DocumentJob, options: ToFhirOptions, syste
     return { reference: urn(resource.id), type: resource.resourceType };
   };
   const report = (i: Issue): void => void out.push(i);
-  const refs = commonResources(job, systems, nextId, add, report);
+  const refs = commonResources(job, systems, nextId, add, report, ENCOUNTER_DETAILS[hiType]?.(job) ?? {});
   const compositionId = nextId('Composition');
   const assembly: Assembly = { job, hiType, profile, content: job.cc.bundleData, options, refs, nextId, add, report };
   const sections = PROFILE_BUILDERS[hiType](assembly);
+  reportClinicalOutside(assembly);
   if (errorCount(out) > errorsBefore) return undefined;
   const composition = compositionOf(compositionId, assembly, sections);
   const timestamp = timestampText(options, job);
@@ -100,6 +102,20 @@ function compositionOf(id: string, a: Assembly, sections: CompositionSection[]):
   };
 }
 
+/** Warns about clinical-input content (an inpatient stay, immunisations) that this record profile has no place for. */
+function reportClinicalOutside(a: Assembly): void {
+  const clinical = a.job.clinical;
+  if (clinical === undefined) return;
+  const holds: readonly ContentField[] = HI_TYPE_FACTS[a.hiType].holds;
+  for (const [field, home] of Object.entries(CLINICAL_ONLY_CONTENT) as Array<[ContentField, HiType]>) {
+    const v: unknown = clinical[field as keyof typeof clinical];
+    if (v === undefined || (Array.isArray(v) && v.length === 0) || holds.includes(field)) continue;
+    a.report(
+      issue(a.job.at.content(field), 'content-not-in-profile', `${field} has no place in a ${a.profile.id}; it is left out of this document. Use hiType ${home} to carry it into FHIR`, 'warning'),
+    );
+  }
+}
+
 /** Patient, Practitioner, Organization and Encounter, added in that order; their references. */
 function commonResources(
   job: DocumentJob,
@@ -107,6 +123,7 @@ function commonResources(
   nextId: (kind: string) => string,
   add: <R extends FhirResource>(resource: R & { id: string }) => Reference,
   report: (i: Issue) => void,
+  encounterDetails: EncounterDetails,
 ): CommonRefs {
   const patient = add(patientResource(job, systems, nextId('Patient'), report));
   const practitioner = add(practitionerResource(job, systems, nextId('Practitioner'), report));
@@ -121,6 +138,7 @@ function commonResources(
     subject: patient,
     period: { start: job.when },
     serviceProvider: organization,
+    ...encounterDetails,
   };
   return { patient, practitioner, organization, encounter: add(encounterRes) };
 }

@@ -5,9 +5,9 @@
  * the profiles depend on this module and not on the assembler.
  */
 import type { Issue } from '../errors.js';
-import type { BundleData, CareContext } from '../generated/types.js';
+import type { BundleData, CareContext, CareContextInput } from '../generated/types.js';
 import type { FhirHiType, RecordProfile } from './constants.js';
-import type { CompositionSection, FhirResource, Reference } from './r4.js';
+import type { CompositionSection, Encounter, FhirResource, Reference } from './r4.js';
 import type { ToFhirOptions } from './to-fhir.js';
 
 /** Where each part of a care context came from in the caller's input (JSON Pointers). */
@@ -43,6 +43,8 @@ export interface DocumentJob {
   readonly patient: PatientData;
   readonly followUp: string | undefined;
   readonly at: Locator;
+  /** The clinical input's content of this care context, when the input is one: what bundleData cannot carry (inpatient stay, immunisations). */
+  readonly clinical: CareContextInput | undefined;
 }
 
 /** References to the resources every document has. */
@@ -69,6 +71,9 @@ export interface Assembly {
   /** Records an error (the document is not made) or a warning. */
   report(issue: Issue): void;
 }
+
+/** What a record profile may change in the visit's Encounter. */
+export type EncounterDetails = Partial<Pick<Encounter, 'class' | 'status' | 'period' | 'reasonCode'>>;
 
 /** A record profile's part: the Composition sections of one care context (issues go to `report`). */
 export type ProfileBuilder = (a: Assembly) => CompositionSection[];

@@ -44,6 +44,8 @@ export const PROFILES = {
   OPConsultRecord: profileUrl('OPConsultRecord'),
   DiagnosticReportRecord: profileUrl('DiagnosticReportRecord'),
   HealthDocumentRecord: profileUrl('HealthDocumentRecord'),
+  DischargeSummaryRecord: profileUrl('DischargeSummaryRecord'),
+  ImmunizationRecord: profileUrl('ImmunizationRecord'),
   Patient: profileUrl('Patient'),
   Practitioner: profileUrl('Practitioner'),
   Organization: profileUrl('Organization'),
@@ -53,6 +55,13 @@ export const PROFILES = {
   ServiceRequest: profileUrl('ServiceRequest'),
   DocumentReference: profileUrl('DocumentReference'),
   Binary: profileUrl('Binary'),
+  Procedure: profileUrl('Procedure'),
+  Observation: profileUrl('Observation'),
+  DiagnosticReportLab: profileUrl('DiagnosticReportLab'),
+  AllergyIntolerance: profileUrl('AllergyIntolerance'),
+  CarePlan: profileUrl('CarePlan'),
+  Immunization: profileUrl('Immunization'),
+  ImmunizationRecommendation: profileUrl('ImmunizationRecommendation'),
 } as const;
 
 /**
@@ -70,6 +79,10 @@ export const SYSTEMS = {
   confidentiality: 'http://terminology.hl7.org/CodeSystem/v3-Confidentiality',
   encounterClass: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
   conditionVerificationStatus: 'http://terminology.hl7.org/CodeSystem/condition-ver-status',
+  /** AllergyIntolerance.clinicalStatus codes (base R4). */
+  allergyClinicalStatus: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical',
+  /** ImmunizationRecommendation forecast status codes (base R4). */
+  immunizationRecommendationStatus: 'http://terminology.hl7.org/CodeSystem/immunization-recommendation-status',
   /** UCUM, the required system of Duration codes in base FHIR R4. */
   ucum: 'http://unitsofmeasure.org',
   /** RFC 3986: the identifier value is itself a URI (base FHIR convention). */
@@ -168,6 +181,22 @@ export const CONFIDENTIALITY_VERY_RESTRICTED: FixedCoding = { system: SYSTEMS.co
 export const ENCOUNTER_CLASS_AMBULATORY: FixedCoding = { system: SYSTEMS.encounterClass, code: 'AMB', display: 'ambulatory' };
 
 /**
+ * Encounter class of a hospital stay (v3-ActCode): the Encounter of a DischargeSummaryRecord.
+ *
+ * @example
+ * ENCOUNTER_CLASS_INPATIENT.code //=> 'IMP'
+ */
+export const ENCOUNTER_CLASS_INPATIENT: FixedCoding = { system: SYSTEMS.encounterClass, code: 'IMP', display: 'inpatient encounter' };
+
+/** The fixed structural codes of the discharge and immunisation resources (base R4 code systems and the FHIR example LOINC code for a due date). */
+export const STAY_CODES = {
+  allergyActive: { system: SYSTEMS.allergyClinicalStatus, code: 'active', display: 'Active' },
+  recommendationDue: { system: SYSTEMS.immunizationRecommendationStatus, code: 'due', display: 'Due' },
+  /** LOINC 30980-7, the date criterion of a dose's due date (FHIR R4 value set immunization-recommendation-date-criterion). */
+  dateVaccineDue: { system: SYSTEMS.loinc, code: '30980-7', display: 'Date vaccine due' },
+} as const satisfies Record<string, FixedCoding>;
+
+/**
  * Condition.verificationStatus codes of base R4 with their displays (reference §5).
  *
  * @example
@@ -203,6 +232,28 @@ export const OP_CONSULT_SECTIONS = {
   DocumentReference: { coding: sct('371530004', 'Clinical consultation report'), entries: ['DocumentReference'] },
 } as const satisfies Record<string, { coding: FixedCoding; entries: readonly string[] }>;
 
+/**
+ * The DischargeSummaryRecord section slices (NRCeS IG 6.5.0
+ * StructureDefinition-DischargeSummaryRecord): code, exact display and the
+ * resource types their entries may reference. Several codes differ from
+ * OPConsultRecord's for the same slice name.
+ *
+ * @example
+ * DISCHARGE_SUMMARY_SECTIONS.Medications.coding.code //=> '1003606003'
+ */
+export const DISCHARGE_SUMMARY_SECTIONS = {
+  ChiefComplaints: { coding: sct('422843007', 'Chief complaint section'), entries: ['Condition'] },
+  PhysicalExamination: { coding: sct('425044008', 'Physical exam section'), entries: ['Observation'] },
+  Allergies: { coding: sct('722446000', 'Allergy record'), entries: ['AllergyIntolerance'] },
+  MedicalHistory: { coding: sct('1003642006', 'Past medical history section'), entries: ['Condition', 'Procedure'] },
+  FamilyHistory: { coding: sct('422432008', 'Family history section'), entries: ['FamilyMemberHistory'] },
+  Investigations: { coding: sct('721981007', 'Diagnostic studies report'), entries: ['DiagnosticReport'] },
+  Medications: { coding: sct('1003606003', 'Medication history section'), entries: ['MedicationRequest'] },
+  Procedures: { coding: sct('1003640003', 'History of past procedure section'), entries: ['Procedure'] },
+  CarePlan: { coding: sct('734163000', 'Care plan'), entries: ['CarePlan'] },
+  DocumentReference: { coding: sct('373942005', 'Discharge summary'), entries: ['DocumentReference'] },
+} as const satisfies Record<string, { coding: FixedCoding; entries: readonly string[] }>;
+
 /** The name of an OPConsultRecord section slice. */
 export type OpConsultSlice = keyof typeof OP_CONSULT_SECTIONS;
 
@@ -233,8 +284,8 @@ export interface RecordProfile {
   readonly title: string;
   /** Composition.encounter required. */
   readonly encounterRequired: boolean;
-  /** One fixed section (all but OPConsultRecord), or the OPConsult slices. */
-  readonly section: SectionRule | 'op-consult';
+  /** One fixed section, or the slices by section code of OPConsultRecord or DischargeSummaryRecord. */
+  readonly section: SectionRule | 'op-consult' | 'discharge-summary';
 }
 
 /**
@@ -307,6 +358,33 @@ export const RECORD_PROFILES = {
       typeRequired: false,
     },
   },
+  DischargeSummary: {
+    hiType: 'DischargeSummary',
+    id: 'DischargeSummaryRecord',
+    url: PROFILES.DischargeSummaryRecord,
+    type: sct('373942005', 'Discharge summary'),
+    typeFixed: true,
+    title: 'Discharge summary',
+    encounterRequired: true,
+    section: 'discharge-summary',
+  },
+  ImmunizationRecord: {
+    hiType: 'ImmunizationRecord',
+    id: 'ImmunizationRecord',
+    url: PROFILES.ImmunizationRecord,
+    type: sct('41000179103', 'Immunization record'),
+    typeFixed: true,
+    title: 'Immunization record',
+    encounterRequired: false,
+    section: {
+      coding: sct('41000179103', 'Immunization record'),
+      fixed: true,
+      slices: { Immunization: Number.POSITIVE_INFINITY, ImmunizationRecommendation: 1, DocumentReference: Number.POSITIVE_INFINITY },
+      minEntries: 1,
+      maxEntries: Number.POSITIVE_INFINITY,
+      typeRequired: true,
+    },
+  },
 } as const satisfies { readonly [K in HiType]?: RecordProfile & { readonly hiType: K } };
 
 /** The hiTypes abha-link can turn into FHIR documents. */
@@ -316,7 +394,7 @@ export type FhirHiType = keyof typeof RECORD_PROFILES;
  * The hiTypes with a FHIR mapping, in a stable order.
  *
  * @example
- * FHIR_HI_TYPES //=> ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord']
+ * FHIR_HI_TYPES //=> ['Prescription', 'OPConsultation', 'DiagnosticReport', 'HealthDocumentRecord', 'DischargeSummary', 'ImmunizationRecord']
  */
 export const FHIR_HI_TYPES: readonly FhirHiType[] = Object.keys(RECORD_PROFILES) as FhirHiType[];
 
@@ -325,7 +403,7 @@ export const FHIR_HI_TYPES: readonly FhirHiType[] = Object.keys(RECORD_PROFILES)
  *
  * @example
  * isFhirHiType('Prescription')     //=> true
- * isFhirHiType('DischargeSummary') //=> false
+ * isFhirHiType('WellnessRecord')   //=> false
  */
 export function isFhirHiType(hiType: string): hiType is FhirHiType {
   return Object.hasOwn(RECORD_PROFILES, hiType);
@@ -347,11 +425,9 @@ export interface KnownRecordProfile {
  * error otherwise); supporting one moves it there.
  *
  * @example
- * OTHER_RECORD_PROFILES.DischargeSummary //=> { id: 'DischargeSummaryRecord', code: '373942005' }
+ * OTHER_RECORD_PROFILES.WellnessRecord //=> { id: 'WellnessRecord' }
  */
 export const OTHER_RECORD_PROFILES = {
-  DischargeSummary: { id: 'DischargeSummaryRecord', code: '373942005' },
-  ImmunizationRecord: { id: 'ImmunizationRecord', code: '41000179103' },
   WellnessRecord: { id: 'WellnessRecord' },
   Invoice: { id: 'InvoiceRecord' },
 } as const satisfies { readonly [K in Exclude<HiType, FhirHiType>]: KnownRecordProfile };
@@ -361,7 +437,7 @@ export const OTHER_RECORD_PROFILES = {
  * (§1, §4.5) but not emitted by abha-link; used to read documents back in.
  *
  * @example
- * OTHER_RECORD_TYPES[0] //=> { hiType: 'DischargeSummary', id: 'DischargeSummaryRecord', code: '373942005' }
+ * OTHER_RECORD_TYPES[0] //=> { hiType: 'WellnessRecord', id: 'WellnessRecord' }
  */
 export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = Object.entries(
   OTHER_RECORD_PROFILES as Readonly<Record<string, KnownRecordProfile>>,

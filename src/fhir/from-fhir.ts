@@ -13,6 +13,7 @@ import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
+import { isInpatient, readImmunizations, readStayContent, readStayEncounter, readStayText, settleStay, type ClinicalDraft } from './from-fhir-stay.js';
 
 /** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
 export interface FromFhirDefaults {
@@ -33,20 +34,25 @@ export interface FromFhirOptions {
 /** What {@link fromFhir} returns. Warnings list everything that was not carried over. */
 export type FromFhirResult = { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
-type Json = Record<string, unknown>;
-type Path = ReadonlyArray<string | number>;
+/** @internal */
+export type Json = Record<string, unknown>;
+/** @internal */
+export type Path = ReadonlyArray<string | number>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** @internal */
+export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const MAX_RESOURCES = 10_000;
 
-interface Item {
+/** @internal */
+export interface Item {
   readonly resourceType: string;
   readonly resource: Json;
   readonly path: Path;
   used: boolean;
 }
 
-class Reader {
+/** @internal The reading of one input: issues, origins, the resources. */
+export class Reader {
   readonly issues: Issue[] = [];
   /** Clinical-input JSON Pointer → the FHIR path it came from. */
   readonly origin = new Map<string, string>();
@@ -108,7 +114,7 @@ function last(path: Path): string {
 }
 
 /** Reports every element of `r` that is neither mapped nor bookkeeping. */
-function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
+export function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
   const known = new Set(['resourceType', 'id', 'meta', 'text', 'implicitRules', 'language', ...handled]);
   for (const k of Object.keys(r)) {
     if (known.has(k) || (k.startsWith('_') && known.has(k.slice(1)))) continue;
@@ -124,19 +130,19 @@ function elementName(resourceType: string, key: string): string {
 }
 
 /** Warns about a mapped element that is present but not an array of objects, and about items that are not objects. */
-function checkList(rd: Reader, r: Json, key: string, path: Path): void {
+export function checkList(rd: Reader, r: Json, key: string, path: Path): void {
   const v = r[key];
   if (v === undefined) return;
   if (!Array.isArray(v)) return rd.warn([...path, key], 'type', `${key} must be an array; it is left out`);
   v.forEach((x, i) => !isObject(x) && rd.warn([...path, key, i], 'type', `${key}[${i}] must be an object; it is left out`));
 }
 
-function codings(cc: unknown): Json[] {
+export function codings(cc: unknown): Json[] {
   return isObject(cc) && Array.isArray(cc.coding) ? cc.coding.filter(isObject) : [];
 }
 
 /** The words of a CodeableConcept: its text, else the display of its first coding with one. */
-function conceptText(rd: Reader, cc: unknown, path: Path): string | undefined {
+export function conceptText(rd: Reader, cc: unknown, path: Path): string | undefined {
   if (!isObject(cc)) return undefined;
   const t = rd.text(cc.text, [...path, 'text']);
   if (t !== undefined) return t;
@@ -195,7 +201,7 @@ function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: st
 }
 
 /** Marks `item` read and warns about those of its mapped lists that are not arrays of objects. */
-function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
+export function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
   item.used = true;
   for (const key of lists) checkList(rd, item.resource, key, item.path);
   return { r: item.resource, p: item.path };
@@ -302,8 +308,11 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
   reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active'], 'Organization');
 }
 
-function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined): void {
+function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined, clinical: ClinicalDraft, discharge: boolean): void {
   const { r, p } = take(rd, item, ['identifier']);
+  // An inpatient stay (or the Encounter of a discharge summary): its period is the admission and the discharge, its reason the reason for admission (from-fhir-stay.ts).
+  const inpatient = isInpatient(r) || discharge;
+  if (inpatient) readStayEncounter(rd, r, p, clinical);
   const ids = Array.isArray(r.identifier) ? r.identifier : [];
   const first = ids.findIndex((id) => isObject(id) && typeof id.value === 'string' && id.value.trim() !== '');
   if (first >= 0) {
@@ -314,18 +323,21 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
     into.id = r.id;
     rd.from('/visit/id', [...p, 'id']);
   }
-  const start = isObject(r.period) ? rd.text(r.period.start, [...p, 'period', 'start']) : undefined;
+  const start = isObject(r.period) && !inpatient ? rd.text(r.period.start, [...p, 'period', 'start']) : undefined;
   if (start !== undefined) {
     into.at = start;
     rd.from('/visit/at', [...p, 'period', 'start']);
   }
-  if (isObject(r.period) && r.period.end !== undefined) rd.warn([...p, 'period', 'end'], 'not-mapped', 'the clinical input records when a visit happened, not when it ended; period.end is left out');
+  if (isObject(r.period) && r.period.end !== undefined && !inpatient)
+    rd.warn([...p, 'period', 'end'], 'not-mapped', 'the clinical input records when a visit happened, not when it ended; period.end is left out');
   if (isObject(r.period))
     for (const k of Object.keys(r.period))
       if (k !== 'start' && k !== 'end') rd.warn([...p, 'period', k], 'not-mapped', `period.${safeElementName(k)} has no place in the clinical input; it is left out`);
   // The class: an outpatient visit (AMB) is what a clinical input records; any other class is reported.
-  if (r.class !== undefined && !(isObject(r.class) && r.class.system === ENCOUNTER_CLASS_AMBULATORY.system && r.class.code === ENCOUNTER_CLASS_AMBULATORY.code))
+  if (r.class !== undefined && !inpatient && !(isObject(r.class) && r.class.system === ENCOUNTER_CLASS_AMBULATORY.system && r.class.code === ENCOUNTER_CLASS_AMBULATORY.code))
     rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records an outpatient visit; this Encounter class (not ambulatory, AMB) is left out');
+  else if (r.class !== undefined && inpatient && !isInpatient(r))
+    rd.warn([...p, 'class'], 'not-mapped', 'the clinical input records a discharge summary as an inpatient stay; this Encounter class (not inpatient, IMP) is left out');
   // Participants: the doctor of the clinical input, with no role or period, is bookkeeping; anything else is reported.
   checkList(rd, r, 'participant', p);
   if (Array.isArray(r.participant))
@@ -338,7 +350,7 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
         if (k !== 'individual')
           rd.warn([...pp, k], 'not-mapped', `participant.${elementName('Encounter', k)} (the doctor's role or time in the visit) has no place in the clinical input; it is left out`);
     });
-  reportRest(rd, r, p, ['identifier', 'status', 'class', 'subject', 'participant', 'period', 'serviceProvider'], 'Encounter');
+  reportRest(rd, r, p, ['identifier', 'status', 'class', 'subject', 'participant', 'period', 'serviceProvider', ...(inpatient ? ['reasonCode'] : [])], 'Encounter');
 }
 
 function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
@@ -658,7 +670,7 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
   return url;
 }
 
-function hiTypeOfComposition(c: Json): string | undefined {
+export function hiTypeOfComposition(c: Json): string | undefined {
   const profiles = isObject(c.meta) && Array.isArray(c.meta.profile) ? c.meta.profile : [];
   const records = Object.values(RECORD_PROFILES) as RecordProfile[];
   for (const rp of records) if (profiles.includes(rp.url)) return rp.hiType;
@@ -748,6 +760,8 @@ interface Draft {
   documentUrl?: string;
   advice?: string;
   hiType?: string;
+  /** The inpatient stay, the immunisations and a care plan's follow-up (from-fhir-stay.ts). */
+  readonly clinical: ClinicalDraft;
 }
 
 function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirResult {
@@ -755,10 +769,11 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   if (!Array.isArray(list)) return list;
   indexResources(rd, list);
   const parties = pickParties(rd);
-  const draft: Draft = { patient: {}, doctor: {}, hospital: {}, visit: {}, diagnosis: [], medications: [], labs: [] };
+  const draft: Draft = { patient: {}, doctor: {}, hospital: {}, visit: {}, diagnosis: [], medications: [], labs: [], clinical: { stay: undefined, immunizations: [] } };
   readParties(rd, parties, draft);
-  readClinicalContent(rd, parties.encounter, draft);
+  readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
+  settleStay(draft.clinical, draft.visit);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
   const out = clinicalInputOf(draft, defaults);
@@ -824,12 +839,16 @@ function readParties(rd: Reader, parties: Parties, draft: Draft): void {
   if (parties.patient !== undefined) readPatient(rd, parties.patient, draft.patient);
   if (parties.practitioner !== undefined) readPractitioner(rd, parties.practitioner, draft.doctor);
   if (parties.organization !== undefined) readOrganization(rd, parties.organization, draft.hospital);
-  if (parties.encounter !== undefined) readEncounter(rd, parties.encounter, draft.visit, parties.practitioner);
+  const discharge = parties.composition !== undefined && hiTypeOfComposition(parties.composition.resource) === 'DischargeSummary';
+  if (parties.encounter !== undefined) readEncounter(rd, parties.encounter, draft.visit, parties.practitioner, draft.clinical, discharge);
 }
 
 /** Step 3: the clinical content. */
-function readClinicalContent(rd: Reader, encounter: Item | undefined, draft: Draft): void {
-  const conditionItems = rd.ofType('Condition');
+function readClinicalContent(rd: Reader, parties: Parties, draft: Draft): void {
+  const encounter = parties.encounter;
+  const taken = readStayContent(rd, parties.composition, draft.clinical);
+  readImmunizations(rd, draft.clinical);
+  const conditionItems = rd.ofType('Condition').filter((it) => !taken.has(it));
   for (const it of conditionItems) {
     const d = readCondition(rd, it, `/diagnosis/${draft.diagnosis.length}`);
     if (d !== undefined) draft.diagnosis.push(d);
@@ -885,7 +904,7 @@ function readSection(rd: Reader, comp: Item, s: Json, sp: Path, draft: Draft): v
   } else if ((title === 'follow-up' || title === 'follow up') && draft.visit.followUp === undefined) {
     draft.visit.followUp = words;
     rd.from('/visit/followUp', [...sp, 'text']);
-  } else rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
+  } else if (!readStayText(rd, title, words, sp, draft.clinical)) rd.warn([...sp, 'text'], 'not-mapped', 'this text-only section is neither Advice nor Follow-up; it is left out');
 }
 
 /** Requests are dated by the visit in the clinical input: a request written on another day is reported. */
@@ -928,6 +947,9 @@ function clinicalInputOf(draft: Draft, defaults: FromFhirDefaults): Record<strin
   if (draft.medications.length > 0) out.medications = draft.medications;
   if (draft.labs.length > 0) out.labInvestigations = draft.labs;
   if (draft.advice !== undefined) out.advice = draft.advice;
+  const stay = draft.clinical.stay;
+  if (stay !== undefined) out.inpatientStay = Object.fromEntries(Object.entries(stay).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+  if (draft.clinical.immunizations.length > 0) out.immunizations = draft.clinical.immunizations;
   return out;
 }
 

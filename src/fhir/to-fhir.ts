@@ -7,7 +7,7 @@
  */
 import { compact, text } from '../builders/check.js';
 import { pointer, type Issue } from '../errors.js';
-import type { CareContext, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
+import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { detectInputKind } from '../input-kind.js';
 import { resolveCareContexts, type ResolvedVisit } from '../resolve.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
@@ -114,7 +114,7 @@ function clinicalInputLocator(input: ClinicalInput, index: number): Locator {
  */
 function jobsOf(
   input: ClinicalInput | LinkCareContextRequest,
-  resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[] },
+  resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[]; contents?: readonly CareContextInput[] },
   linkRequest: boolean,
   timeZone: string,
 ): DocumentJob[] | Issue[] {
@@ -146,6 +146,7 @@ function jobsOf(
     patient,
     followUp,
     at: linkRequest ? linkRequestLocator(index) : clinicalInputLocator(input as ClinicalInput, index),
+    clinical: resolved.contents?.[index],
   }));
 }
 
@@ -214,10 +215,17 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
       const d = assembleDocument(job, options, systems, out);
       if (d !== undefined) bundles.push(d);
     }
-    // Follow-up advice has a place only in an OPConsultRecord.
+    // Follow-up advice has a place only in an OPConsultRecord and a DischargeSummaryRecord.
     const first = (jobs as DocumentJob[])[0];
-    if (first?.followUp !== undefined && !bundles.some((d) => d.hiType === 'OPConsultation'))
-      out.push(issue('/visit/followUp', 'content-not-in-profile', 'followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out', 'warning'));
+    if (first?.followUp !== undefined && !bundles.some((d) => d.hiType === 'OPConsultation' || d.hiType === 'DischargeSummary'))
+      out.push(
+        issue(
+          '/visit/followUp',
+          'content-not-in-profile',
+          'followUp has a place only in an OPConsultRecord or a DischargeSummaryRecord and no care context of this visit is an OPConsultation or a DischargeSummary; it is left out',
+          'warning',
+        ),
+      );
     const errors = out.filter((i) => i.severity === 'error');
     if (errors.length > 0) return { success: false, issues: out };
     return { success: true, bundles, warnings: out };

@@ -9,7 +9,7 @@
  * the bundle. They never contain values from the bundle.
  */
 import { pointer, type Issue } from '../errors.js';
-import { OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule } from './constants.js';
+import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule } from './constants.js';
 import {
   CHOICES,
   DATATYPES,
@@ -399,7 +399,8 @@ class Profiles {
     if (r.custodian !== undefined) this.mustReference(r.custodian, [...path, 'custodian'], ['Organization'], t, 'custodian');
     const sections = Array.isArray(r.section) ? r.section : [];
     if (sections.length === 0) return this.ck.add([...path, 'section'], 'required', `section is required by ${profile.id}`);
-    if (profile.section === 'op-consult') this.opConsultSections(sections, [...path, 'section'], t);
+    if (profile.section === 'op-consult') this.codeSlicedSections(sections, [...path, 'section'], t, OP_CONSULT_SECTIONS, profile.id);
+    else if (profile.section === 'discharge-summary') this.codeSlicedSections(sections, [...path, 'section'], t, DISCHARGE_SUMMARY_SECTIONS, profile.id);
     else this.fixedSection(sections, [...path, 'section'], t, profile, profile.section);
   }
 
@@ -440,8 +441,9 @@ class Profiles {
     });
   }
 
-  private opConsultSections(sections: unknown[], path: Path, t: Target): void {
-    const byCode = new Map<string, [string, (typeof OP_CONSULT_SECTIONS)[keyof typeof OP_CONSULT_SECTIONS]]>(Object.entries(OP_CONSULT_SECTIONS).map(([name, s]) => [s.coding.code, [name, s]]));
+  /** Sections sliced by code, open at the end (OPConsultRecord, DischargeSummaryRecord): each slice at most once, before the unsliced ones, its code exact, its entries of the allowed types. */
+  private codeSlicedSections(sections: unknown[], path: Path, t: Target, table: Readonly<Record<string, SectionSlice>>, profileId: string): void {
+    const byCode = new Map<string, [string, SectionSlice]>(Object.entries(table).map(([name, s]) => [s.coding.code, [name, s]]));
     const seen = new Map<string, number>();
     let unsliced = false;
     sections.forEach((s, i) => {
@@ -454,9 +456,9 @@ class Profiles {
         return;
       }
       const [name, slice] = match;
-      if (unsliced) this.ck.add(p, 'slice-order', `the ${name} section must come before sections that are not OPConsultRecord slices (slicing is open at the end)`);
+      if (unsliced) this.ck.add(p, 'slice-order', `the ${name} section must come before sections that are not ${profileId} slices (slicing is open at the end)`);
       seen.set(name, (seen.get(name) ?? 0) + 1);
-      if ((seen.get(name) ?? 0) > 1) this.ck.add(p, 'cardinality', `OPConsultRecord allows one ${name} section`);
+      if ((seen.get(name) ?? 0) > 1) this.ck.add(p, 'cardinality', `${profileId} allows one ${name} section`);
       if (codings.length > 1) this.ck.add([...p, 'code', 'coding'], 'cardinality', `the ${name} section has exactly one code coding`);
       codings.forEach(
         (c, j) =>
@@ -475,6 +477,12 @@ class Profiles {
       });
     });
   }
+}
+
+/** A section slice: its fixed code and the resource types its entries may reference. */
+interface SectionSlice {
+  readonly coding: FixedCoding;
+  readonly entries: readonly string[];
 }
 
 function checkSections(sections: unknown, path: Path, ck: Checker, depth = 0): void {

@@ -149,6 +149,41 @@ export const SCHEMA_MANIFEST = [
     "file": "schemas/clinical-input.schema.json"
   },
   {
+    "name": "snomed-coding-input",
+    "title": "SNOMED CT coding input",
+    "file": "schemas/snomed-coding-input.schema.json"
+  },
+  {
+    "name": "loinc-coding-input",
+    "title": "LOINC coding input",
+    "file": "schemas/loinc-coding-input.schema.json"
+  },
+  {
+    "name": "finding-input",
+    "title": "Examination finding input",
+    "file": "schemas/finding-input.schema.json"
+  },
+  {
+    "name": "procedure-input",
+    "title": "Procedure input",
+    "file": "schemas/procedure-input.schema.json"
+  },
+  {
+    "name": "investigation-input",
+    "title": "Investigation result input",
+    "file": "schemas/investigation-input.schema.json"
+  },
+  {
+    "name": "inpatient-stay-input",
+    "title": "Inpatient stay input",
+    "file": "schemas/inpatient-stay-input.schema.json"
+  },
+  {
+    "name": "immunization-input",
+    "title": "Immunization input",
+    "file": "schemas/immunization-input.schema.json"
+  },
+  {
     "name": "token-request",
     "title": "Generate bearer token: request body",
     "file": "schemas/token-request.schema.json",

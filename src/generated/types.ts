@@ -338,6 +338,10 @@ export interface CareContextInput {
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
+  /** The inpatient stay a discharge summary tells of (not sent in the link request; FHIR and printing). */
+  inpatientStay?: InpatientStayInput;
+  /** Vaccines given (not sent in the link request; FHIR and printing). */
+  immunizations?: ImmunizationInput[];
 }
 
 /** Care context build input: What buildCareContext takes: the content of one care context with its hospital, doctor, visit id and visit date. (abha-link builder input) */
@@ -359,6 +363,10 @@ export interface CareContextBuildInput {
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
+  /** The inpatient stay a discharge summary tells of (not sent in the link request; FHIR and printing). */
+  inpatientStay?: InpatientStayInput;
+  /** Vaccines given (not sent in the link request; FHIR and printing). */
+  immunizations?: ImmunizationInput[];
   hospital: Hospital;
   visitId: string;
   /** Must be a calendar date YYYY-MM-DD. */
@@ -391,7 +399,130 @@ export interface ClinicalInput {
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
+  /** The inpatient stay a discharge summary tells of (not sent in the link request; FHIR and printing). */
+  inpatientStay?: InpatientStayInput;
+  /** Vaccines given (not sent in the link request; FHIR and printing). */
+  immunizations?: ImmunizationInput[];
   careContexts?: CareContextInput[];
+}
+
+/** SNOMED CT coding input: A SNOMED CT concept as the EMR holds it: the concept id and its term (the display must be the concept's own term, not free text). (abha-link builder input) */
+export interface SnomedCodingInput {
+  /** Must be a SNOMED CT concept id of 6 to 18 digits, e.g. 80146002. */
+  code: string;
+  /** The SNOMED CT term of the concept. */
+  display: string;
+}
+
+/** LOINC coding input: A LOINC code as the EMR holds it: the code and its name (the display must be LOINC's own name, not free text). (abha-link builder input) */
+export interface LoincCodingInput {
+  /** Must be a LOINC code such as 718-7. */
+  code: string;
+  /** The LOINC name of the code. */
+  display: string;
+}
+
+/** Examination finding input: A finding on examination: what was examined and what was found, e.g. { name: "Pulse", value: 88, unit: "/min" } or { name: "Abdomen", value: "soft, non-tender" }. (abha-link builder input) */
+export interface FindingInput {
+  name: string;
+  /** A number (give unit) or words. */
+  value?: number | string;
+  /** @example "/min" */
+  unit?: string;
+}
+
+/** Procedure input: A procedure done during the stay. (abha-link builder input) */
+export interface ProcedureInput {
+  /** @example "Laparoscopic appendicectomy" */
+  name: string;
+  /** Its SNOMED CT concept, when the EMR has it; never derived from the name. */
+  code?: SnomedCodingInput;
+  /**
+   * When it was done.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  date?: string;
+  notes?: string;
+}
+
+/** Investigation result input: A test done during the stay, with its result: a lab investigation with value, unit and date. (abha-link builder input) */
+export interface InvestigationInput {
+  /** @example "Haemoglobin" */
+  testName: string;
+  /** Its LOINC code, when the EMR has it; never derived from the name. */
+  code?: LoincCodingInput;
+  /** A number (give unit) or words. */
+  value?: number | string;
+  /** @example "g/dL" */
+  unit?: string;
+  /** @example "12-15 g/dL" */
+  referenceRange?: string;
+  /**
+   * What the result means, in words.
+   * @example "Low"
+   */
+  interpretation?: string;
+  /**
+   * When the sample was taken or the result reported.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  date?: string;
+}
+
+/** Inpatient stay input: What a discharge summary tells of a hospital stay. Discharge diagnoses, discharge medications and advice are the care context's own diagnosis, medications and advice; the follow-up is visit.followUp. (abha-link builder input) */
+export interface InpatientStayInput {
+  /**
+   * Admission date-time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  admittedAt: string;
+  /**
+   * Discharge date-time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  dischargedAt?: string;
+  reasonForAdmission?: string;
+  /** Complaints on admission, one per item. */
+  chiefComplaints?: string[];
+  /** History of the present illness. */
+  presentIllness?: string;
+  /** Past medical and surgical history, one condition per item. */
+  pastHistory?: string[];
+  /** Known allergies, one per item. */
+  allergies?: string[];
+  examinationFindings?: FindingInput[];
+  procedures?: ProcedureInput[];
+  investigations?: InvestigationInput[];
+  courseInHospital?: string;
+  /** @example "Stable, afebrile, tolerating oral diet" */
+  conditionAtDischarge?: string;
+}
+
+/** Immunization input: One vaccine dose given. (abha-link builder input) */
+export interface ImmunizationInput {
+  /** @example "Covishield (ChAdOx1 nCoV-19)" */
+  vaccine: string;
+  /** The vaccine's SNOMED CT concept, when the EMR has it; never derived from the name. */
+  vaccineCode?: SnomedCodingInput;
+  /** Which dose of the series: 1, 2… or words such as "Booster". */
+  doseNumber?: number | string;
+  /**
+   * When the dose was given.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  date: string;
+  lotNumber?: string;
+  /** @example "Serum Institute of India" */
+  manufacturer?: string;
+  /** @example "Left deltoid" */
+  site?: string;
+  /** @example "Intramuscular" */
+  route?: string;
+  /**
+   * When the next dose is due, YYYY-MM-DD.
+   * Must be a calendar date YYYY-MM-DD.
+   */
+  nextDue?: string;
 }
 
 /** Request body of POST /api/m1/abha/token (spec §4.1). */
@@ -709,6 +840,13 @@ export interface SchemaTypes {
   "care-context-input": CareContextInput;
   "care-context-build-input": CareContextBuildInput;
   "clinical-input": ClinicalInput;
+  "snomed-coding-input": SnomedCodingInput;
+  "loinc-coding-input": LoincCodingInput;
+  "finding-input": FindingInput;
+  "procedure-input": ProcedureInput;
+  "investigation-input": InvestigationInput;
+  "inpatient-stay-input": InpatientStayInput;
+  "immunization-input": ImmunizationInput;
   "token-request": TokenRequest;
   "token-response": TokenResponse;
   "search-abha-request": SearchAbhaRequest;

@@ -29,6 +29,8 @@ export const PATTERNS = {
     expects: 'an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30',
     code: 'invalid-datetime',
   },
+  snomed: { regex: '^[1-9][0-9]{5,17}$', expects: 'a SNOMED CT concept id of 6 to 18 digits, e.g. 80146002', code: 'invalid-snomed-code' },
+  loinc: { regex: '^[0-9]{1,7}-[0-9]$', expects: 'a LOINC code such as 718-7', code: 'invalid-loinc-code' },
 } as const satisfies Record<string, PatternDef>;
 
 export type PatternName = keyof typeof PATTERNS;
@@ -134,7 +136,14 @@ export type ResourceName =
   | 'bundle-data-input'
   | 'care-context-input'
   | 'care-context-build-input'
-  | 'clinical-input';
+  | 'clinical-input'
+  | 'snomed-coding-input'
+  | 'loinc-coding-input'
+  | 'finding-input'
+  | 'procedure-input'
+  | 'investigation-input'
+  | 'inpatient-stay-input'
+  | 'immunization-input';
 
 export type EnvelopeKind = 'standard' | 'token';
 
@@ -831,7 +840,134 @@ const CONTENT_FIELDS: Record<string, FieldDef> = {
   medications: arr(ref('medication-input'), BOUNDS.listItems),
   labInvestigations: arr(ref('lab-investigation'), BOUNDS.listItems),
   advice: str(BOUNDS.longText),
+  inpatientStay: { ...ref('inpatient-stay-input'), description: 'The inpatient stay a discharge summary tells of (not sent in the link request; FHIR and printing).' },
+  immunizations: { ...arr(ref('immunization-input'), BOUNDS.listItems), description: 'Vaccines given (not sent in the link request; FHIR and printing).' } as FieldDef,
 };
+
+// ---------------------------------------------------------------------------
+// Discharge summary and immunisation content: clinical input only. It never
+// enters the link request (bundleData keeps the spec's fields); it feeds the
+// FHIR DischargeSummaryRecord and ImmunizationRecord, and printing.
+// ---------------------------------------------------------------------------
+
+/** A point in time as text: a date, or a date-time (without offset: the facility's time zone). */
+const WHEN = (description: string): FieldDef => str(40, { pattern: 'datetime', description });
+/** A measured or observed value: a number (with `unit`) or words. */
+const VALUE: FieldDef = { type: 'union', of: [{ type: 'number', maximum: 1e12 }, str(BOUNDS.shortText, { minLength: 1 })], description: 'A number (give unit) or words.' };
+
+const STAY_INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = [
+  {
+    name: 'snomed-coding-input',
+    typeName: 'SnomedCodingInput',
+    title: 'SNOMED CT coding input',
+    section: '4.12',
+    description: "A SNOMED CT concept as the EMR holds it: the concept id and its term (the display must be the concept's own term, not free text).",
+    closed: true,
+    required: ['code', 'display'],
+    properties: { code: str(18, { pattern: 'snomed' }), display: str(BOUNDS.name, { minLength: 1, description: 'The SNOMED CT term of the concept.' }) },
+  },
+  {
+    name: 'loinc-coding-input',
+    typeName: 'LoincCodingInput',
+    title: 'LOINC coding input',
+    section: '4.12',
+    description: "A LOINC code as the EMR holds it: the code and its name (the display must be LOINC's own name, not free text).",
+    closed: true,
+    required: ['code', 'display'],
+    properties: { code: str(10, { pattern: 'loinc' }), display: str(BOUNDS.name, { minLength: 1, description: 'The LOINC name of the code.' }) },
+  },
+  {
+    name: 'finding-input',
+    typeName: 'FindingInput',
+    title: 'Examination finding input',
+    section: '4.12',
+    description: 'A finding on examination: what was examined and what was found, e.g. { name: "Pulse", value: 88, unit: "/min" } or { name: "Abdomen", value: "soft, non-tender" }.',
+    closed: true,
+    required: ['name'],
+    properties: { name: str(BOUNDS.name, { minLength: 1 }), value: VALUE, unit: str(64, { minLength: 1, examples: ['/min', 'mm[Hg]', 'Cel'] }) },
+  },
+  {
+    name: 'procedure-input',
+    typeName: 'ProcedureInput',
+    title: 'Procedure input',
+    section: '4.12',
+    description: 'A procedure done during the stay.',
+    closed: true,
+    required: ['name'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1, examples: ['Laparoscopic appendicectomy'] }),
+      code: { ...ref('snomed-coding-input'), description: 'Its SNOMED CT concept, when the EMR has it; never derived from the name.' },
+      date: WHEN('When it was done.'),
+      notes: str(BOUNDS.longText),
+    },
+  },
+  {
+    name: 'investigation-input',
+    typeName: 'InvestigationInput',
+    title: 'Investigation result input',
+    section: '4.12',
+    description: 'A test done during the stay, with its result: a lab investigation with value, unit and date.',
+    closed: true,
+    required: ['testName'],
+    properties: {
+      testName: str(BOUNDS.name, { minLength: 1, examples: ['Haemoglobin'] }),
+      code: { ...ref('loinc-coding-input'), description: 'Its LOINC code, when the EMR has it; never derived from the name.' },
+      value: VALUE,
+      unit: str(64, { minLength: 1, examples: ['g/dL', 'mg/dL'] }),
+      referenceRange: str(BOUNDS.shortText, { examples: ['12-15 g/dL'] }),
+      interpretation: str(BOUNDS.text, { examples: ['Low'], description: 'What the result means, in words.' }),
+      date: WHEN('When the sample was taken or the result reported.'),
+    },
+  },
+  {
+    name: 'inpatient-stay-input',
+    typeName: 'InpatientStayInput',
+    title: 'Inpatient stay input',
+    section: '4.12',
+    description:
+      "What a discharge summary tells of a hospital stay. Discharge diagnoses, discharge medications and advice are the care context's own diagnosis, medications and advice; the follow-up is visit.followUp.",
+    closed: true,
+    required: ['admittedAt'],
+    properties: {
+      admittedAt: WHEN('Admission date-time.'),
+      dischargedAt: WHEN('Discharge date-time.'),
+      reasonForAdmission: str(BOUNDS.text),
+      chiefComplaints: arr(str(BOUNDS.shortText, { minLength: 1 }), BOUNDS.listItems, 'Complaints on admission, one per item.'),
+      presentIllness: str(BOUNDS.longText, { description: 'History of the present illness.' }),
+      pastHistory: arr(str(BOUNDS.shortText, { minLength: 1 }), BOUNDS.listItems, 'Past medical and surgical history, one condition per item.'),
+      allergies: arr(str(BOUNDS.shortText, { minLength: 1 }), BOUNDS.listItems, 'Known allergies, one per item.'),
+      examinationFindings: arr(ref('finding-input'), BOUNDS.listItems),
+      procedures: arr(ref('procedure-input'), BOUNDS.listItems),
+      investigations: arr(ref('investigation-input'), BOUNDS.listItems),
+      courseInHospital: str(BOUNDS.longText),
+      conditionAtDischarge: str(BOUNDS.text, { examples: ['Stable, afebrile, tolerating oral diet'] }),
+    },
+  },
+  {
+    name: 'immunization-input',
+    typeName: 'ImmunizationInput',
+    title: 'Immunization input',
+    section: '4.12',
+    description: 'One vaccine dose given.',
+    closed: true,
+    required: ['vaccine', 'date'],
+    properties: {
+      vaccine: str(BOUNDS.name, { minLength: 1, examples: ['Covishield (ChAdOx1 nCoV-19)', 'Tdap'] }),
+      vaccineCode: { ...ref('snomed-coding-input'), description: "The vaccine's SNOMED CT concept, when the EMR has it; never derived from the name." },
+      doseNumber: {
+        type: 'union',
+        of: [int({ minimum: 1, maximum: 100 }), str(64, { minLength: 1, examples: ['Booster'] })],
+        description: 'Which dose of the series: 1, 2… or words such as "Booster".',
+      },
+      date: WHEN('When the dose was given.'),
+      lotNumber: str(BOUNDS.id, { minLength: 1 }),
+      manufacturer: str(BOUNDS.name, { minLength: 1, examples: ['Serum Institute of India'] }),
+      site: str(BOUNDS.shortText, { minLength: 1, examples: ['Left deltoid'] }),
+      route: str(BOUNDS.shortText, { minLength: 1, examples: ['Intramuscular'] }),
+      nextDue: str(10, { format: 'date', description: 'When the next dose is due, YYYY-MM-DD.' }),
+    },
+  },
+];
 
 export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = [
   {
@@ -980,4 +1116,5 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
       careContexts: arr(ref('care-context-input'), BOUNDS.careContexts),
     },
   },
+  ...STAY_INPUTS,
 ];

@@ -31,9 +31,12 @@ export type HiType = (typeof HI_TYPES)[number];
  * The clinical content fields of a care context (clinical input and `bundleData` alike).
  *
  * @example
- * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl']
+ * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations']
  */
-export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const;
+export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations'] as const;
+
+/** The content fields of the link request's bundleData (the spec's 4.12), which every record type before the discharge summary held. */
+const BUNDLE_DATA_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const;
 
 /** A clinical content field of a care context. */
 export type ContentField = (typeof CONTENT_FIELDS)[number];
@@ -59,28 +62,50 @@ export interface HiTypeFacts {
 }
 
 /**
- * The facts of every hiType (reference §1, §4). The four types abha-link
- * has no FHIR record for yet hold any content and are never a default.
+ * The facts of every hiType (reference §1, §4). The types abha-link has
+ * no FHIR record for yet hold any content and are never a default.
  *
  * @example
  * HI_TYPE_FACTS.Prescription.holds //=> ['diagnosis', 'medications', 'documentUrl']
  */
 export const HI_TYPE_FACTS = {
-  OPConsultation: { display: 'OP Consultation', holds: CONTENT_FIELDS, chosenByDefault: 'fallback' },
+  OPConsultation: { display: 'OP Consultation', holds: BUNDLE_DATA_FIELDS, chosenByDefault: 'fallback' },
   Prescription: {
     display: 'Prescription',
     holds: ['diagnosis', 'medications', 'documentUrl'],
     expects: ['medications', 'documentUrl'],
     chosenByDefault: { rank: 1, requires: 'medications' },
   },
-  DischargeSummary: { display: 'Discharge Summary', holds: CONTENT_FIELDS },
+  // A discharge summary: the stay, with the discharge diagnoses, medications, advice and tests to do; or the scanned summary.
+  DischargeSummary: {
+    display: 'Discharge Summary',
+    holds: [...BUNDLE_DATA_FIELDS, 'inpatientStay'],
+    expects: ['inpatientStay', 'documentUrl'],
+    chosenByDefault: { rank: 0, requires: 'inpatientStay' },
+  },
   // The link payload may name the tests; the FHIR record carries the report document only.
   DiagnosticReport: { display: 'Diagnostic Report', holds: ['documentUrl'], expects: ['labInvestigations', 'documentUrl'] },
-  ImmunizationRecord: { display: 'Immunization Record', holds: CONTENT_FIELDS },
+  // Vaccines given (Immunization, next dose due) and a certificate document; nothing else has a place in the profile.
+  ImmunizationRecord: {
+    display: 'Immunization Record',
+    holds: ['immunizations', 'documentUrl'],
+    expects: ['immunizations', 'documentUrl'],
+    chosenByDefault: { rank: 0, requires: 'immunizations' },
+  },
   HealthDocumentRecord: { display: 'Health Document', holds: ['documentUrl'], expects: ['documentUrl'], chosenByDefault: { rank: 2, requires: 'documentUrl' } },
   WellnessRecord: { display: 'Wellness Record', holds: CONTENT_FIELDS },
   Invoice: { display: 'Invoice', holds: CONTENT_FIELDS },
 } as const satisfies Record<HiType, HiTypeFacts>;
+
+/**
+ * Content only a clinical input carries (never `bundleData`), with the
+ * hiType whose record has a place for it: lint and the FHIR layer warn
+ * when a care context of another hiType gives it.
+ *
+ * @example
+ * CLINICAL_ONLY_CONTENT.inpatientStay //=> 'DischargeSummary'
+ */
+export const CLINICAL_ONLY_CONTENT = { inpatientStay: 'DischargeSummary', immunizations: 'ImmunizationRecord' } as const satisfies Partial<Record<ContentField, HiType>>;
 
 /** The same table, each entry seen as {@link HiTypeFacts} (its optional fields readable). */
 const FACTS: Readonly<Record<HiType, HiTypeFacts>> = HI_TYPE_FACTS;
@@ -121,6 +146,8 @@ export interface ContentLike {
   readonly labInvestigations?: readonly unknown[] | undefined;
   readonly advice?: string | undefined;
   readonly documentUrl?: string | undefined;
+  readonly inpatientStay?: object | undefined;
+  readonly immunizations?: readonly unknown[] | undefined;
 }
 
 /**
@@ -135,8 +162,8 @@ export interface ContentLike {
 export function contentPresent(content: ContentLike, options: { readonly blankText?: boolean } = {}): ReadonlySet<ContentField> {
   const present = new Set<ContentField>();
   for (const field of CONTENT_FIELDS) {
-    const v = content[field];
-    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' && (options.blankText === true || v.trim() !== '')) present.add(field);
+    const v: unknown = content[field];
+    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' ? options.blankText === true || v.trim() !== '' : v !== null && typeof v === 'object') present.add(field);
   }
   return present;
 }
@@ -170,6 +197,7 @@ export function hasExpectedContent(hiType: HiType, present: ReadonlySet<ContentF
  *
  * @example
  * hiTypeForContent(new Set(['medications', 'diagnosis'])) //=> 'Prescription'
+ * hiTypeForContent(new Set(['inpatientStay', 'medications'])) //=> 'DischargeSummary'
  * hiTypeForContent(new Set(['labInvestigations']))        //=> 'OPConsultation'
  */
 export function hiTypeForContent(present: ReadonlySet<ContentField>): HiType {

@@ -5,7 +5,7 @@
  */
 import { pointer, type Issue, type Severity } from '../errors.js';
 import { readFrequency } from '../builders/frequency.js';
-import type { CareContext, ClinicalInput, Diagnosis, LinkCareContextRequest, Medication } from '../generated/types.js';
+import type { CareContext, CareContextInput, ClinicalInput, Diagnosis, LinkCareContextRequest, Medication } from '../generated/types.js';
 import {
   ABDM_DISPLAY_CHARS,
   ABDM_LABEL_MAX,
@@ -17,7 +17,7 @@ import {
   ICD10_PERMISSIVE,
   ICD10_WHO,
 } from '../spec/constants.js';
-import { contentOutside, contentPresent, hasExpectedContent } from '../spec/hi-types.js';
+import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -117,6 +117,16 @@ function hasCredentials(url: string): boolean {
 }
 
 const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
+
+/** The care contexts of a clinical input, each with its pointer tokens. */
+function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at: Tokens }> {
+  return input.careContexts !== undefined ? input.careContexts.map((content, i) => ({ content, at: ['careContexts', i] })) : [{ content: input, at: [] }];
+}
+
+/** The care contexts of a clinical input given as `hiType` (explicitly), each with its pointer tokens. */
+function contentsTyped(input: ClinicalInput, hiType: HiType): Array<{ content: CareContextInput; at: Tokens }> {
+  return contentsOf(input).filter(({ content }) => content.hiType?.trim() === hiType);
+}
 
 /**
  * Every rule, in the order its findings are reported: request rules, then
@@ -366,6 +376,46 @@ const RULE_DEFINITIONS = [
     check(cc, run) {
       if (cc.hiType === 'HealthDocumentRecord' && !hasExpectedContent('HealthDocumentRecord', contentPresent(cc.bundleData, { blankText: true })))
         run.report('a HealthDocumentRecord care context should carry the documentUrl', 'bundleData', 'documentUrl');
+    },
+  },
+  {
+    code: 'discharge-summary-without-stay',
+    severity: 'warning',
+    description:
+      'A DischargeSummary care context of a clinical input has neither an inpatientStay nor a documentUrl: its FHIR DischargeSummaryRecord has no admission, course or discharge to tell of (§4.5). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const { content, at } of contentsTyped(input, 'DischargeSummary'))
+        if (!hasExpectedContent('DischargeSummary', contentPresent(content)))
+          run.report('a DischargeSummary care context needs the inpatientStay (admission, course, discharge) or the documentUrl of the summary', ...at, 'inpatientStay');
+    },
+  },
+  {
+    code: 'immunization-record-without-immunizations',
+    severity: 'warning',
+    description: 'An ImmunizationRecord care context of a clinical input has neither immunizations nor a documentUrl (§4.5). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const { content, at } of contentsTyped(input, 'ImmunizationRecord'))
+        if (!hasExpectedContent('ImmunizationRecord', contentPresent(content)))
+          run.report('an ImmunizationRecord care context needs immunizations (the vaccines given) or the documentUrl of the certificate', ...at, 'immunizations');
+    },
+  },
+  {
+    code: 'clinical-content-outside-hi-type',
+    severity: 'warning',
+    description:
+      'A care context of a clinical input gives an inpatientStay or immunizations, but its hiType is one whose FHIR record has no place for them: they are left out of its FHIR document (use DischargeSummary or ImmunizationRecord). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const { content, at } of contentsOf(input)) {
+        const hiType = content.hiType?.trim();
+        if (hiType === undefined || !isHiType(hiType)) continue;
+        const present = contentPresent(content);
+        for (const [field, home] of Object.entries(CLINICAL_ONLY_CONTENT) as Array<[ContentField, HiType]>)
+          if (present.has(field) && !(HI_TYPE_FACTS[hiType].holds as readonly string[]).includes(field))
+            run.report(`${field} has no place in the FHIR record of this care context's hiType and is left out of it; use hiType ${home} to carry it`, ...at, field);
+      }
     },
   },
   {

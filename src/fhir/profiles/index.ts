@@ -6,9 +6,11 @@
  * listed in `OTHER_RECORD_PROFILES` (constants.ts) and answered with
  * `unsupported-hi-type`.
  */
-import type { ProfileBuilder } from '../assembly.js';
+import type { DocumentJob, EncounterDetails, ProfileBuilder } from '../assembly.js';
 import type { FhirHiType } from '../constants.js';
+import { dischargeEncounter, dischargeSummarySections } from './discharge-summary.js';
 import { diagnosticReportSections, healthDocumentSections } from './document-record.js';
+import { immunizationSections } from './immunization.js';
 import { opConsultationSections } from './op-consultation.js';
 import { prescriptionSections } from './prescription.js';
 
@@ -18,4 +20,11 @@ export const PROFILE_BUILDERS = {
   OPConsultation: opConsultationSections,
   DiagnosticReport: diagnosticReportSections,
   HealthDocumentRecord: healthDocumentSections,
+  DischargeSummary: dischargeSummarySections,
+  ImmunizationRecord: immunizationSections,
 } as const satisfies Record<FhirHiType, ProfileBuilder>;
+
+/** What a record profile changes in the visit's Encounter (a discharge summary's is the inpatient stay); the rest keep the outpatient visit. */
+export const ENCOUNTER_DETAILS: Partial<Record<FhirHiType, (job: DocumentJob) => EncounterDetails>> = {
+  DischargeSummary: dischargeEncounter,
+};
