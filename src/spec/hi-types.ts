@@ -31,9 +31,12 @@ export type HiType = (typeof HI_TYPES)[number];
  * The clinical content fields of a care context (clinical input and `bundleData` alike).
  *
  * @example
- * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl']
+ * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'observations', 'invoice']
  */
-export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const;
+export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'observations', 'invoice'] as const;
+
+/** The content fields the link payload's `bundleData` carries (the others feed FHIR and printing only). */
+const PAYLOAD_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const satisfies readonly ContentField[];
 
 /** A clinical content field of a care context. */
 export type ContentField = (typeof CONTENT_FIELDS)[number];
@@ -59,14 +62,14 @@ export interface HiTypeFacts {
 }
 
 /**
- * The facts of every hiType (reference §1, §4). The four types abha-link
- * has no FHIR record for yet hold any content and are never a default.
+ * The facts of every hiType (reference §1, §4). The types abha-link has
+ * no FHIR record for yet hold any content and are never a default.
  *
  * @example
  * HI_TYPE_FACTS.Prescription.holds //=> ['diagnosis', 'medications', 'documentUrl']
  */
 export const HI_TYPE_FACTS = {
-  OPConsultation: { display: 'OP Consultation', holds: CONTENT_FIELDS, chosenByDefault: 'fallback' },
+  OPConsultation: { display: 'OP Consultation', holds: PAYLOAD_FIELDS, chosenByDefault: 'fallback' },
   Prescription: {
     display: 'Prescription',
     holds: ['diagnosis', 'medications', 'documentUrl'],
@@ -78,8 +81,10 @@ export const HI_TYPE_FACTS = {
   DiagnosticReport: { display: 'Diagnostic Report', holds: ['documentUrl'], expects: ['labInvestigations', 'documentUrl'] },
   ImmunizationRecord: { display: 'Immunization Record', holds: CONTENT_FIELDS },
   HealthDocumentRecord: { display: 'Health Document', holds: ['documentUrl'], expects: ['documentUrl'], chosenByDefault: { rank: 2, requires: 'documentUrl' } },
-  WellnessRecord: { display: 'Wellness Record', holds: CONTENT_FIELDS },
-  Invoice: { display: 'Invoice', holds: CONTENT_FIELDS },
+  // Vitals, body measurements and lifestyle (clinical input `observations`), or a document.
+  WellnessRecord: { display: 'Wellness Record', holds: ['observations', 'documentUrl'], expects: ['observations', 'documentUrl'], chosenByDefault: { rank: 3, requires: 'observations' } },
+  // The bill (clinical input `invoice`); InvoiceRecord's one section holds the Invoice only.
+  Invoice: { display: 'Invoice', holds: ['invoice'], expects: ['invoice'], chosenByDefault: { rank: 4, requires: 'invoice' } },
 } as const satisfies Record<HiType, HiTypeFacts>;
 
 /** The same table, each entry seen as {@link HiTypeFacts} (its optional fields readable). */
@@ -121,6 +126,8 @@ export interface ContentLike {
   readonly labInvestigations?: readonly unknown[] | undefined;
   readonly advice?: string | undefined;
   readonly documentUrl?: string | undefined;
+  readonly observations?: object | undefined;
+  readonly invoice?: object | undefined;
 }
 
 /**
@@ -136,9 +143,14 @@ export function contentPresent(content: ContentLike, options: { readonly blankTe
   const present = new Set<ContentField>();
   for (const field of CONTENT_FIELDS) {
     const v = content[field];
-    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' && (options.blankText === true || v.trim() !== '')) present.add(field);
+    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' ? options.blankText === true || v.trim() !== '' : isFilledObject(v)) present.add(field);
   }
   return present;
+}
+
+/** An object (not a list) with at least one field: observations or an invoice given. */
+function isFilledObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
 }
 
 /**
