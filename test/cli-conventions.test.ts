@@ -94,7 +94,13 @@ describe('several files and glob patterns', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { file: string; index: number; valid: boolean });
-    expect(lines.map((l) => l.file)).toEqual(['examples/lab-order.request.json', 'examples/multi-care-context.request.json', 'examples/opd-prescription.request.json']);
+    expect(lines.map((l) => l.file)).toEqual([
+      'examples/invoice.request.json',
+      'examples/lab-order.request.json',
+      'examples/multi-care-context.request.json',
+      'examples/opd-prescription.request.json',
+      'examples/wellness.request.json',
+    ]);
     expect(lines.every((l) => l.valid && l.index === 0)).toBe(true);
   });
 

@@ -427,8 +427,7 @@ const RULE_DEFINITIONS = [
     scope: 'clinicalInput',
     check(input, run) {
       for (const c of careContentsOf(input))
-        if (c.hiType === 'Invoice' && !hasExpectedContent('Invoice', contentPresent(c.content)))
-          run.report('an Invoice care context has no invoice: give its number, lines and total', ...c.at);
+        if (c.hiType === 'Invoice' && !hasExpectedContent('Invoice', contentPresent(c.content))) run.report('an Invoice care context has no invoice: give its number, lines and total', ...c.at);
     },
   },
   {
