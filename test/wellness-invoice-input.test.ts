@@ -127,10 +127,13 @@ describe('invoice arithmetic', () => {
 });
 
 describe('ICD-11 MMS codes beside ICD-10', () => {
-  const withCode = (icdCode: string): ClinicalInput => ({ ...wellness(), hiType: 'OPConsultation', observations: undefined, diagnosis: [{ diagnosisName: 'Diagnosis', icdCode }] }) as ClinicalInput;
+  const withCode = (icdCode: string): ClinicalInput => {
+    const input = wellness();
+    delete input.observations;
+    return { ...input, hiType: 'OPConsultation', diagnosis: [{ diagnosisName: 'Diagnosis', icdCode }] };
+  };
   it.each(['1A00', 'CA40.0', '8A80.1Z', 'BA00.Z', 'CA40.0&XN8C1', '5A11/BA00'])('accepts the well-formed ICD-11 MMS code %s without a finding', (code) => {
     const input = withCode(code);
-    delete (input as { observations?: unknown }).observations;
     const r = safeBuildLinkRequest(input);
     expect(r.success ? r.warnings : r.issues).toEqual([]);
     expect(r.success && r.value.careContexts[0]?.bundleData.diagnosis?.[0]?.icdCode).toBe(code);
@@ -138,7 +141,6 @@ describe('ICD-11 MMS codes beside ICD-10', () => {
 
   it.each(['XN8C1', 'CA4', 'CI40.0', 'CA40.0&', '1A00.123'])('refuses %s, which is neither ICD-10 nor ICD-11 MMS, naming both shapes', (code) => {
     const input = withCode(code);
-    delete (input as { observations?: unknown }).observations;
     const r = safeBuildLinkRequest(input);
     expect(r.success ? [] : r.issues.map((i) => [i.path, i.code])).toEqual([['/diagnosis/0/icdCode', 'icd10-shape']]);
     expect(r.success ? '' : r.issues[0]?.message).toMatch(/ICD-10 .*ICD-11 MMS/);

@@ -5,7 +5,7 @@
  * the profiles depend on this module and not on the assembler.
  */
 import type { Issue } from '../errors.js';
-import type { BundleData, CareContext } from '../generated/types.js';
+import type { BundleData, CareContext, CareContextInput } from '../generated/types.js';
 import type { FhirHiType, RecordProfile } from './constants.js';
 import type { CompositionSection, FhirResource, Reference } from './r4.js';
 import type { ToFhirOptions } from './to-fhir.js';
@@ -43,6 +43,8 @@ export interface DocumentJob {
   readonly patient: PatientData;
   readonly followUp: string | undefined;
   readonly at: Locator;
+  /** The care context's content as the clinical input gave it (observations, invoice…); undefined for a link request, which carries only the 4.12 body. */
+  readonly clinical?: CareContextInput | undefined;
 }
 
 /** References to the resources every document has. */

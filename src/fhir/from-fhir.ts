@@ -665,12 +665,14 @@ function hiTypeOfComposition(c: Json): string | undefined {
   for (const o of OTHER_RECORD_TYPES) if (profiles.some((x) => typeof x === 'string' && x.endsWith(`/StructureDefinition/${o.id}`))) return o.hiType;
   for (const c0 of codings(c.type)) {
     if (c0.system !== SYSTEMS.snomed) continue;
-    const rp = records.find((x) => x.typeFixed && x.type.code === c0.code);
+    const rp = records.find((x) => x.typeFixed && x.type?.code === c0.code);
     if (rp !== undefined) return rp.hiType;
     const o = OTHER_RECORD_TYPES.find((x) => x.code === c0.code);
     if (o !== undefined) return o.hiType;
   }
-  return undefined;
+  // WellnessRecord and InvoiceRecord fix type.text only.
+  const typeText = isObject(c.type) && typeof c.type.text === 'string' ? c.type.text : undefined;
+  return typeText === undefined ? undefined : records.find((x) => x.typeText === typeText)?.hiType;
 }
 
 /** Moves the mapped issue path to the FHIR element the clinical-input field came from. */

@@ -7,7 +7,7 @@
  */
 import { compact, text } from '../builders/check.js';
 import { pointer, type Issue } from '../errors.js';
-import type { CareContext, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
+import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { detectInputKind } from '../input-kind.js';
 import { resolveCareContexts, type ResolvedVisit } from '../resolve.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
@@ -146,7 +146,13 @@ function jobsOf(
     patient,
     followUp,
     at: linkRequest ? linkRequestLocator(index) : clinicalInputLocator(input as ClinicalInput, index),
+    clinical: linkRequest ? undefined : clinicalContentOf(input as ClinicalInput, index),
   }));
+}
+
+/** The content of care context `index` of a clinical input: its own entry of careContexts, or the top level. */
+function clinicalContentOf(input: ClinicalInput, index: number): CareContextInput | undefined {
+  return input.careContexts === undefined ? input : input.careContexts[index];
 }
 
 function optionIssues(options: ToFhirOptions): Issue[] {

@@ -9,8 +9,10 @@
 import type { ProfileBuilder } from '../assembly.js';
 import type { FhirHiType } from '../constants.js';
 import { diagnosticReportSections, healthDocumentSections } from './document-record.js';
+import { invoiceSections } from './invoice.js';
 import { opConsultationSections } from './op-consultation.js';
 import { prescriptionSections } from './prescription.js';
+import { wellnessSections } from './wellness.js';
 
 /** The section builder of each emitted record profile, by hiType. */
 export const PROFILE_BUILDERS = {
@@ -18,4 +20,6 @@ export const PROFILE_BUILDERS = {
   OPConsultation: opConsultationSections,
   DiagnosticReport: diagnosticReportSections,
   HealthDocumentRecord: healthDocumentSections,
+  WellnessRecord: wellnessSections,
+  Invoice: invoiceSections,
 } as const satisfies Record<FhirHiType, ProfileBuilder>;
