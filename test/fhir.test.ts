@@ -218,17 +218,21 @@ describe('people and identifiers', () => {
 });
 
 describe('clinical content', () => {
-  it('writes an ICD-10 coding only when icdCode was given, text-only otherwise, and maps status to verificationStatus', () => {
+  // Issue 12 item 4 changed this test: the coding's display was the diagnosis as written; now a coding is written only with the code's title.
+  it('writes an ICD-10 coding only when icdCode was given with its title, text-only otherwise, and maps status to verificationStatus', () => {
     const b = bundlesOf(
-      toFhirBundles({
-        ...base,
-        diagnosis: [{ diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' }, { diagnosisName: 'Viral fever', status: 'provisional' }, { diagnosisName: 'Cough' }],
-        medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
-      }),
+      toFhirBundles(
+        {
+          ...base,
+          diagnosis: [{ diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' }, { diagnosisName: 'Viral fever', status: 'provisional' }, { diagnosisName: 'Cough' }],
+          medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
+        },
+        { icd10Titles: { 'E11.9': 'Type 2 diabetes mellitus without complications' } },
+      ),
     )[0]?.bundle as Bundle;
     const conditions = resources<Condition>(b, 'Condition');
     expect(conditions.map((c) => c.code)).toEqual([
-      { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Type 2 diabetes mellitus' }], text: 'Type 2 diabetes mellitus' },
+      { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Type 2 diabetes mellitus without complications' }], text: 'Type 2 diabetes mellitus' },
       { text: 'Viral fever' },
       { text: 'Cough' },
     ]);

@@ -7,6 +7,7 @@
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
 import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
+import { codeFromText } from './terminology.js';
 import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
 import { ownValue } from './own.js';
@@ -363,6 +364,13 @@ function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefine
       rd.from(`${at}/icdCode`, [...cp, 'code']);
     } else rd.warn(cp, 'not-mapped', 'the clinical input carries ICD-10 codes only (icdCode); this coding is left out, the diagnosis keeps its name');
   });
+  // An ICD-11 code, or an ICD-10 code whose title was not known, is kept in code.text: "name (ICD-11 CA40.0)".
+  const inText = d.icdCode === undefined ? codeFromText(name) : undefined;
+  if (inText !== undefined) {
+    d.diagnosisName = inText.name;
+    d.icdCode = inText.code;
+    rd.from(`${at}/icdCode`, [...p, 'code', 'text']);
+  }
   if (r.verificationStatus !== undefined) {
     if (ver !== undefined && typeof ver.code === 'string' && Object.hasOwn(VERIFICATION_STATUSES, ver.code)) {
       d.status = ver.code;
