@@ -8,7 +8,7 @@ import type { ClinicalInput } from '../src/index.js';
 import { fromFhir, toFhirBundles, type Bundle, type Composition, type Condition } from '../src/fhir/index.js';
 import { bundlesOf, example } from './fhir-helpers.js';
 
-const input = (diagnosis: ClinicalInput['diagnosis']): ClinicalInput => {
+const input = (diagnosis: NonNullable<ClinicalInput['diagnosis']>): ClinicalInput => {
   const base = example('opd-prescription', 'input');
   return { ...base, hiType: 'OPConsultation', diagnosis };
 };

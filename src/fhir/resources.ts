@@ -6,7 +6,7 @@
  */
 import { text } from '../builders/check.js';
 import { issue, type Assembly } from './assembly.js';
-import { PROFILES, SYSTEMS, VERIFICATION_STATUSES } from './constants.js';
+import { PROFILES, VERIFICATION_STATUSES } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { ownValue } from './own.js';
 import type { Binary, Condition, DocumentReference, MedicationRequest, Reference, ServiceRequest } from './r4.js';
