@@ -6,7 +6,8 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
-import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
+import type { ClinicalInput, Diagnosis, Doctor, Hospital, InvoiceInput, LabInvestigation, MedicationInput, ObservationsInput, PatientInput, VisitInput } from '../generated/types.js';
+import { readRecordContent } from './from-fhir-records.js';
 import { codeFromText } from './terminology.js';
 import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
@@ -34,20 +35,20 @@ export interface FromFhirOptions {
 /** What {@link fromFhir} returns. Warnings list everything that was not carried over. */
 export type FromFhirResult = { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
-type Json = Record<string, unknown>;
-type Path = ReadonlyArray<string | number>;
+export type Json = Record<string, unknown>;
+export type Path = ReadonlyArray<string | number>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const MAX_RESOURCES = 10_000;
 
-interface Item {
+export interface Item {
   readonly resourceType: string;
   readonly resource: Json;
   readonly path: Path;
   used: boolean;
 }
 
-class Reader {
+export class Reader {
   readonly issues: Issue[] = [];
   /** Clinical-input JSON Pointer → the FHIR path it came from. */
   readonly origin = new Map<string, string>();
@@ -109,7 +110,7 @@ function last(path: Path): string {
 }
 
 /** Reports every element of `r` that is neither mapped nor bookkeeping. */
-function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
+export function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
   const known = new Set(['resourceType', 'id', 'meta', 'text', 'implicitRules', 'language', ...handled]);
   for (const k of Object.keys(r)) {
     if (known.has(k) || (k.startsWith('_') && known.has(k.slice(1)))) continue;
@@ -132,7 +133,7 @@ function checkList(rd: Reader, r: Json, key: string, path: Path): void {
   v.forEach((x, i) => !isObject(x) && rd.warn([...path, key, i], 'type', `${key}[${i}] must be an object; it is left out`));
 }
 
-function codings(cc: unknown): Json[] {
+export function codings(cc: unknown): Json[] {
   return isObject(cc) && Array.isArray(cc.coding) ? cc.coding.filter(isObject) : [];
 }
 
@@ -196,7 +197,7 @@ function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: st
 }
 
 /** Marks `item` read and warns about those of its mapped lists that are not arrays of objects. */
-function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
+export function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
   item.used = true;
   for (const key of lists) checkList(rd, item.resource, key, item.path);
   return { r: item.resource, p: item.path };
@@ -758,6 +759,9 @@ interface Draft {
   documentUrl?: string;
   advice?: string;
   hiType?: string;
+  /** WellnessRecord and Invoice content (from-fhir-records.ts). */
+  observations?: ObservationsInput;
+  invoice?: InvoiceInput;
 }
 
 function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirResult {
@@ -857,6 +861,7 @@ function readClinicalContent(rd: Reader, encounter: Item | undefined, draft: Dra
     if (u !== undefined && draft.documentUrl === undefined) draft.documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
+  readRecordContent(rd, draft);
 }
 
 /** Step 4: the Composition: hiType, visit time and text-only sections. */
@@ -938,6 +943,8 @@ function clinicalInputOf(draft: Draft, defaults: FromFhirDefaults): Record<strin
   if (draft.medications.length > 0) out.medications = draft.medications;
   if (draft.labs.length > 0) out.labInvestigations = draft.labs;
   if (draft.advice !== undefined) out.advice = draft.advice;
+  if (draft.observations !== undefined) out.observations = draft.observations;
+  if (draft.invoice !== undefined) out.invoice = draft.invoice;
   return out;
 }
 
