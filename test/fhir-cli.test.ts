@@ -156,7 +156,10 @@ describe('abha-link fhir', () => {
     expect(input.patient.abhaAddress).toBe('asha.verma@sbx');
     expect(input.medications).toHaveLength(2);
     expect(r.stderr).toContain('test/fixtures/fhir/emr-export.bundle.json:');
-    expect(r.stderr).toContain('/entry/13/resource warning: Observation has no place in the clinical input; it is left out (resource-not-mapped)');
+    // Observations now have a place (observations); this text-only one with a non-UCUM unit is none of them (issue 12).
+    expect(r.stderr).toContain(
+      '/entry/13/resource warning: this Observation is none of the vital signs, body measurements or lifestyle findings the clinical input holds (observations); it is left out (resource-not-mapped)',
+    );
     const built = await runInProcess(['build', '-'], { stdin: r.stdout });
     expect(built.code).toBe(0);
   });
