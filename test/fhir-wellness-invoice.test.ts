@@ -186,3 +186,33 @@ describe('the validator on WellnessRecord and InvoiceRecord', () => {
     expect(validateFhirBundle(b).issues.map((i) => [i.path, i.code])).toContainEqual(['/entry/0/resource/section/0/entry/0/type', 'closed-slice']);
   });
 });
+
+describe('issues about wellness, invoice and diagnosis codes never carry health data', () => {
+  it('names paths and codes only, with planted values absent from every issue', () => {
+    const planted = 'PLANTED-Secret-Value';
+    const input = example('invoice', 'input');
+    input.invoice!.lines[1]!.item = `${planted} tablet`;
+    input.invoice!.lines[1]!.tax = { rate: 12, kind: 'IGST' };
+    input.invoice!.payment = { method: planted, amountPaid: 5000, reference: planted };
+    input.invoice!.total = 9999;
+    const wellness: ClinicalInput = {
+      ...example('wellness', 'input'),
+      careContexts: [
+        {
+          hiType: 'OPConsultation',
+          diagnosis: [
+            { diagnosisName: planted, icdCode: 'CA20.0' },
+            { diagnosisName: planted, icdCode: 'J20.9' },
+          ],
+          observations: { lifestyle: { smoking: planted } },
+        },
+      ],
+    };
+    delete (wellness as { observations?: unknown }).observations;
+    for (const r of [toFhirBundles(input), toFhirBundles(wellness)]) {
+      const issues = r.success ? r.warnings : r.issues;
+      expect(issues.length).toBeGreaterThan(0);
+      expect(JSON.stringify(issues)).not.toContain(planted);
+    }
+  });
+});
