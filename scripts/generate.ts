@@ -62,6 +62,7 @@ function fieldSchema(field: FieldDef): JsonObject {
       return s;
     case 'number':
       s.type = 'number';
+      if (field.minimum !== undefined) s.minimum = field.minimum;
       if (field.exclusiveMinimum !== undefined) s.exclusiveMinimum = field.exclusiveMinimum;
       if (field.maximum !== undefined) s.maximum = field.maximum;
       return s;

@@ -97,9 +97,11 @@ describe('several files and glob patterns', () => {
     expect(lines.map((l) => l.file)).toEqual([
       'examples/discharge-summary.request.json',
       'examples/immunization.request.json',
+      'examples/invoice.request.json',
       'examples/lab-order.request.json',
       'examples/multi-care-context.request.json',
       'examples/opd-prescription.request.json',
+      'examples/wellness.request.json',
     ]);
     expect(lines.every((l) => l.valid && l.index === 0)).toBe(true);
   });

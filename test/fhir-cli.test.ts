@@ -33,7 +33,14 @@ describe('abha-link fhir', () => {
     const b = JSON.parse(r.stdout) as Bundle;
     expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
     expect(validateFhirBundle(b).success).toBe(true);
-    expect(r.stderr).toBe(
+    // Issue 12 item 4: an ICD-10 code whose title is not known is kept in Condition.code.text, with a warning.
+    expect(r.stderr.split('\n').map((l) => l.replace(/ warning: .* \(/, ' ('))).toEqual([
+      'examples/opd-prescription.input.json:26 /diagnosis/0/icdCode (icd10-title-unknown)',
+      'examples/opd-prescription.input.json:27 /diagnosis/1/icdCode (icd10-title-unknown)',
+      'examples/opd-prescription.input.json:22 /visit/followUp (content-not-in-profile)',
+      '',
+    ]);
+    expect(r.stderr).toContain(
       'examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord or a DischargeSummaryRecord and no care context of this visit is an OPConsultation or a DischargeSummary; it is left out (content-not-in-profile)\n',
     );
   });
@@ -137,9 +144,9 @@ describe('abha-link fhir', () => {
     const r = await run(['--hi-type', 'OPConsultation', 'examples/opd-prescription.request.json']);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as Bundle).entry?.[0]?.resource?.meta?.profile).toEqual(['https://nrces.in/ndhm/fhir/r4/StructureDefinition/OPConsultRecord']);
-    const bad = await run(['--hi-type', 'Invoice', 'examples/opd-prescription.request.json']);
+    const bad = await run(['--hi-type', 'Invoices', 'examples/opd-prescription.request.json']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--hi-type must be one of Prescription, OPConsultation, DiagnosticReport, HealthDocumentRecord');
+    expect(bad.stderr).toContain('--hi-type must be one of Prescription, OPConsultation, DiagnosticReport, HealthDocumentRecord, DischargeSummary, ImmunizationRecord, WellnessRecord, Invoice');
   });
 
   it('--from-fhir turns an EMR export into a clinical input that builds, listing what it left out', async () => {
@@ -149,7 +156,10 @@ describe('abha-link fhir', () => {
     expect(input.patient.abhaAddress).toBe('asha.verma@sbx');
     expect(input.medications).toHaveLength(2);
     expect(r.stderr).toContain('test/fixtures/fhir/emr-export.bundle.json:');
-    expect(r.stderr).toContain('/entry/13/resource warning: Observation has no place in the clinical input; it is left out (resource-not-mapped)');
+    // Observations now have a place (observations); this text-only one with a non-UCUM unit is none of them (issue 12).
+    expect(r.stderr).toContain(
+      '/entry/13/resource warning: this Observation is none of the vital signs, body measurements or lifestyle findings the clinical input holds (observations); it is left out (resource-not-mapped)',
+    );
     const built = await runInProcess(['build', '-'], { stdin: r.stdout });
     expect(built.code).toBe(0);
   });

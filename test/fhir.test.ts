@@ -218,17 +218,21 @@ describe('people and identifiers', () => {
 });
 
 describe('clinical content', () => {
-  it('writes an ICD-10 coding only when icdCode was given, text-only otherwise, and maps status to verificationStatus', () => {
+  // Issue 12 item 4 changed this test: the coding's display was the diagnosis as written; now a coding is written only with the code's title.
+  it('writes an ICD-10 coding only when icdCode was given with its title, text-only otherwise, and maps status to verificationStatus', () => {
     const b = bundlesOf(
-      toFhirBundles({
-        ...base,
-        diagnosis: [{ diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' }, { diagnosisName: 'Viral fever', status: 'provisional' }, { diagnosisName: 'Cough' }],
-        medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
-      }),
+      toFhirBundles(
+        {
+          ...base,
+          diagnosis: [{ diagnosisName: 'Type 2 diabetes mellitus', icdCode: 'E11.9', status: 'confirmed' }, { diagnosisName: 'Viral fever', status: 'provisional' }, { diagnosisName: 'Cough' }],
+          medications: [{ drugName: 'Metformin 500 mg', frequency: 'BD' }],
+        },
+        { icd10Titles: { 'E11.9': 'Type 2 diabetes mellitus without complications' } },
+      ),
     )[0]?.bundle as Bundle;
     const conditions = resources<Condition>(b, 'Condition');
     expect(conditions.map((c) => c.code)).toEqual([
-      { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Type 2 diabetes mellitus' }], text: 'Type 2 diabetes mellitus' },
+      { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Type 2 diabetes mellitus without complications' }], text: 'Type 2 diabetes mellitus' },
       { text: 'Viral fever' },
       { text: 'Cough' },
     ]);
@@ -351,9 +355,9 @@ describe('content that does not fit the profile', () => {
     expect(r.success ? [] : r.issues.map((i) => i.code)).toEqual(['invalid-attachment']);
   });
 
-  it('refuses hiTypes it has no mapping for, and an empty Prescription', () => {
-    const a = toFhirBundles({ ...base, hiType: 'WellnessRecord', documentUrl: 'https://emr.example/d.pdf' });
-    expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/hiType', 'unsupported-hi-type']]);
+  it('maps hiTypes that had no mapping before (a WellnessRecord), and refuses an empty Prescription', () => {
+    const a = toFhirBundles({ ...base, hiType: 'WellnessRecord', observations: { pulse: 72 } });
+    expect(a.success ? a.bundles.map((x) => x.hiType) : a.issues).toEqual(['WellnessRecord']);
     const b = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] }, { lint: false });
     expect(b.success ? [] : b.issues.map((i) => i.code)).toEqual(['content-not-in-profile', 'empty-document']);
     const linted = toFhirBundles({ ...base, hiType: 'Prescription', diagnosis: [{ diagnosisName: 'Fever' }] });

@@ -314,9 +314,20 @@ describe('lintLinkRequest', () => {
     expect(validateLinkRequest(r).success).toBe(true);
     report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
-    // These are about the clinical input (lintClinicalInput), not the request.
-    const inputOnly = ['abha-number-shape', 'discharge-summary-without-stay', 'immunization-record-without-immunizations', 'clinical-content-outside-hi-type'];
-    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.includes(c));
+    // abha-number-shape and the observation and invoice rules are about the clinical input (lintClinicalInput), not the request.
+    const inputOnly = new Set<string>([
+      'abha-number-shape',
+      'discharge-summary-without-stay',
+      'immunization-record-without-immunizations',
+      'clinical-content-outside-hi-type',
+      'observations-outside-wellness-record',
+      'invoice-outside-invoice-record',
+      'wellness-record-without-observations',
+      'invoice-record-without-invoice',
+      'invoice-line-arithmetic',
+      'invoice-total-arithmetic',
+    ]);
+    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.has(c));
     expect([...found].sort()).toEqual([...documented].sort());
     expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
     expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);

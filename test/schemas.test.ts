@@ -1433,3 +1433,55 @@ describe('coverage of this file', () => {
     expect(SCHEMA_NAMES.filter((n) => !coveredInvalid.has(n))).toEqual([]);
   });
 });
+
+describe('wellness and invoice input: valid and invalid documents', () => {
+  const line = { item: 'Paracetamol 500 mg', code: '05', quantity: 10, unitPrice: 2, tax: { rate: 12, kind: 'CGST+SGST' }, total: 22.4 };
+  const invoice = {
+    number: 'INV-1',
+    date: '2026-11-20',
+    type: '01',
+    currency: 'INR',
+    lines: [line],
+    total: 22.4,
+    payment: { method: 'UPI', amountPaid: 22.4, date: '2026-11-20', reference: 'UPI-1' },
+  };
+  const observations = {
+    at: '2026-11-20T10:30:00+05:30',
+    bloodPressure: { systolic: 128, diastolic: 84 },
+    pulse: 72,
+    temperature: { value: 98.6, unit: '[degF]' },
+    spo2: { value: 98, at: '2026-11-20T10:35:00+05:30' },
+    respiratoryRate: 16,
+    height: 162,
+    weight: 61.5,
+    bmi: 23.4,
+    lifestyle: { smoking: 'Never smoked', alcohol: 'Occasional', tobaccoChewing: 'None', diet: 'Vegetarian', physicalActivity: '30 min walk daily' },
+  };
+  runValid(
+    valid([
+      { title: 'measurement input: value and time', schema: 'measurement-input', doc: { value: 72, at: '2026-11-20T10:30' } },
+      { title: 'blood pressure input: systolic and diastolic', schema: 'blood-pressure-input', doc: { systolic: 120, diastolic: 80 } },
+      { title: 'temperature input: in Fahrenheit', schema: 'temperature-input', doc: { value: 99.1, unit: '[degF]' } },
+      { title: 'lifestyle input: empty', schema: 'lifestyle-input', doc: {} },
+      { title: 'observations input: every field', schema: 'observations-input', doc: observations },
+      { title: 'invoice tax input: a rate', schema: 'invoice-tax-input', doc: { rate: 5 } },
+      { title: 'invoice line input: minimal', schema: 'invoice-line-input', doc: { item: 'Consultation', quantity: 1, unitPrice: 500, total: 500 } },
+      { title: 'payment input: minimal', schema: 'payment-input', doc: { method: 'Cash', amountPaid: 0 } },
+      { title: 'invoice input: full', schema: 'invoice-input', doc: invoice },
+      { title: 'care-context input: observations and an invoice', schema: 'care-context-input', doc: { observations, invoice } },
+    ]),
+  );
+  runInvalid(
+    invalid([
+      { title: 'measurement input: value 0', schema: 'measurement-input', doc: { value: 0 }, issues: [['/value', 'out-of-range']] },
+      { title: 'blood pressure input: no diastolic', schema: 'blood-pressure-input', doc: { systolic: 120 }, issues: [['/diastolic', 'required']] },
+      { title: 'temperature input: a unit that is not UCUM', schema: 'temperature-input', doc: { value: 37, unit: 'C' }, issues: [['/unit', 'not-allowed']] },
+      { title: 'lifestyle input: an unknown field', schema: 'lifestyle-input', doc: { sleep: '7 h' }, issues: [['/#0', 'unknown-field']] },
+      { title: 'observations input: SpO2 above 100', schema: 'observations-input', doc: { spo2: 101 }, issues: [['/spo2', 'out-of-range']] },
+      { title: 'invoice tax input: a negative rate', schema: 'invoice-tax-input', doc: { rate: -5 }, issues: [['/rate', 'out-of-range']] },
+      { title: 'invoice line input: no total', schema: 'invoice-line-input', doc: { item: 'X', quantity: 1, unitPrice: 1 }, issues: [['/total', 'required']] },
+      { title: 'payment input: no method', schema: 'payment-input', doc: { amountPaid: 1 }, issues: [['/method', 'required']] },
+      { title: 'invoice input: no lines', schema: 'invoice-input', doc: { ...invoice, lines: [] }, issues: [['/lines', 'too-few-items']] },
+    ]),
+  );
+});

@@ -21,7 +21,20 @@ export interface BuildOptions {
 /** What {@link safeBuildLinkRequest} returns. */
 export type BuildResult = { readonly success: true; readonly value: LinkCareContextRequest; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
-const CONTENT_KEYS = ['hiType', 'referenceNumber', 'display', 'documentUrl', 'diagnosis', 'medications', 'labInvestigations', 'advice', 'inpatientStay', 'immunizations'] as const;
+const CONTENT_KEYS = [
+  'hiType',
+  'referenceNumber',
+  'display',
+  'documentUrl',
+  'diagnosis',
+  'medications',
+  'labInvestigations',
+  'advice',
+  'inpatientStay',
+  'immunizations',
+  'observations',
+  'invoice',
+] as const;
 
 /** The clinical input with a Date visit time written as ISO text, so the input schema can check it. */
 function jsonView(input: unknown): unknown {

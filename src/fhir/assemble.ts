@@ -91,7 +91,8 @@ function compositionOf(id: string, a: Assembly, sections: CompositionSection[]):
       `<p><b>${escapeXhtml(profile.title)}</b></p>${li([`Patient: ${iso(p.name ?? p.abhaAddress)}`, `Doctor: ${iso(doctor.name)}`, `Facility: ${iso(hospital.name)}`, `Date: ${iso(job.when)}`])}`,
     ),
     status: 'final',
-    type: coded(profile.type),
+    // WellnessRecord and InvoiceRecord fix type.text and no coding: none is invented.
+    type: profile.type !== undefined ? coded(profile.type) : { text: profile.typeText ?? profile.title },
     subject: refs.patient,
     encounter: refs.encounter,
     date: job.when,

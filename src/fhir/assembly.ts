@@ -43,8 +43,8 @@ export interface DocumentJob {
   readonly patient: PatientData;
   readonly followUp: string | undefined;
   readonly at: Locator;
-  /** The clinical input's content of this care context, when the input is one: what bundleData cannot carry (inpatient stay, immunisations). */
-  readonly clinical: CareContextInput | undefined;
+  /** The care context's content as the clinical input gave it (observations, invoice…); undefined for a link request, which carries only the 4.12 body. */
+  readonly clinical?: CareContextInput | undefined;
 }
 
 /** References to the resources every document has. */

@@ -46,6 +46,14 @@ export const PROFILES = {
   HealthDocumentRecord: profileUrl('HealthDocumentRecord'),
   DischargeSummaryRecord: profileUrl('DischargeSummaryRecord'),
   ImmunizationRecord: profileUrl('ImmunizationRecord'),
+  WellnessRecord: profileUrl('WellnessRecord'),
+  InvoiceRecord: profileUrl('InvoiceRecord'),
+  ObservationVitalSigns: profileUrl('ObservationVitalSigns'),
+  ObservationBodyMeasurement: profileUrl('ObservationBodyMeasurement'),
+  ObservationLifestyle: profileUrl('ObservationLifestyle'),
+  ObservationPhysicalActivity: profileUrl('ObservationPhysicalActivity'),
+  Invoice: profileUrl('Invoice'),
+  ChargeItem: profileUrl('ChargeItem'),
   Patient: profileUrl('Patient'),
   Practitioner: profileUrl('Practitioner'),
   Organization: profileUrl('Organization'),
@@ -85,6 +93,10 @@ export const SYSTEMS = {
   immunizationRecommendationStatus: 'http://terminology.hl7.org/CodeSystem/immunization-recommendation-status',
   /** UCUM, the required system of Duration codes in base FHIR R4. */
   ucum: 'http://unitsofmeasure.org',
+  /** NRCeS billing codes: ChargeItem.code and Invoice.type (ValueSets ndhm-chargeitem-types, ndhm-invoice-types). */
+  nrcesBillingCodes: 'https://nrces.in/ndhm/fhir/r4/CodeSystem/ndhm-billing-codes',
+  /** NRCeS price components: Invoice.lineItem.priceComponent.code (ValueSet ndhm-price-components). */
+  nrcesPriceComponents: 'https://nrces.in/ndhm/fhir/r4/CodeSystem/ndhm-price-components',
   /** RFC 3986: the identifier value is itself a URI (base FHIR convention). */
   uri: 'urn:ietf:rfc:3986',
 } as const;
@@ -257,10 +269,28 @@ export const DISCHARGE_SUMMARY_SECTIONS = {
 /** The name of an OPConsultRecord section slice. */
 export type OpConsultSlice = keyof typeof OP_CONSULT_SECTIONS;
 
+/**
+ * The WellnessRecord section slices (StructureDefinition-WellnessRecord,
+ * IG 6.5.0): the fixed title of each and the resource types of its entries.
+ *
+ * @example
+ * WELLNESS_SECTIONS['Vital Signs'] //=> ['Observation']
+ */
+export const WELLNESS_SECTIONS = {
+  'Vital Signs': ['Observation'],
+  'Body Measurement': ['Observation'],
+  'Physical Activity': ['Observation'],
+  'General Assessment': ['Observation'],
+  'Women Health': ['Observation'],
+  Lifestyle: ['Observation'],
+  'Other Observations': ['Observation', 'Condition'],
+  'Document Reference': ['DocumentReference'],
+} as const satisfies Record<string, readonly string[]>;
+
 /** How a record profile's section entries are constrained (reference §4). */
 export interface SectionRule {
-  /** The section code; `fixed` means exactly this coding, otherwise any SNOMED coding with code and display. */
-  readonly coding: FixedCoding;
+  /** The section code; `fixed` means exactly this coding, otherwise any SNOMED coding with code and display. Absent: the profile fixes none and abha-link writes none. */
+  readonly coding?: FixedCoding;
   readonly fixed: boolean;
   /** Entry slices by `Reference.type`, each with its maximum count; closed (nothing else allowed). */
   readonly slices: Readonly<Record<string, number>>;
@@ -270,6 +300,17 @@ export interface SectionRule {
   readonly typeRequired: boolean;
 }
 
+/**
+ * Sections sliced by their fixed `title` (WellnessRecord, reference §4.5):
+ * each title at most once, its entries referencing the resource types
+ * listed; the slicing is open at the end.
+ */
+export interface TitledSectionsRule {
+  readonly kind: 'titled';
+  /** Section title → the resource types its entries may reference. */
+  readonly slices: Readonly<Record<string, readonly string[]>>;
+}
+
 /** What abha-link knows of one record (Composition) profile. */
 export interface RecordProfile {
   /** The ABDM hiType this profile carries. */
@@ -277,15 +318,17 @@ export interface RecordProfile {
   /** The profile id (`PrescriptionRecord`…), and its URL. */
   readonly id: string;
   readonly url: string;
-  /** Composition.type.coding: fixed for all but DiagnosticReportRecord (reference §4.3). */
-  readonly type: FixedCoding;
+  /** Composition.type.coding: fixed for all but DiagnosticReportRecord (reference §4.3); none for WellnessRecord and InvoiceRecord, whose profiles fix `type.text` only. */
+  readonly type: FixedCoding | undefined;
   readonly typeFixed: boolean;
+  /** Composition.type.text fixed by the profile (WellnessRecord, InvoiceRecord). */
+  readonly typeText?: string;
   /** Composition.type.text and title as abha-link writes them. */
   readonly title: string;
   /** Composition.encounter required. */
   readonly encounterRequired: boolean;
   /** One fixed section, or the slices by section code of OPConsultRecord or DischargeSummaryRecord. */
-  readonly section: SectionRule | 'op-consult' | 'discharge-summary';
+  readonly section: SectionRule | 'op-consult' | 'discharge-summary' | TitledSectionsRule;
 }
 
 /**
@@ -385,6 +428,29 @@ export const RECORD_PROFILES = {
       typeRequired: true,
     },
   },
+  // WellnessRecord and InvoiceRecord (StructureDefinitions of IG 6.5.0): no type coding, type.text fixed.
+  WellnessRecord: {
+    hiType: 'WellnessRecord',
+    id: 'WellnessRecord',
+    url: PROFILES.WellnessRecord,
+    type: undefined,
+    typeFixed: false,
+    typeText: 'Wellness Record',
+    title: 'Wellness record',
+    encounterRequired: false,
+    section: { kind: 'titled', slices: WELLNESS_SECTIONS },
+  },
+  Invoice: {
+    hiType: 'Invoice',
+    id: 'InvoiceRecord',
+    url: PROFILES.InvoiceRecord,
+    type: undefined,
+    typeFixed: false,
+    typeText: 'Invoice Record',
+    title: 'Invoice record',
+    encounterRequired: false,
+    section: { fixed: false, slices: { Invoice: 1 }, minEntries: 1, maxEntries: 1, typeRequired: true },
+  },
 } as const satisfies { readonly [K in HiType]?: RecordProfile & { readonly hiType: K } };
 
 /** The hiTypes abha-link can turn into FHIR documents. */
@@ -424,20 +490,19 @@ export interface KnownRecordProfile {
  * Every hiType is either here or in {@link RECORD_PROFILES} (a compile
  * error otherwise); supporting one moves it there.
  *
+ * Every hiType has a mapping today, so it is empty.
+ *
  * @example
- * OTHER_RECORD_PROFILES.WellnessRecord //=> { id: 'WellnessRecord' }
+ * Object.keys(OTHER_RECORD_PROFILES) //=> []
  */
-export const OTHER_RECORD_PROFILES = {
-  WellnessRecord: { id: 'WellnessRecord' },
-  Invoice: { id: 'InvoiceRecord' },
-} as const satisfies { readonly [K in Exclude<HiType, FhirHiType>]: KnownRecordProfile };
+export const OTHER_RECORD_PROFILES = {} as const satisfies { readonly [K in Exclude<HiType, FhirHiType>]: KnownRecordProfile };
 
 /**
  * Composition types of the other record profiles, known from the reference
  * (§1, §4.5) but not emitted by abha-link; used to read documents back in.
  *
  * @example
- * OTHER_RECORD_TYPES[0] //=> { hiType: 'WellnessRecord', id: 'WellnessRecord' }
+ * OTHER_RECORD_TYPES.length //=> 0 (every hiType has a mapping)
  */
 export const OTHER_RECORD_TYPES: ReadonlyArray<{ readonly hiType: string; readonly id: string; readonly code?: string }> = Object.entries(
   OTHER_RECORD_PROFILES as Readonly<Record<string, KnownRecordProfile>>,

@@ -6,7 +6,9 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
-import type { ClinicalInput, Diagnosis, Doctor, Hospital, LabInvestigation, MedicationInput, PatientInput, VisitInput } from '../generated/types.js';
+import type { ClinicalInput, Diagnosis, Doctor, Hospital, InvoiceInput, LabInvestigation, MedicationInput, ObservationsInput, PatientInput, VisitInput } from '../generated/types.js';
+import { readRecordContent } from './from-fhir-records.js';
+import { codeFromText } from './terminology.js';
 import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
 import { ownValue } from './own.js';
@@ -375,6 +377,13 @@ function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefine
       rd.from(`${at}/icdCode`, [...cp, 'code']);
     } else rd.warn(cp, 'not-mapped', 'the clinical input carries ICD-10 codes only (icdCode); this coding is left out, the diagnosis keeps its name');
   });
+  // An ICD-11 code, or an ICD-10 code whose title was not known, is kept in code.text: "name (ICD-11 CA40.0)".
+  const inText = d.icdCode === undefined ? codeFromText(name) : undefined;
+  if (inText !== undefined) {
+    d.diagnosisName = inText.name;
+    d.icdCode = inText.code;
+    rd.from(`${at}/icdCode`, [...p, 'code', 'text']);
+  }
   if (r.verificationStatus !== undefined) {
     if (ver !== undefined && typeof ver.code === 'string' && Object.hasOwn(VERIFICATION_STATUSES, ver.code)) {
       d.status = ver.code;
@@ -677,12 +686,14 @@ export function hiTypeOfComposition(c: Json): string | undefined {
   for (const o of OTHER_RECORD_TYPES) if (profiles.some((x) => typeof x === 'string' && x.endsWith(`/StructureDefinition/${o.id}`))) return o.hiType;
   for (const c0 of codings(c.type)) {
     if (c0.system !== SYSTEMS.snomed) continue;
-    const rp = records.find((x) => x.typeFixed && x.type.code === c0.code);
+    const rp = records.find((x) => x.typeFixed && x.type?.code === c0.code);
     if (rp !== undefined) return rp.hiType;
     const o = OTHER_RECORD_TYPES.find((x) => x.code === c0.code);
     if (o !== undefined) return o.hiType;
   }
-  return undefined;
+  // WellnessRecord and InvoiceRecord fix type.text only.
+  const typeText = isObject(c.type) && typeof c.type.text === 'string' ? c.type.text : undefined;
+  return typeText === undefined ? undefined : records.find((x) => x.typeText === typeText)?.hiType;
 }
 
 /** Moves the mapped issue path to the FHIR element the clinical-input field came from. */
@@ -762,6 +773,9 @@ interface Draft {
   hiType?: string;
   /** The inpatient stay, the immunisations and a care plan's follow-up (from-fhir-stay.ts). */
   readonly clinical: ClinicalDraft;
+  /** WellnessRecord and Invoice content (from-fhir-records.ts). */
+  observations?: ObservationsInput;
+  invoice?: InvoiceInput;
 }
 
 function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirResult {
@@ -866,6 +880,7 @@ function readClinicalContent(rd: Reader, parties: Parties, draft: Draft): void {
     if (u !== undefined && draft.documentUrl === undefined) draft.documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
+  readRecordContent(rd, draft);
 }
 
 /** Step 4: the Composition: hiType, visit time and text-only sections. */
@@ -950,6 +965,8 @@ function clinicalInputOf(draft: Draft, defaults: FromFhirDefaults): Record<strin
   const stay = draft.clinical.stay;
   if (stay !== undefined) out.inpatientStay = Object.fromEntries(Object.entries(stay).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
   if (draft.clinical.immunizations.length > 0) out.immunizations = draft.clinical.immunizations;
+  if (draft.observations !== undefined) out.observations = draft.observations;
+  if (draft.invoice !== undefined) out.invoice = draft.invoice;
   return out;
 }
 

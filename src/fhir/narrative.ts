@@ -5,6 +5,7 @@
  */
 import type { Diagnosis, LabInvestigation, Medication } from '../generated/types.js';
 import type { FixedCoding } from './constants.js';
+import { icdSystemOf } from './terminology.js';
 import type { CompositionSection, Narrative, Reference } from './r4.js';
 import { isolatedXhtml, narrativeDiv } from './xhtml.js';
 
@@ -39,7 +40,7 @@ export function codedSection(title: string, c: FixedCoding, refs: readonly Refer
 
 /** `Fever (ICD-10 R50.9), provisional`. */
 export function diagnosisLine(d: Diagnosis): string {
-  return `${iso(d.diagnosisName)}${d.icdCode !== undefined ? ` (ICD-10 ${iso(d.icdCode)})` : ''}${d.status !== undefined ? `, ${iso(d.status)}` : ''}`;
+  return `${iso(d.diagnosisName)}${d.icdCode !== undefined ? ` (${icdSystemOf(d.icdCode) ?? 'ICD-10'} ${iso(d.icdCode)})` : ''}${d.status !== undefined ? `, ${iso(d.status)}` : ''}`;
 }
 
 /** `Paracetamol 500 mg: 1 tablet; twice a day; for 5 days (after food)`. */

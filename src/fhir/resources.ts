@@ -6,11 +6,12 @@
  */
 import { text } from '../builders/check.js';
 import { issue, type Assembly } from './assembly.js';
-import { PROFILES, SYSTEMS, VERIFICATION_STATUSES } from './constants.js';
+import { PROFILES, VERIFICATION_STATUSES } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { ownValue } from './own.js';
 import type { Binary, Condition, DocumentReference, MedicationRequest, Reference, ServiceRequest } from './r4.js';
 import { PRIMITIVE_PATTERNS } from './structure.js';
+import { conditionCode } from './terminology.js';
 
 const meta = (p: string): { profile: string[] } => ({ profile: [p] });
 const VERIFICATION_CODES = Object.keys(VERIFICATION_STATUSES).join(', ');
@@ -34,7 +35,7 @@ export function misfit(a: Assembly, field: string, what: string): void {
   );
 }
 
-/** One Condition per diagnosis: ICD-10 coding only when `icdCode` was given. */
+/** One Condition per diagnosis: an ICD-10 coding only when `icdCode` was given and its title is known (terminology.ts). */
 export function conditions(a: Assembly): Reference[] {
   return (a.content.diagnosis ?? []).map((d, i) => {
     if (d.icdCode !== undefined && !(PRIMITIVE_PATTERNS.code as RegExp).test(d.icdCode))
@@ -53,7 +54,7 @@ export function conditions(a: Assembly): Reference[] {
       id: a.nextId('Condition'),
       meta: meta(PROFILES.Condition),
       ...(status !== undefined ? { verificationStatus: { coding: [{ system: status.system, code: status.code, display: status.display }] } } : {}),
-      code: d.icdCode !== undefined ? { coding: [{ system: SYSTEMS.icd10, code: d.icdCode, display: d.diagnosisName }], text: d.diagnosisName } : { text: d.diagnosisName },
+      code: conditionCode(a, d, i),
       subject: a.refs.patient,
       encounter: a.refs.encounter,
       recordedDate: a.job.when,

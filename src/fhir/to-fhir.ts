@@ -53,6 +53,14 @@ export interface ToFhirOptions {
    * own UUID (`urn:ietf:rfc:3986` / `urn:uuid:…`).
    */
   readonly bundleIdentifierSystem?: string;
+  /**
+   * ICD-10 titles by code (WHO ICD-10), from a table you are licensed to
+   * use. An ICD-10 `icdCode` becomes a Condition coding only when its title
+   * is here: the NRCeS profile requires the coding's display, and it must
+   * be the code's title, not the diagnosis as written. Otherwise the code is
+   * kept in `Condition.code.text` with a warning (`icd10-title-unknown`).
+   */
+  readonly icd10Titles?: Readonly<Record<string, string>>;
   /** The OPConsultRecord section for diagnoses: `ChiefComplaints` (default) or `MedicalHistory`. */
   readonly opConsultDiagnosisSection?: 'ChiefComplaints' | 'MedicalHistory';
   /** Facility time zone for link requests, whose visit has a date only. Default Asia/Kolkata. */
@@ -164,6 +172,9 @@ function optionIssues(options: ToFhirOptions): Issue[] {
     out.push(issue('', 'invalid-option', 'options.bundleIdentifierSystem must be an absolute URI'));
   if (options.opConsultDiagnosisSection !== undefined && options.opConsultDiagnosisSection !== 'ChiefComplaints' && options.opConsultDiagnosisSection !== 'MedicalHistory')
     out.push(issue('', 'invalid-option', 'options.opConsultDiagnosisSection must be ChiefComplaints or MedicalHistory'));
+  const titles: unknown = options.icd10Titles;
+  if (titles !== undefined && (titles === null || typeof titles !== 'object' || Array.isArray(titles) || Object.values(titles).some((v) => typeof v !== 'string')))
+    out.push(issue('', 'invalid-option', 'options.icd10Titles must be an object of ICD-10 codes to their titles (text)'));
   for (const [k, v] of Object.entries(options.identifierSystems ?? {}))
     if (v !== undefined && (typeof v !== 'string' || !/^[a-z][a-z0-9+.-]*:\S+$/i.test(v))) out.push(issue('', 'invalid-option', `options.identifierSystems.${k} must be an absolute URI`));
   return out;

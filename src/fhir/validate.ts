@@ -9,7 +9,7 @@
  * the bundle. They never contain values from the bundle.
  */
 import { pointer, type Issue } from '../errors.js';
-import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule } from './constants.js';
+import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFILES, SYSTEMS, type FixedCoding, type RecordProfile, type SectionRule, type TitledSectionsRule } from './constants.js';
 import {
   CHOICES,
   DATATYPES,
@@ -386,12 +386,18 @@ class Profiles {
     const path = t.path;
     const type = isObject(r.type) ? r.type : undefined;
     const codings = Array.isArray(type?.coding) ? type.coding : [];
-    if (codings.length !== 1) this.ck.add([...path, 'type', 'coding'], 'cardinality', `type.coding must have exactly one coding (${profile.id})`);
-    const c = codings[0];
-    if (profile.typeFixed) {
-      if (c !== undefined && !codingEquals(c, profile.type))
-        this.ck.add([...path, 'type', 'coding', 0], 'fixed-value', `type.coding must be ${profile.type.system} ${profile.type.code} "${profile.type.display}" (${profile.id})`);
-    } else if (c !== undefined) this.codings({ coding: [c] }, [...path, 'type'], SYSTEMS.snomed);
+    if (profile.type === undefined) {
+      // WellnessRecord and InvoiceRecord: type.text fixed, codings free.
+      if (profile.typeText !== undefined && type?.text !== profile.typeText) this.ck.add([...path, 'type', 'text'], 'fixed-value', `type.text must be "${profile.typeText}" (${profile.id})`);
+    } else {
+      if (codings.length !== 1) this.ck.add([...path, 'type', 'coding'], 'cardinality', `type.coding must have exactly one coding (${profile.id})`);
+      const c = codings[0];
+      const fixed = profile.type;
+      if (profile.typeFixed) {
+        if (c !== undefined && !codingEquals(c, fixed))
+          this.ck.add([...path, 'type', 'coding', 0], 'fixed-value', `type.coding must be ${fixed.system} ${fixed.code} "${fixed.display}" (${profile.id})`);
+      } else if (c !== undefined) this.codings({ coding: [c] }, [...path, 'type'], SYSTEMS.snomed);
+    }
     this.mustReference(r.subject, [...path, 'subject'], ['Patient'], t, 'subject');
     if (Array.isArray(r.author))
       r.author.forEach((a, i) => isObject(a) && a.reference === undefined && this.ck.add([...path, 'author', i, 'reference'], 'required', 'author.reference is required by the NRCeS profile'));
@@ -401,6 +407,7 @@ class Profiles {
     if (sections.length === 0) return this.ck.add([...path, 'section'], 'required', `section is required by ${profile.id}`);
     if (profile.section === 'op-consult') this.codeSlicedSections(sections, [...path, 'section'], t, OP_CONSULT_SECTIONS, profile.id);
     else if (profile.section === 'discharge-summary') this.codeSlicedSections(sections, [...path, 'section'], t, DISCHARGE_SUMMARY_SECTIONS, profile.id);
+    else if (typeof profile.section === 'object' && 'kind' in profile.section) this.titledSections(sections, [...path, 'section'], t, profile, profile.section);
     else this.fixedSection(sections, [...path, 'section'], t, profile, profile.section);
   }
 
@@ -410,14 +417,13 @@ class Profiles {
     if (!isObject(s)) return;
     const p = [...path, 0];
     const codings = isObject(s.code) && Array.isArray(s.code.coding) ? s.code.coding : [];
-    if (codings.length === 0) this.ck.add([...p, 'code'], 'required', `section.code is required by ${profile.id}`);
-    if (rule.fixed) {
+    const fixed = rule.coding;
+    if (codings.length === 0 && fixed !== undefined) this.ck.add([...p, 'code'], 'required', `section.code is required by ${profile.id}`);
+    if (rule.fixed && fixed !== undefined) {
       codings.forEach(
-        (c, i) =>
-          !codingEquals(c, rule.coding) &&
-          this.ck.add([...p, 'code', 'coding', i], 'fixed-value', `section.code.coding must be ${rule.coding.system} ${rule.coding.code} "${rule.coding.display}" (${profile.id})`),
+        (c, i) => !codingEquals(c, fixed) && this.ck.add([...p, 'code', 'coding', i], 'fixed-value', `section.code.coding must be ${fixed.system} ${fixed.code} "${fixed.display}" (${profile.id})`),
       );
-    } else this.codings(s.code, [...p, 'code'], SYSTEMS.snomed);
+    } else if (codings.length > 0) this.codings(s.code, [...p, 'code'], SYSTEMS.snomed);
     const entries = Array.isArray(s.entry) ? s.entry : [];
     if (entries.length < rule.minEntries) this.ck.add([...p, 'entry'], 'cardinality', `section.entry must have at least ${rule.minEntries} entr${rule.minEntries === 1 ? 'y' : 'ies'} (${profile.id})`);
     if (entries.length > rule.maxEntries) this.ck.add([...p, 'entry'], 'cardinality', `section.entry may have at most ${rule.maxEntries} entries (${profile.id})`);
@@ -438,6 +444,32 @@ class Profiles {
       if ((counts.get(kind) ?? 0) > (rule.slices[kind] ?? 0))
         this.ck.add([...ep], 'cardinality', `${profile.id} allows at most ${rule.slices[kind]} ${kind} entr${rule.slices[kind] === 1 ? 'y' : 'ies'}`);
       if (target !== undefined && target.resourceType !== kind) this.ck.add([...ep, 'reference'], 'wrong-target', `the entry's type says ${kind} but the reference points at another resource type`);
+    });
+  }
+
+  /** Sections sliced by title (WellnessRecord): each title once, before untitled extras; entries of the listed resource types. */
+  private titledSections(sections: unknown[], path: Path, t: Target, profile: RecordProfile, rule: TitledSectionsRule): void {
+    const seen = new Set<string>();
+    let unsliced = false;
+    sections.forEach((s, i) => {
+      const p = [...path, i];
+      if (!isObject(s)) return;
+      const title = str(s.title);
+      const allowed = title !== undefined && Object.hasOwn(rule.slices, title) ? rule.slices[title] : undefined;
+      if (title === undefined || allowed === undefined) {
+        unsliced = true;
+        return;
+      }
+      if (unsliced) this.ck.add(p, 'slice-order', `the ${title} section must come before sections that are not ${profile.id} slices (slicing is open at the end)`);
+      if (seen.has(title)) this.ck.add(p, 'cardinality', `${profile.id} allows one ${title} section`);
+      seen.add(title);
+      const entries = Array.isArray(s.entry) ? s.entry : [];
+      entries.forEach((en, j) => {
+        const ep = [...p, 'entry', j];
+        if (!isObject(en) || typeof en.reference !== 'string') return this.ck.add([...ep, 'reference'], 'required', 'section.entry.reference is required by the NRCeS profile');
+        const target = this.target(en, t);
+        if (target !== undefined && !allowed.includes(target.resourceType)) this.ck.add([...ep, 'reference'], 'wrong-target', `entries of the ${title} section must reference ${allowed.join(' or ')}`);
+      });
     });
   }
 

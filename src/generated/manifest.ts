@@ -104,6 +104,51 @@ export const SCHEMA_MANIFEST = [
     "resource": "CareContext"
   },
   {
+    "name": "measurement-input",
+    "title": "Measurement input",
+    "file": "schemas/measurement-input.schema.json"
+  },
+  {
+    "name": "blood-pressure-input",
+    "title": "Blood pressure input",
+    "file": "schemas/blood-pressure-input.schema.json"
+  },
+  {
+    "name": "temperature-input",
+    "title": "Temperature input",
+    "file": "schemas/temperature-input.schema.json"
+  },
+  {
+    "name": "lifestyle-input",
+    "title": "Lifestyle input",
+    "file": "schemas/lifestyle-input.schema.json"
+  },
+  {
+    "name": "observations-input",
+    "title": "Observations input",
+    "file": "schemas/observations-input.schema.json"
+  },
+  {
+    "name": "invoice-tax-input",
+    "title": "Invoice tax input",
+    "file": "schemas/invoice-tax-input.schema.json"
+  },
+  {
+    "name": "invoice-line-input",
+    "title": "Invoice line input",
+    "file": "schemas/invoice-line-input.schema.json"
+  },
+  {
+    "name": "payment-input",
+    "title": "Payment input",
+    "file": "schemas/payment-input.schema.json"
+  },
+  {
+    "name": "invoice-input",
+    "title": "Invoice input",
+    "file": "schemas/invoice-input.schema.json"
+  },
+  {
     "name": "duration-input",
     "title": "Duration input",
     "file": "schemas/duration-input.schema.json"

@@ -243,6 +243,143 @@ export interface CareContext {
   bundleData: BundleData;
 }
 
+/** Measurement input: One measurement with when it was taken; the unit is the one of the field that holds it. (abha-link builder input) */
+export interface MeasurementInput {
+  value: number;
+  /**
+   * When it was measured (ISO 8601). Default: the visit time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  at?: string;
+}
+
+/** Blood pressure input: Blood pressure in mm[Hg]: systolic and diastolic. (abha-link builder input) */
+export interface BloodPressureInput {
+  /** mm[Hg]. */
+  systolic: number;
+  /** mm[Hg]. */
+  diastolic: number;
+  /**
+   * When it was measured (ISO 8601). Default: the visit time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  at?: string;
+}
+
+/** Temperature input: Body temperature: in Cel (default) or [degF]. (abha-link builder input) */
+export interface TemperatureInput {
+  value: number;
+  /** UCUM unit: Cel (degree Celsius, default) or [degF] (degree Fahrenheit). */
+  unit?: "Cel" | "[degF]";
+  /**
+   * When it was measured (ISO 8601). Default: the visit time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  at?: string;
+}
+
+/** Lifestyle input: Lifestyle as the doctor wrote it down. (abha-link builder input) */
+export interface LifestyleInput {
+  /** @example "Never smoked" */
+  smoking?: string;
+  /** @example "Occasional" */
+  alcohol?: string;
+  /** @example "None" */
+  tobaccoChewing?: string;
+  /** @example "Vegetarian" */
+  diet?: string;
+  /** @example "30 min walk daily" */
+  physicalActivity?: string;
+}
+
+/** Observations input: Vital signs, body measurements (UCUM units) and lifestyle of a visit: what a WellnessRecord carries. (abha-link builder input) */
+export interface ObservationsInput {
+  /**
+   * When it was measured (ISO 8601). Default: the visit time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  at?: string;
+  bloodPressure?: BloodPressureInput;
+  /** In /min (beats per minute): a number, or { value, at }. */
+  pulse?: number | MeasurementInput;
+  /** In Cel: a number, or { value, unit, at }. */
+  temperature?: number | TemperatureInput;
+  /** In % (oxygen saturation): a number, or { value, at }. */
+  spo2?: number | MeasurementInput;
+  /** In /min (breaths per minute): a number, or { value, at }. */
+  respiratoryRate?: number | MeasurementInput;
+  /** In cm: a number, or { value, at }. */
+  height?: number | MeasurementInput;
+  /** In kg: a number, or { value, at }. */
+  weight?: number | MeasurementInput;
+  /** In kg/m2: a number, or { value, at }. */
+  bmi?: number | MeasurementInput;
+  lifestyle?: LifestyleInput;
+}
+
+/** Invoice tax input: The tax of an invoice line: its rate in percent and/or its amount; GST as CGST+SGST (default, a supply within the state) or IGST. (abha-link builder input) */
+export interface InvoiceTaxInput {
+  /** Percent of quantity x unitPrice (less discount). */
+  rate?: number;
+  /** The tax amount of the line. */
+  amount?: number;
+  /** CGST+SGST (default: half each) or IGST. */
+  kind?: "CGST+SGST" | "IGST";
+}
+
+/** Invoice line input: One line of an invoice: total = quantity x unitPrice - discount + tax. (abha-link builder input) */
+export interface InvoiceLineInput {
+  /** @example "Consultation" */
+  item: string;
+  /** NRCeS billing code: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 04 Pathology, 05 Medicines, 06 Nursing Charges, 07 Handling Charges, 08 Delivery Charges, 99 Others. */
+  code?: "00" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "99";
+  quantity: number;
+  /** Price of one unit. */
+  unitPrice: number;
+  /** Discount on the line, an amount. */
+  discount?: number;
+  tax?: InvoiceTaxInput;
+  /** What the line costs in all. */
+  total: number;
+}
+
+/** Payment input: How the invoice was paid. (abha-link builder input) */
+export interface PaymentInput {
+  /** @example "Cash" */
+  method: string;
+  /** The amount paid. */
+  amountPaid: number;
+  /**
+   * When it was paid. Default: the invoice date.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  date?: string;
+  /** Transaction or receipt reference. */
+  reference?: string;
+}
+
+/** Invoice input: The bill of a care context of hiType Invoice. (abha-link builder input) */
+export interface InvoiceInput {
+  /** The invoice number. */
+  number: string;
+  /**
+   * The invoice date. Default: the visit time.
+   * Must be an ISO 8601 date or date-time such as 2026-11-20 or 2026-11-20T10:30:00+05:30.
+   */
+  date?: string;
+  /** NRCeS invoice type: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 99 Others. Default 03 OPD. */
+  type?: "00" | "01" | "02" | "03" | "99";
+  /**
+   * ISO 4217 code, three capital letters. Default INR.
+   * @example "INR"
+   */
+  currency?: string;
+  lines: InvoiceLineInput[];
+  /** What the invoice costs in all: the sum of the line totals. */
+  total: number;
+  payment?: PaymentInput;
+}
+
 /** Duration input: A structured medication duration: a number and a unit. (abha-link builder input) */
 export interface DurationInput {
   value: number;
@@ -342,6 +479,10 @@ export interface CareContextInput {
   inpatientStay?: InpatientStayInput;
   /** Vaccines given (not sent in the link request; FHIR and printing). */
   immunizations?: ImmunizationInput[];
+  /** Vital signs, body measurements and lifestyle (a WellnessRecord); for FHIR and printing, never in the link request. */
+  observations?: ObservationsInput;
+  /** The bill of this care context (an Invoice); for FHIR and printing, never in the link request. */
+  invoice?: InvoiceInput;
 }
 
 /** Care context build input: What buildCareContext takes: the content of one care context with its hospital, doctor, visit id and visit date. (abha-link builder input) */
@@ -367,6 +508,10 @@ export interface CareContextBuildInput {
   inpatientStay?: InpatientStayInput;
   /** Vaccines given (not sent in the link request; FHIR and printing). */
   immunizations?: ImmunizationInput[];
+  /** Vital signs, body measurements and lifestyle (a WellnessRecord); for FHIR and printing, never in the link request. */
+  observations?: ObservationsInput;
+  /** The bill of this care context (an Invoice); for FHIR and printing, never in the link request. */
+  invoice?: InvoiceInput;
   hospital: Hospital;
   visitId: string;
   /** Must be a calendar date YYYY-MM-DD. */
@@ -403,6 +548,10 @@ export interface ClinicalInput {
   inpatientStay?: InpatientStayInput;
   /** Vaccines given (not sent in the link request; FHIR and printing). */
   immunizations?: ImmunizationInput[];
+  /** Vital signs, body measurements and lifestyle (a WellnessRecord); for FHIR and printing, never in the link request. */
+  observations?: ObservationsInput;
+  /** The bill of this care context (an Invoice); for FHIR and printing, never in the link request. */
+  invoice?: InvoiceInput;
   careContexts?: CareContextInput[];
 }
 
@@ -831,6 +980,15 @@ export interface SchemaTypes {
   "lab-investigation": LabInvestigation;
   "bundle-data": BundleData;
   "care-context": CareContext;
+  "measurement-input": MeasurementInput;
+  "blood-pressure-input": BloodPressureInput;
+  "temperature-input": TemperatureInput;
+  "lifestyle-input": LifestyleInput;
+  "observations-input": ObservationsInput;
+  "invoice-tax-input": InvoiceTaxInput;
+  "invoice-line-input": InvoiceLineInput;
+  "payment-input": PaymentInput;
+  "invoice-input": InvoiceInput;
   "duration-input": DurationInput;
   "frequency-input": FrequencyInput;
   "medication-input": MedicationInput;

@@ -40,3 +40,17 @@ export const DEFAULT_ABHA_ADDRESS_SUFFIXES = ['abdm', 'sbx'] as const;
  */
 export const ICD10_WHO = /^[A-Z][0-9]{2}(\.[0-9]{1,2})?$/;
 export const ICD10_PERMISSIVE = /^[A-TV-Z][0-9][0-9A-Z](\.[0-9A-Z]{1,4})?$/;
+
+/**
+ * ICD-11 MMS code shape (abha-link's decision, docs/spec-decisions.md): a
+ * stem code of four characters (digit 1-9 or a letter other than X, letter, digit, digit or
+ * letter; never I or O) with an optional `.` and one or two sub-code
+ * characters (1A00, CA40.0, 8A80.1Z), optionally postcoordinated with `&`
+ * or `/` and further stem or extension codes (extension codes start with X:
+ * CA40.0&XN8C1). An extension code alone is not a diagnosis. ICD-10 codes
+ * have a digit second, ICD-11 codes a letter: the two shapes never overlap.
+ */
+const ICD11_CHAR = '[0-9A-HJ-NP-Z]';
+const ICD11_STEM = `[1-9A-HJ-NP-WYZ][A-HJ-NP-Z][0-9]${ICD11_CHAR}(\\.${ICD11_CHAR}{1,2})?`;
+const ICD11_EXTENSION = `X[A-HJ-NP-Z]${ICD11_CHAR}{2,4}`;
+export const ICD11_MMS = new RegExp(`^${ICD11_STEM}([&/](${ICD11_STEM}|${ICD11_EXTENSION}))*$`);

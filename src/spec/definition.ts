@@ -65,6 +65,7 @@ export type FieldDef =
     }
   | {
       readonly type: 'number';
+      readonly minimum?: number;
       readonly exclusiveMinimum?: number;
       readonly maximum?: number;
       readonly description?: string;
@@ -143,7 +144,17 @@ export type ResourceName =
   | 'procedure-input'
   | 'investigation-input'
   | 'inpatient-stay-input'
-  | 'immunization-input';
+  | 'immunization-input'
+  // Wellness and invoice input (WellnessRecord, Invoice): src/spec/definition.ts "Wellness and invoice input".
+  | 'measurement-input'
+  | 'blood-pressure-input'
+  | 'temperature-input'
+  | 'lifestyle-input'
+  | 'observations-input'
+  | 'invoice-tax-input'
+  | 'invoice-line-input'
+  | 'payment-input'
+  | 'invoice-input';
 
 export type EnvelopeKind = 'standard' | 'token';
 
@@ -830,6 +841,165 @@ export const ENDPOINTS: readonly EndpointDef[] = [
 // user gives is dropped without a word.
 // ---------------------------------------------------------------------------
 
+// Wellness and invoice input: what a WellnessRecord and an Invoice carry
+// beyond the link payload (UCUM units fixed per measurement; money in the
+// invoice currency). None of it goes into the §4.12 body.
+
+const AT = str(40, { pattern: 'datetime', description: 'When it was measured (ISO 8601). Default: the visit time.' });
+const AMOUNT = (description: string): FieldDef => ({ type: 'number', minimum: 0, maximum: 1_000_000_000, description });
+/** A measurement: its number, or the number with when it was taken. */
+const MEASURE = (unit: string, maximum: number): FieldDef => ({
+  type: 'union',
+  of: [{ type: 'number', exclusiveMinimum: 0, maximum }, ref('measurement-input')],
+  description: `In ${unit}: a number, or { value, at }.`,
+});
+
+const WELLNESS_AND_INVOICE_INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = [
+  {
+    name: 'measurement-input',
+    typeName: 'MeasurementInput',
+    title: 'Measurement input',
+    section: '4.12',
+    description: 'One measurement with when it was taken; the unit is the one of the field that holds it.',
+    closed: true,
+    required: ['value'],
+    properties: { value: { type: 'number', exclusiveMinimum: 0, maximum: 100_000 }, at: AT },
+  },
+  {
+    name: 'blood-pressure-input',
+    typeName: 'BloodPressureInput',
+    title: 'Blood pressure input',
+    section: '4.12',
+    description: 'Blood pressure in mm[Hg]: systolic and diastolic.',
+    closed: true,
+    required: ['systolic', 'diastolic'],
+    properties: {
+      systolic: { type: 'number', exclusiveMinimum: 0, maximum: 400, description: 'mm[Hg].' },
+      diastolic: { type: 'number', exclusiveMinimum: 0, maximum: 400, description: 'mm[Hg].' },
+      at: AT,
+    },
+  },
+  {
+    name: 'temperature-input',
+    typeName: 'TemperatureInput',
+    title: 'Temperature input',
+    section: '4.12',
+    description: 'Body temperature: in Cel (default) or [degF].',
+    closed: true,
+    required: ['value'],
+    properties: {
+      value: { type: 'number', exclusiveMinimum: 0, maximum: 200 },
+      unit: str(8, { enum: ['Cel', '[degF]'], description: 'UCUM unit: Cel (degree Celsius, default) or [degF] (degree Fahrenheit).' }),
+      at: AT,
+    },
+  },
+  {
+    name: 'lifestyle-input',
+    typeName: 'LifestyleInput',
+    title: 'Lifestyle input',
+    section: '4.12',
+    description: 'Lifestyle as the doctor wrote it down.',
+    closed: true,
+    required: [],
+    properties: {
+      smoking: str(BOUNDS.shortText, { examples: ['Never smoked', '10 cigarettes a day'] }),
+      alcohol: str(BOUNDS.shortText, { examples: ['Occasional'] }),
+      tobaccoChewing: str(BOUNDS.shortText, { examples: ['None'] }),
+      diet: str(BOUNDS.shortText, { examples: ['Vegetarian'] }),
+      physicalActivity: str(BOUNDS.shortText, { examples: ['30 min walk daily'] }),
+    },
+  },
+  {
+    name: 'observations-input',
+    typeName: 'ObservationsInput',
+    title: 'Observations input',
+    section: '4.12',
+    description: 'Vital signs, body measurements (UCUM units) and lifestyle of a visit: what a WellnessRecord carries.',
+    closed: true,
+    required: [],
+    properties: {
+      at: AT,
+      bloodPressure: ref('blood-pressure-input'),
+      pulse: MEASURE('/min (beats per minute)', 400),
+      temperature: { type: 'union', of: [{ type: 'number', exclusiveMinimum: 0, maximum: 200 }, ref('temperature-input')], description: 'In Cel: a number, or { value, unit, at }.' },
+      spo2: MEASURE('% (oxygen saturation)', 100),
+      respiratoryRate: MEASURE('/min (breaths per minute)', 200),
+      height: MEASURE('cm', 300),
+      weight: MEASURE('kg', 700),
+      bmi: MEASURE('kg/m2', 200),
+      lifestyle: ref('lifestyle-input'),
+    },
+  },
+  {
+    name: 'invoice-tax-input',
+    typeName: 'InvoiceTaxInput',
+    title: 'Invoice tax input',
+    section: '4.12',
+    description: 'The tax of an invoice line: its rate in percent and/or its amount; GST as CGST+SGST (default, a supply within the state) or IGST.',
+    closed: true,
+    required: [],
+    properties: {
+      rate: { type: 'number', minimum: 0, maximum: 100, description: 'Percent of quantity x unitPrice (less discount).' },
+      amount: AMOUNT('The tax amount of the line.'),
+      kind: str(16, { enum: ['CGST+SGST', 'IGST'], description: 'CGST+SGST (default: half each) or IGST.' }),
+    },
+  },
+  {
+    name: 'invoice-line-input',
+    typeName: 'InvoiceLineInput',
+    title: 'Invoice line input',
+    section: '4.12',
+    description: 'One line of an invoice: total = quantity x unitPrice - discount + tax.',
+    closed: true,
+    required: ['item', 'quantity', 'unitPrice', 'total'],
+    properties: {
+      item: str(BOUNDS.name, { minLength: 1, examples: ['Consultation', 'Paracetamol 500 mg'] }),
+      code: str(8, {
+        enum: ['00', '01', '02', '03', '04', '05', '06', '07', '08', '99'],
+        description: 'NRCeS billing code: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 04 Pathology, 05 Medicines, 06 Nursing Charges, 07 Handling Charges, 08 Delivery Charges, 99 Others.',
+      }),
+      quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+      unitPrice: AMOUNT('Price of one unit.'),
+      discount: AMOUNT('Discount on the line, an amount.'),
+      tax: ref('invoice-tax-input'),
+      total: AMOUNT('What the line costs in all.'),
+    },
+  },
+  {
+    name: 'payment-input',
+    typeName: 'PaymentInput',
+    title: 'Payment input',
+    section: '4.12',
+    description: 'How the invoice was paid.',
+    closed: true,
+    required: ['method', 'amountPaid'],
+    properties: {
+      method: str(BOUNDS.shortText, { minLength: 1, examples: ['Cash', 'UPI', 'Card'] }),
+      amountPaid: AMOUNT('The amount paid.'),
+      date: str(40, { pattern: 'datetime', description: 'When it was paid. Default: the invoice date.' }),
+      reference: str(BOUNDS.id, { description: 'Transaction or receipt reference.' }),
+    },
+  },
+  {
+    name: 'invoice-input',
+    typeName: 'InvoiceInput',
+    title: 'Invoice input',
+    section: '4.12',
+    description: 'The bill of a care context of hiType Invoice.',
+    closed: true,
+    required: ['number', 'lines', 'total'],
+    properties: {
+      number: str(BOUNDS.id, { minLength: 1, description: 'The invoice number.' }),
+      date: str(40, { pattern: 'datetime', description: 'The invoice date. Default: the visit time.' }),
+      type: str(8, { enum: ['00', '01', '02', '03', '99'], description: 'NRCeS invoice type: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 99 Others. Default 03 OPD.' }),
+      currency: str(3, { minLength: 3, examples: ['INR'], description: 'ISO 4217 code, three capital letters. Default INR.' }),
+      lines: { ...arr(ref('invoice-line-input'), BOUNDS.listItems), minItems: 1 } as FieldDef,
+      total: AMOUNT('What the invoice costs in all: the sum of the line totals.'),
+      payment: ref('payment-input'),
+    },
+  },
+];
+
 const CONTENT_FIELDS: Record<string, FieldDef> = {
   hiType: str(64, { minLength: 1, examples: ['Prescription', 'OPConsultation', 'DiagnosticReport'], description: 'ABDM hiType code. Default: derived from the content (see buildCareContext).' }),
   referenceNumber: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Care-context reference. Default: derived from the visit id and hiType.' }),
@@ -842,6 +1012,8 @@ const CONTENT_FIELDS: Record<string, FieldDef> = {
   advice: str(BOUNDS.longText),
   inpatientStay: { ...ref('inpatient-stay-input'), description: 'The inpatient stay a discharge summary tells of (not sent in the link request; FHIR and printing).' },
   immunizations: { ...arr(ref('immunization-input'), BOUNDS.listItems), description: 'Vaccines given (not sent in the link request; FHIR and printing).' } as FieldDef,
+  observations: { ...ref('observations-input'), description: 'Vital signs, body measurements and lifestyle (a WellnessRecord); for FHIR and printing, never in the link request.' },
+  invoice: { ...ref('invoice-input'), description: 'The bill of this care context (an Invoice); for FHIR and printing, never in the link request.' },
 };
 
 // ---------------------------------------------------------------------------
@@ -970,6 +1142,7 @@ const STAY_INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = 
 ];
 
 export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] = [
+  ...WELLNESS_AND_INVOICE_INPUTS,
   {
     name: 'duration-input',
     typeName: 'DurationInput',

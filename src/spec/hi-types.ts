@@ -31,12 +31,12 @@ export type HiType = (typeof HI_TYPES)[number];
  * The clinical content fields of a care context (clinical input and `bundleData` alike).
  *
  * @example
- * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations']
+ * CONTENT_FIELDS //=> ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations', 'observations', 'invoice']
  */
-export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations'] as const;
+export const CONTENT_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl', 'inpatientStay', 'immunizations', 'observations', 'invoice'] as const;
 
-/** The content fields of the link request's bundleData (the spec's 4.12), which every record type before the discharge summary held. */
-const BUNDLE_DATA_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const;
+/** The content fields the link payload's `bundleData` carries (the others feed FHIR and printing only). */
+const PAYLOAD_FIELDS = ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl'] as const satisfies readonly ContentField[];
 
 /** A clinical content field of a care context. */
 export type ContentField = (typeof CONTENT_FIELDS)[number];
@@ -69,7 +69,7 @@ export interface HiTypeFacts {
  * HI_TYPE_FACTS.Prescription.holds //=> ['diagnosis', 'medications', 'documentUrl']
  */
 export const HI_TYPE_FACTS = {
-  OPConsultation: { display: 'OP Consultation', holds: BUNDLE_DATA_FIELDS, chosenByDefault: 'fallback' },
+  OPConsultation: { display: 'OP Consultation', holds: PAYLOAD_FIELDS, chosenByDefault: 'fallback' },
   Prescription: {
     display: 'Prescription',
     holds: ['diagnosis', 'medications', 'documentUrl'],
@@ -79,7 +79,7 @@ export const HI_TYPE_FACTS = {
   // A discharge summary: the stay, with the discharge diagnoses, medications, advice and tests to do; or the scanned summary.
   DischargeSummary: {
     display: 'Discharge Summary',
-    holds: [...BUNDLE_DATA_FIELDS, 'inpatientStay'],
+    holds: [...PAYLOAD_FIELDS, 'inpatientStay'],
     expects: ['inpatientStay', 'documentUrl'],
     chosenByDefault: { rank: 0, requires: 'inpatientStay' },
   },
@@ -93,8 +93,10 @@ export const HI_TYPE_FACTS = {
     chosenByDefault: { rank: 0, requires: 'immunizations' },
   },
   HealthDocumentRecord: { display: 'Health Document', holds: ['documentUrl'], expects: ['documentUrl'], chosenByDefault: { rank: 2, requires: 'documentUrl' } },
-  WellnessRecord: { display: 'Wellness Record', holds: CONTENT_FIELDS },
-  Invoice: { display: 'Invoice', holds: CONTENT_FIELDS },
+  // Vitals, body measurements and lifestyle (clinical input `observations`), or a document.
+  WellnessRecord: { display: 'Wellness Record', holds: ['observations', 'documentUrl'], expects: ['observations', 'documentUrl'], chosenByDefault: { rank: 3, requires: 'observations' } },
+  // The bill (clinical input `invoice`); InvoiceRecord's one section holds the Invoice only.
+  Invoice: { display: 'Invoice', holds: ['invoice'], expects: ['invoice'], chosenByDefault: { rank: 4, requires: 'invoice' } },
 } as const satisfies Record<HiType, HiTypeFacts>;
 
 /**
@@ -148,6 +150,8 @@ export interface ContentLike {
   readonly documentUrl?: string | undefined;
   readonly inpatientStay?: object | undefined;
   readonly immunizations?: readonly unknown[] | undefined;
+  readonly observations?: object | undefined;
+  readonly invoice?: object | undefined;
 }
 
 /**
@@ -162,10 +166,15 @@ export interface ContentLike {
 export function contentPresent(content: ContentLike, options: { readonly blankText?: boolean } = {}): ReadonlySet<ContentField> {
   const present = new Set<ContentField>();
   for (const field of CONTENT_FIELDS) {
-    const v: unknown = content[field];
-    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' ? options.blankText === true || v.trim() !== '' : v !== null && typeof v === 'object') present.add(field);
+    const v = content[field];
+    if (Array.isArray(v) ? v.length > 0 : typeof v === 'string' ? options.blankText === true || v.trim() !== '' : isFilledObject(v)) present.add(field);
   }
   return present;
+}
+
+/** An object (not a list) with at least one field: observations or an invoice given. */
+function isFilledObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
 }
 
 /**

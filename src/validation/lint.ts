@@ -16,8 +16,10 @@ import {
   HI_TYPES,
   ICD10_PERMISSIVE,
   ICD10_WHO,
+  ICD11_MMS,
 } from '../spec/constants.js';
 import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
+import { careContentsOf, lineFindings, totalFindings } from './care-content.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -268,10 +270,15 @@ const RULE_DEFINITIONS = [
   {
     code: 'icd10-shape',
     severity: 'error',
-    description: 'icdCode does not have the shape of an ICD-10 code, e.g. E11.9 (§8).',
+    description:
+      'icdCode has the shape of neither an ICD-10 code (E11.9: letter, two digits, optional . and sub-code) nor an ICD-11 MMS code (1A00, CA40.0, with & or / postcoordination such as CA40.0&XN8C1) (§8).',
     scope: 'diagnosis',
     check(d, run) {
-      if (d.icdCode !== undefined && !ICD10_PERMISSIVE.test(d.icdCode)) run.report('icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code)', 'icdCode');
+      if (d.icdCode !== undefined && !ICD10_PERMISSIVE.test(d.icdCode) && !ICD11_MMS.test(d.icdCode))
+        run.report(
+          'icdCode must be an ICD-10 code such as E11.9 (upper-case letter, two digits, optional . and sub-code) or an ICD-11 MMS code such as 1A00 or CA40.0 (digit or letter, letter, digit, digit or letter, optional . and sub-code)',
+          'icdCode',
+        );
     },
   },
   {
@@ -427,6 +434,68 @@ const RULE_DEFINITIONS = [
     check(input, run) {
       const n = input.patient.ABHANumber;
       if (n !== undefined && !ABHA_NUMBER.test(n.trim())) run.report('ABHANumber must be the 14-digit ABHA number, as 91-1234-5678-9012 or 91123456789012', 'patient', 'ABHANumber');
+    },
+  },
+  {
+    code: 'observations-outside-wellness-record',
+    severity: 'warning',
+    description:
+      'A care context carries observations (vitals, body measurements, lifestyle) but its hiType is not WellnessRecord: they are printed, but only a WellnessRecord carries them into FHIR. Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input))
+        if (c.content.observations !== undefined && c.hiType !== 'WellnessRecord')
+          run.report('observations are printed, but only a WellnessRecord carries them into FHIR; give them their own care context with hiType WellnessRecord', ...c.at, 'observations');
+    },
+  },
+  {
+    code: 'invoice-outside-invoice-record',
+    severity: 'warning',
+    description: 'A care context carries an invoice but its hiType is not Invoice: it is printed, but only an Invoice (InvoiceRecord) carries it into FHIR. Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input))
+        if (c.content.invoice !== undefined && c.hiType !== 'Invoice')
+          run.report('the invoice is printed, but only an Invoice care context carries it into FHIR; give it its own care context with hiType Invoice', ...c.at, 'invoice');
+    },
+  },
+  {
+    code: 'wellness-record-without-observations',
+    severity: 'warning',
+    description: 'A WellnessRecord care context of a clinical input has neither observations nor a documentUrl (§4.6). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input))
+        if (c.hiType === 'WellnessRecord' && !hasExpectedContent('WellnessRecord', contentPresent(c.content)))
+          run.report('a WellnessRecord care context has neither observations nor a documentUrl: give the vital signs, body measurements or lifestyle', ...c.at);
+    },
+  },
+  {
+    code: 'invoice-record-without-invoice',
+    severity: 'warning',
+    description: 'An Invoice care context of a clinical input has no invoice (number, lines, total) (§4.7). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input))
+        if (c.hiType === 'Invoice' && !hasExpectedContent('Invoice', contentPresent(c.content))) run.report('an Invoice care context has no invoice: give its number, lines and total', ...c.at);
+    },
+  },
+  {
+    code: 'invoice-line-arithmetic',
+    severity: 'warning',
+    description: 'An invoice line does not add up: total is not quantity x unitPrice - discount + tax, or tax.amount is not tax.rate percent (to the paisa). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input)) if (c.content.invoice !== undefined) for (const f of lineFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
+    },
+  },
+  {
+    code: 'invoice-total-arithmetic',
+    severity: 'warning',
+    description: 'An invoice total is not the sum of its line totals, or more was paid than the total (to the paisa). Checked by lintClinicalInput.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const c of careContentsOf(input)) if (c.content.invoice !== undefined) for (const f of totalFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
     },
   },
 ] as const satisfies readonly RuleDefinition[];

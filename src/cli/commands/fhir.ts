@@ -163,8 +163,9 @@ export const command = defineCommand({
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
 (PrescriptionRecord, OPConsultRecord, DiagnosticReportRecord,
-HealthDocumentRecord). Reads stdin when FILE is - or absent; a named FILE
-must be a regular file. The input is validated and linted first, as build
+HealthDocumentRecord, DischargeSummaryRecord, ImmunizationRecord,
+WellnessRecord, InvoiceRecord). Reads stdin when FILE is - or absent; a named
+FILE must be a regular file. The input is validated and linted first, as build
 does (a visit in the future, an http documentUrl... exit 1), and every bundle
 is validated before it is written. With --from-fhir, does the reverse: a FHIR
 Bundle or array of resources becomes a clinical input JSON on stdout.
@@ -176,9 +177,9 @@ warnings (content the profile has no place for, elements not mapped) do not
 change the exit code.
 
 Options:
-  --hi-type T          emit every care context as hiType T (Prescription,
-                       OPConsultation, DiagnosticReport, HealthDocumentRecord);
-                       with --from-fhir, the hiType of the clinical input
+  --hi-type T          emit every care context as hiType T (any of ABDM's
+                       eight); with --from-fhir, the hiType of the clinical
+                       input
   --out DIR            write one file per care context into DIR; files are
                        created new: a name that is taken (an earlier file, a
                        symbolic link) gets the next free name (REF-2.json...)

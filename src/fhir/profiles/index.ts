@@ -11,8 +11,10 @@ import type { FhirHiType } from '../constants.js';
 import { dischargeEncounter, dischargeSummarySections } from './discharge-summary.js';
 import { diagnosticReportSections, healthDocumentSections } from './document-record.js';
 import { immunizationSections } from './immunization.js';
+import { invoiceSections } from './invoice.js';
 import { opConsultationSections } from './op-consultation.js';
 import { prescriptionSections } from './prescription.js';
+import { wellnessSections } from './wellness.js';
 
 /** The section builder of each emitted record profile, by hiType. */
 export const PROFILE_BUILDERS = {
@@ -22,6 +24,8 @@ export const PROFILE_BUILDERS = {
   HealthDocumentRecord: healthDocumentSections,
   DischargeSummary: dischargeSummarySections,
   ImmunizationRecord: immunizationSections,
+  WellnessRecord: wellnessSections,
+  Invoice: invoiceSections,
 } as const satisfies Record<FhirHiType, ProfileBuilder>;
 
 /** What a record profile changes in the visit's Encounter (a discharge summary's is the inpatient stay); the rest keep the outpatient visit. */

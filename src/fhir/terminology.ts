@@ -1,0 +1,65 @@
+/**
+ * Terminology honesty for diagnoses (issue 12 item 4). An ICD-10 coding's
+ * `display` is the code's title, never the doctor's words: the NRCeS
+ * Condition profile requires a display in its ICD-10 slice, and abha-link
+ * ships no ICD-10 title table (none with a licence that lets us ship it), so
+ * a coding is written only when the caller supplies the title
+ * (`options.icd10Titles`). Otherwise, and always for an ICD-11 MMS code
+ * (the profile closes its codings to ICD-10 and SNOMED CT), the code is kept
+ * in `Condition.code.text` beside the diagnosis name, with a warning.
+ */
+import type { Diagnosis } from '../generated/types.js';
+import { ICD10_PERMISSIVE, ICD11_MMS } from '../spec/constants.js';
+import { issue, type Assembly } from './assembly.js';
+import { SYSTEMS } from './constants.js';
+import { ownValue } from './own.js';
+import type { CodeableConcept } from './r4.js';
+
+/** The classification an icdCode belongs to, by its shape (ICD-10: digit second; ICD-11 MMS: letter second). */
+export function icdSystemOf(code: string): 'ICD-10' | 'ICD-11' | undefined {
+  if (ICD11_MMS.test(code)) return 'ICD-11';
+  return ICD10_PERMISSIVE.test(code) ? 'ICD-10' : undefined;
+}
+
+/** `Type 2 diabetes mellitus (ICD-11 5A11)`: how code.text keeps a code that cannot be a coding. */
+export function textWithCode(name: string, code: string): string {
+  return `${name} (${icdSystemOf(code) ?? 'ICD-10'} ${code})`;
+}
+
+/** Reads {@link textWithCode} back: the name and the code, or undefined when the text does not end so. */
+export function codeFromText(text: string): { readonly name: string; readonly code: string } | undefined {
+  const m = /^(.+) \((ICD-1[01]) ([^\s()]+)\)$/.exec(text);
+  if (m === null) return undefined;
+  const [, name = '', system, code = ''] = m;
+  return icdSystemOf(code) === system ? { name, code } : undefined;
+}
+
+/** Condition.code of a diagnosis, reporting where a code is kept in text. */
+export function conditionCode(a: Assembly, d: Diagnosis, index: number): CodeableConcept {
+  const code = d.icdCode;
+  if (code === undefined) return { text: d.diagnosisName };
+  const at = a.job.at.content('diagnosis', index, 'icdCode');
+  if (icdSystemOf(code) === 'ICD-11') {
+    a.report(
+      issue(
+        at,
+        'icd11-in-text',
+        'icdCode is an ICD-11 MMS code: the NRCeS Condition profile allows codings of ICD-10 and SNOMED CT only, so the code is kept in Condition.code.text beside the diagnosis name, not as a coding',
+        'warning',
+      ),
+    );
+    return { text: textWithCode(d.diagnosisName, code) };
+  }
+  const titles = a.options.icd10Titles;
+  const title = titles === undefined ? undefined : ownValue(titles, code);
+  if (typeof title === 'string' && title.trim() !== '') return { coding: [{ system: SYSTEMS.icd10, code, display: title.trim() }], text: d.diagnosisName };
+  a.report(
+    issue(
+      at,
+      'icd10-title-unknown',
+      "the NRCeS Condition profile needs an ICD-10 coding's display to be the code's title, not the diagnosis as written, and abha-link has no ICD-10 title table: the code is kept in Condition.code.text; give toFhirBundles the option icd10Titles (code to WHO title) to write it as a coding",
+      'warning',
+    ),
+  );
+  return { text: textWithCode(d.diagnosisName, code) };
+}
