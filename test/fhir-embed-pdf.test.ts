@@ -131,20 +131,24 @@ describe('abha-link fhir --embed-pdf', () => {
     expect(from.code).toBe(2);
   });
 
-  it.skipIf(CHROMIUM === undefined)(`prints each care context and carries the PDF in its bundle, referenced from the record's section${SKIP}`, async () => {
-    const out = join(tmp, 'printed');
-    const r = await runInProcess(['fhir', '--embed-pdf', '--out', out, '--timestamp', '2026-11-20T12:00:00+05:30', 'examples/lab-order.input.json']);
-    expect(r.code, r.stderr).toBe(0);
-    const [name] = readdirSync(out);
-    const bundle = JSON.parse(readFileSync(join(out, name ?? ''), 'utf8')) as Bundle;
-    const d = { bundle } as FhirDocument;
-    const [page] = printedIn(d, 'DocumentReference');
-    expect(page?.section).toBe('371530004');
-    const a = (page?.resource as DocumentReference).content[0]?.attachment;
-    const bytes = decoded(a?.data);
-    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    expect(a?.size).toBe(bytes.byteLength);
-    expect(a?.hash).toBe(sha1(bytes));
-    expect(a?.title).toBe('OP consultation record (printed)');
-  }, 60_000);
+  it.skipIf(CHROMIUM === undefined)(
+    `prints each care context and carries the PDF in its bundle, referenced from the record's section${SKIP}`,
+    async () => {
+      const out = join(tmp, 'printed');
+      const r = await runInProcess(['fhir', '--embed-pdf', '--out', out, '--timestamp', '2026-11-20T12:00:00+05:30', 'examples/lab-order.input.json']);
+      expect(r.code, r.stderr).toBe(0);
+      const [name] = readdirSync(out);
+      const bundle = JSON.parse(readFileSync(join(out, name ?? ''), 'utf8')) as Bundle;
+      const d = { bundle } as FhirDocument;
+      const [page] = printedIn(d, 'DocumentReference');
+      expect(page?.section).toBe('371530004');
+      const a = (page?.resource as DocumentReference).content[0]?.attachment;
+      const bytes = decoded(a?.data);
+      expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      expect(a?.size).toBe(bytes.byteLength);
+      expect(a?.hash).toBe(sha1(bytes));
+      expect(a?.title).toBe('OP consultation record (printed)');
+    },
+    60_000,
+  );
 });

@@ -32,11 +32,7 @@ export interface EmbedPdfArgs {
  * Chromium, a page that failed to print): the command then exits 1.
  */
 export async function printedDocuments(args: EmbedPdfArgs): Promise<Record<string, FhirPrintedDocument> | undefined> {
-  const [{ safeRenderDocuments }, { createPdfPrinter }, { isPdfUnavailableError }] = await Promise.all([
-    import('../render/render.js'),
-    import('../render/pdf.js'),
-    import('../render/errors.js'),
-  ]);
+  const [{ safeRenderDocuments }, { createPdfPrinter }, { isPdfUnavailableError }] = await Promise.all([import('../render/render.js'), import('../render/pdf.js'), import('../render/errors.js')]);
   const err = cliIo().stderr;
   // One render per template in use; each care context takes the page of the template of its hiType.
   const templateOf = (hiType: string): string => PRINT_TEMPLATES[args.hiType ?? hiType] ?? DEFAULT_PRINT_TEMPLATE;

@@ -117,9 +117,14 @@ export function withPrintedDocument(a: Assembly, sections: CompositionSection[],
   if (slot.kind === 'binary') {
     const [section, ...rest] = sections;
     if (section === undefined) return sections;
-    if ((section.entry ?? []).some((e) => e.type === 'Binary'))
-      return noPlace(`a ${a.profile.id} holds at most one Binary, and the documentUrl's document is already embedded`);
-    const b: Binary & { id: string } = { resourceType: 'Binary', id: a.nextId('Binary'), meta: { profile: [PROFILES.Binary] }, contentType: attachment.contentType as string, data: attachment.data as string };
+    if ((section.entry ?? []).some((e) => e.type === 'Binary')) return noPlace(`a ${a.profile.id} holds at most one Binary, and the documentUrl's document is already embedded`);
+    const b: Binary & { id: string } = {
+      resourceType: 'Binary',
+      id: a.nextId('Binary'),
+      meta: { profile: [PROFILES.Binary] },
+      contentType: attachment.contentType as string,
+      data: attachment.data as string,
+    };
     const ref = a.add(b);
     return [withLine({ ...section, entry: [...(section.entry ?? []), ref] }, line), ...rest];
   }

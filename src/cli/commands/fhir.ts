@@ -101,7 +101,8 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
 export async function runFhir(args: FhirArgs): Promise<number> {
   if (args.fromFhir !== undefined) {
     if (args.file !== undefined) throw new UsageError('give either --from-fhir FILE or a clinical input / link request FILE, not both');
-    if (args.out !== undefined || args.attach.length > 0 || args.force || args.embedPdf === true) throw new UsageError('--out, --force, --attach and --embed-pdf apply to FHIR output, not to --from-fhir');
+    if (args.out !== undefined || args.attach.length > 0 || args.force || args.embedPdf === true)
+      throw new UsageError('--out, --force, --attach and --embed-pdf apply to FHIR output, not to --from-fhir');
     return runFromFhir(args);
   }
   if (args.force && args.out === undefined) throw new UsageError('--force applies to the files of --out DIR');
