@@ -94,7 +94,7 @@ describe('toFhirBundles with printedDocuments', () => {
   it('gives the same ids for the same input and page, and ids that do not depend on the page', () => {
     const input = example('lab-order', 'input');
     const ref = bundlesOf(toFhirBundles(input))[0]?.referenceNumber ?? '';
-    const once = (data: Uint8Array): string => JSON.stringify((toFhirBundles(input, { printedDocuments: { [ref]: { data } } }) as { bundles: FhirDocument[] }).bundles[0]?.bundle);
+    const once = (data: Uint8Array): string => JSON.stringify(bundlesOf(toFhirBundles(input, { printedDocuments: { [ref]: { data } } }))[0]?.bundle);
     expect(once(PRINTED)).toBe(once(PRINTED));
     const ids = (s: string): string[] => [...s.matchAll(/urn:uuid:[0-9a-f-]{36}/g)].map((m) => m[0]);
     expect(ids(once(PRINTED))).toEqual(ids(once(PDF_BYTES)));
