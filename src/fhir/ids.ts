@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { parse as parseUuid, v5 as uuidv5 } from 'uuid';
 import { FHIR_ID_NAMESPACE } from './constants.js';
 
 /**
@@ -23,5 +23,14 @@ export function documentUuid(hipId: string, visitId: string, referenceNumber: st
  * resourceUuid(documentUuid('IN1', 'V1', 'R1', 'Prescription'), 'MedicationRequest', 0)
  */
 export function resourceUuid(document: string, kind: string, index: number): string {
-  return uuidv5(`${kind}/${index}`, document);
+  // Every id of a document derives from the same namespace: parse it once per document, not once per id.
+  if (document !== lastDocument) {
+    lastNamespace = parseUuid(document);
+    lastDocument = document;
+  }
+  return uuidv5(encoder.encode(`${kind}/${index}`), lastNamespace);
 }
+
+const encoder = new TextEncoder();
+let lastDocument = '';
+let lastNamespace: Uint8Array = new Uint8Array(16);

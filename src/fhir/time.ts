@@ -32,11 +32,12 @@ interface WallTime {
 }
 
 function wallTime(instant: Date, timeZone: string): WallTime {
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  const name = get('timeZoneName'); // "GMT+05:30", or "GMT" for UTC
+  // One pass over the parts (this runs for every date-time of every bundle).
+  const v: Record<string, string> = { year: '', month: '', day: '', hour: '', minute: '', second: '', timeZoneName: '' };
+  for (const p of formatterFor(timeZone).formatToParts(instant)) if (p.type !== 'literal' && v[p.type] === '') v[p.type] = p.value;
+  const name = v.timeZoneName as string; // "GMT+05:30", or "GMT" for UTC
   const offset = name === 'GMT' || name === '' ? '+00:00' : name.slice(3);
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}`, offset };
+  return { date: `${v.year}-${v.month}-${v.day}`, time: `${v.hour}:${v.minute}:${v.second}`, offset };
 }
 
 /** Offset of `timeZone` at `instant`, in minutes east of UTC. */
