@@ -26,12 +26,23 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 interface WallTime {
-  date: string;
-  time: string;
-  offset: string;
+  readonly date: string;
+  readonly time: string;
+  readonly offset: string;
 }
 
+/** The last wall time made: a document formats its visit time more than once (Composition.date, Bundle.timestamp). */
+let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
+
 function wallTime(instant: Date, timeZone: string): WallTime {
+  const ms = instant.getTime();
+  if (last !== undefined && last.ms === ms && last.timeZone === timeZone) return last.wall;
+  const wall = formatWallTime(instant, timeZone);
+  last = { ms, timeZone, wall };
+  return wall;
+}
+
+function formatWallTime(instant: Date, timeZone: string): WallTime {
   // One pass over the parts (this runs for every date-time of every bundle).
   const v: Record<string, string> = { year: '', month: '', day: '', hour: '', minute: '', second: '', timeZoneName: '' };
   for (const p of formatterFor(timeZone).formatToParts(instant)) if (p.type !== 'literal' && v[p.type] === '') v[p.type] = p.value;
