@@ -51,6 +51,7 @@ function label(path: Path): string {
 /** The elements a datatype may carry beside its own (element id and extensions), and none for a resource. */
 const DATATYPE_EXTRAS: ReadonlySet<string> = new Set(['id', 'extension']);
 const NO_EXTRAS: ReadonlySet<string> = new Set();
+const EXTENSIONS: ElementDef = { type: 'Extension', min: 0, max: Number.POSITIVE_INFINITY };
 
 /** The required element names of each structure, in definition order, computed once. */
 const requiredCache = new WeakMap<StructureDef, readonly string[]>();
@@ -165,14 +166,15 @@ class Checker {
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     for (const k of keys) {
       const v = value[k];
-      if (k.startsWith('_') && Object.hasOwn(def, k.slice(1))) continue; // primitive extensions
+      if (k.charCodeAt(0) === 95 /* _ */ && Object.hasOwn(def, k.slice(1))) continue; // primitive extensions
       if (k === 'resourceType' && container?.resource === value) continue;
-      if (k === 'modifierExtension' || (extra.has(k) && !Object.hasOwn(def, k))) {
+      const own = Object.hasOwn(def, k);
+      if (k === 'modifierExtension' || (!own && extra.has(k))) {
         if (k === 'id') this.primitive(v, 'string', [...path, k]);
-        else this.element(v, { type: 'Extension', min: 0, max: Number.POSITIVE_INFINITY }, [...path, k], container, depth);
+        else this.element(v, EXTENSIONS, [...path, k], container, depth);
         continue;
       }
-      const d = Object.hasOwn(def, k) ? def[k] : undefined;
+      const d = own ? def[k] : undefined;
       if (d === undefined) {
         this.add(
           [...path, k],

@@ -151,6 +151,7 @@ const ALLOWED_ATTRIBUTES = new Set([
 ]);
 
 const SIMPLE_TAG = /^[A-Za-z][A-Za-z0-9]*$/;
+const ISOLATE_TAG = 'span dir="auto"';
 
 /** Why a narrative div is not acceptable, or undefined when it is. Never quotes the text. */
 export function xhtmlProblem(div: string): string | undefined {
@@ -177,6 +178,11 @@ export function xhtmlProblem(div: string): string | undefined {
     if (tag.startsWith('/')) {
       const name = tag.slice(1).trim();
       if (stack.pop() !== name) return 'is not well-formed XHTML (mismatched closing tag)';
+      continue;
+    }
+    // The bidi isolate abha-link writes around every value, inside the root: always acceptable, no parsing needed.
+    if (tag === ISOLATE_TAG && stack.length > 0) {
+      stack.push('span');
       continue;
     }
     const selfClosing = tag.endsWith('/');
