@@ -79,6 +79,16 @@ describe('toFhirBundles with printedDocuments', () => {
     expect(r.success && r.warnings.filter((w) => w.code === 'printed-document-not-embedded').map((w) => w.path)).toEqual(['/careContexts/2']);
   });
 
+  it('makes a HealthDocumentRecord of the printed page alone when the care context has no document of its own', () => {
+    const input = example('opd-prescription', 'input');
+    const r = toFhirBundles(input, { hiType: 'HealthDocumentRecord', printedDocuments: { 'OPD-2026-0042-Prescription': { data: PRINTED } } });
+    const [d] = bundlesOf(r);
+    const found = printedIn(d as FhirDocument, 'DocumentReference');
+    expect(found.map((f) => f.section)).toEqual(['419891008']);
+    expect(Buffer.compare(decoded((found[0]?.resource as DocumentReference).content[0]?.attachment.data), Buffer.from(PRINTED))).toBe(0);
+    expect(toFhirBundles(input, { hiType: 'HealthDocumentRecord' }).success).toBe(false);
+  });
+
   it('keeps an embedded prescription document in the one Binary place of a PrescriptionRecord and warns that the page is not embedded', () => {
     const input = example('multi-care-context', 'input');
     const cc = input.careContexts?.find((c) => c.hiType === 'Prescription');
