@@ -115,6 +115,7 @@ describe('toFhirBundles with printedDocuments', () => {
     const bad = toFhirBundles(input, { printedDocuments: { 'OPD-2026-0042-Prescription': { data: 'not base64!' } } });
     expect(bad.success).toBe(false);
     expect(!bad.success && bad.issues.map((i) => [i.path, i.code])).toContainEqual(['', 'invalid-option']);
+    expect(!bad.success && bad.issues.find((i) => i.code === 'invalid-option')?.message).not.toContain('OPD-2026-0042');
     const unused = toFhirBundles(input, { printedDocuments: { 'NO-SUCH-REF': { data: PRINTED } } });
     expect(unused.success && unused.warnings.map((w) => w.code)).toContain('printed-document-not-embedded');
   });

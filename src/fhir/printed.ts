@@ -60,8 +60,8 @@ function attachmentOf(a: Assembly, printed: FhirPrintedDocument, timestamp: stri
   const contentType = printed.contentType ?? 'application/pdf';
   const hash = printed.sha1;
   const printedAt = printed.creation === undefined ? undefined : instantOf(printed.creation, a.job.timeZone);
-  const where = `options.printedDocuments[${JSON.stringify(a.job.cc.referenceNumber)}]`;
-  const bad = (what: string): undefined => void a.report(issue('', 'invalid-option', `${where}.${what}`));
+  // The path names the care context; the message quotes no value (a reference number may carry an identifier).
+  const bad = (what: string): undefined => void a.report(issue(a.job.at.content(), 'invalid-option', `the printed document of this care context (options.printedDocuments): ${what}`));
   if (data === '') return bad('data must be the document bytes (a non-empty Uint8Array) or base64 text');
   if (typeof contentType !== 'string' || !MIME.test(contentType)) return bad('contentType must be a MIME type such as application/pdf');
   if (hash !== undefined && (typeof hash !== 'string' || hash.length !== 28 || !BASE64.test(hash))) return bad('sha1 must be the base64 SHA-1 of the bytes (28 characters)');
