@@ -4,6 +4,8 @@
  * elements and attributes, no scripts: FHIR R4 txt-1, txt-2).
  */
 
+const NEEDS_ESCAPE = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/;
+
 /**
  * Escapes text for XHTML content or attribute values. Characters XML does
  * not allow at all (C0 controls other than tab, newline and carriage
@@ -14,6 +16,8 @@
  * escapeXhtml('<b>Tom & "Jerry"</b>') //=> '&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;'
  */
 export function escapeXhtml(text: string): string {
+  // Most values have nothing to escape: one scan, and they are returned as they are.
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
     .replace(/&/g, '&amp;')
