@@ -22,6 +22,7 @@ import {
 import { documentUuid, resourceUuid } from './ids.js';
 import { coded, li, narrative } from './narrative.js';
 import { ownValue } from './own.js';
+import { withPrintedDocument, type FhirPrintedDocument } from './printed.js';
 import { ENCOUNTER_DETAILS, PROFILE_BUILDERS } from './profiles/index.js';
 import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, type ContentField, type HiType } from '../spec/hi-types.js';
 import type { Bundle, BundleEntry, Composition, CompositionSection, ContactPoint, Encounter, FhirResource, Identifier, Organization, Patient, Practitioner, Reference } from './r4.js';
@@ -60,11 +61,13 @@ export function assembleDocument(job: DocumentJob, options: ToFhirOptions, syste
   const refs = commonResources(job, systems, nextId, add, report, ENCOUNTER_DETAILS[hiType]?.(job) ?? {});
   const compositionId = nextId('Composition');
   const assembly: Assembly = { job, hiType, profile, content: job.cc.bundleData, options, refs, nextId, add, report };
-  const sections = PROFILE_BUILDERS[hiType](assembly);
+  const timestamp = timestampText(options, job);
+  const printed = printedDocumentOf(options, job.cc.referenceNumber);
+  const built = PROFILE_BUILDERS[hiType](assembly);
   reportClinicalOutside(assembly);
+  const sections = printed === undefined || errorCount(out) > errorsBefore ? built : withPrintedDocument(assembly, built, printed, timestamp);
   if (errorCount(out) > errorsBefore) return undefined;
   const composition = compositionOf(compositionId, assembly, sections);
-  const timestamp = timestampText(options, job);
   const bundle: Bundle = {
     resourceType: 'Bundle',
     id: root,
@@ -191,6 +194,12 @@ function organizationResource(hospital: Hospital, systems: IdentifierSystems, id
     name: hospital.name,
     ...(telecom.length > 0 ? { telecom } : {}),
   };
+}
+
+/** The printed document given for this care context, if any. */
+function printedDocumentOf(options: ToFhirOptions, referenceNumber: string): FhirPrintedDocument | undefined {
+  const all = options.printedDocuments;
+  return all !== undefined && Object.hasOwn(all, referenceNumber) ? all[referenceNumber] : undefined;
 }
 
 /** `Bundle.timestamp`: the option, else the visit time, in the facility's offset. */

@@ -26,17 +26,29 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 }
 
 interface WallTime {
-  date: string;
-  time: string;
-  offset: string;
+  readonly date: string;
+  readonly time: string;
+  readonly offset: string;
 }
 
+/** The last wall time made: a document formats its visit time more than once (Composition.date, Bundle.timestamp). */
+let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
+
 function wallTime(instant: Date, timeZone: string): WallTime {
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  const name = get('timeZoneName'); // "GMT+05:30", or "GMT" for UTC
+  const ms = instant.getTime();
+  if (last !== undefined && last.ms === ms && last.timeZone === timeZone) return last.wall;
+  const wall = formatWallTime(instant, timeZone);
+  last = { ms, timeZone, wall };
+  return wall;
+}
+
+function formatWallTime(instant: Date, timeZone: string): WallTime {
+  // One pass over the parts (this runs for every date-time of every bundle).
+  const v: Record<string, string> = { year: '', month: '', day: '', hour: '', minute: '', second: '', timeZoneName: '' };
+  for (const p of formatterFor(timeZone).formatToParts(instant)) if (p.type !== 'literal' && v[p.type] === '') v[p.type] = p.value;
+  const name = v.timeZoneName as string; // "GMT+05:30", or "GMT" for UTC
   const offset = name === 'GMT' || name === '' ? '+00:00' : name.slice(3);
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}:${get('second')}`, offset };
+  return { date: `${v.year}-${v.month}-${v.day}`, time: `${v.hour}:${v.minute}:${v.second}`, offset };
 }
 
 /** Offset of `timeZone` at `instant`, in minutes east of UTC. */

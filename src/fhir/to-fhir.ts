@@ -16,6 +16,7 @@ import type { LintOptions } from '../validation/lint.js';
 import { assembleDocument } from './assemble.js';
 import { issue, type DocumentJob, type Locator } from './assembly.js';
 import { DEFAULT_IDENTIFIER_SYSTEMS, type FhirHiType, type IdentifierSystems } from './constants.js';
+import type { FhirPrintedDocument } from './printed.js';
 import type { Bundle } from './r4.js';
 import { instantOf, visitDateTime } from './time.js';
 
@@ -45,6 +46,17 @@ export interface ToFhirOptions {
    * never embedded.
    */
   readonly attachments?: Readonly<Record<string, FhirAttachmentInput>>;
+  /**
+   * The printed page of each care context (e.g. the PDF `abha-link/render`
+   * prints), keyed by its referenceNumber, carried in the bundle where the
+   * record profile has a place for a document (PrescriptionRecord: a
+   * Binary; OPConsultRecord: a DocumentReference in the document section;
+   * HealthDocumentRecord: a DocumentReference), so that a PHR app shows
+   * the page the clinic handed over. Elsewhere a warning
+   * `printed-document-not-embedded`. The library never prints: the CLI's
+   * `fhir --embed-pdf` renders the pages with Chromium and passes them here.
+   */
+  readonly printedDocuments?: Readonly<Record<string, FhirPrintedDocument>>;
   /** Identifier systems (namespaces) to write; default {@link DEFAULT_IDENTIFIER_SYSTEMS}. */
   readonly identifierSystems?: Partial<IdentifierSystems>;
   /**
@@ -175,6 +187,9 @@ function optionIssues(options: ToFhirOptions): Issue[] {
   const titles: unknown = options.icd10Titles;
   if (titles !== undefined && (titles === null || typeof titles !== 'object' || Array.isArray(titles) || Object.values(titles).some((v) => typeof v !== 'string')))
     out.push(issue('', 'invalid-option', 'options.icd10Titles must be an object of ICD-10 codes to their titles (text)'));
+  const printed = options.printedDocuments;
+  if (printed !== undefined && (printed === null || typeof printed !== 'object' || Array.isArray(printed)))
+    out.push(issue('', 'invalid-option', 'options.printedDocuments must be an object keyed by care-context referenceNumber'));
   for (const [k, v] of Object.entries(options.identifierSystems ?? {}))
     if (v !== undefined && (typeof v !== 'string' || !/^[a-z][a-z0-9+.-]*:\S+$/i.test(v))) out.push(issue('', 'invalid-option', `options.identifierSystems.${k} must be an absolute URI`));
   return out;
@@ -226,6 +241,9 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
       const d = assembleDocument(job, options, systems, out);
       if (d !== undefined) bundles.push(d);
     }
+    for (const ref of Object.keys(options.printedDocuments ?? {}))
+      if (!(jobs as DocumentJob[]).some((j) => j.cc.referenceNumber === ref))
+        out.push(issue('', 'printed-document-not-embedded', 'a printed document in options.printedDocuments is keyed by no care-context referenceNumber of the input; it is not embedded', 'warning'));
     // Follow-up advice has a place only in an OPConsultRecord and a DischargeSummaryRecord.
     const first = (jobs as DocumentJob[])[0];
     if (first?.followUp !== undefined && !bundles.some((d) => d.hiType === 'OPConsultation' || d.hiType === 'DischargeSummary'))

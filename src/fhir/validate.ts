@@ -48,6 +48,24 @@ function label(path: Path): string {
   return 'the bundle';
 }
 
+/** The elements a datatype may carry beside its own (element id and extensions), and none for a resource. */
+const DATATYPE_EXTRAS: ReadonlySet<string> = new Set(['id', 'extension']);
+const NO_EXTRAS: ReadonlySet<string> = new Set();
+const EXTENSIONS: ElementDef = { type: 'Extension', min: 0, max: Number.POSITIVE_INFINITY };
+
+/** The required element names of each structure, in definition order, computed once. */
+const requiredCache = new WeakMap<StructureDef, readonly string[]>();
+function requiredOf(def: StructureDef): readonly string[] {
+  let r = requiredCache.get(def);
+  if (r === undefined) {
+    r = Object.entries(def)
+      .filter(([, d]) => d.min > 0)
+      .map(([k]) => k);
+    requiredCache.set(def, r);
+  }
+  return r;
+}
+
 interface Target {
   readonly resourceType: string;
   readonly resource: Json;
@@ -70,8 +88,8 @@ class Checker {
   }
 
   primitive(value: unknown, type: Primitive, path: Path): void {
-    const name = label(path);
-    const bad = (): void => this.add(path, 'type', `${name} must be ${PRIMITIVE_WORDS[type]}`);
+    // The label is made only for an issue: most values are fine.
+    const bad = (): void => this.add(path, 'type', `${label(path)} must be ${PRIMITIVE_WORDS[type]}`);
     switch (type) {
       case 'boolean':
         if (typeof value !== 'boolean') bad();
@@ -92,8 +110,8 @@ class Checker {
         break;
     }
     if (typeof value !== 'string') return bad();
-    if (value === '') return this.add(path, 'empty', `${name} must not be an empty string (FHIR ele-1)`);
-    if (value.trim() === '' && type !== 'xhtml') return this.add(path, 'empty', `${name} must have non-whitespace content`);
+    if (value === '') return this.add(path, 'empty', `${label(path)} must not be an empty string (FHIR ele-1)`);
+    if (value.trim() === '' && type !== 'xhtml') return this.add(path, 'empty', `${label(path)} must have non-whitespace content`);
     if (type === 'base64Binary') {
       const s = value.replace(/\s+/g, '');
       if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) bad();
@@ -101,7 +119,7 @@ class Checker {
     }
     if (type === 'xhtml') {
       const problem = xhtmlProblem(value);
-      if (problem !== undefined) this.add(path, 'narrative', `${name} ${problem}`);
+      if (problem !== undefined) this.add(path, 'narrative', `${label(path)} ${problem}`);
       return;
     }
     const re = PRIMITIVE_PATTERNS[type];
@@ -109,7 +127,7 @@ class Checker {
       if (!re.test(value)) bad();
       return;
     }
-    if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(value)) this.add(path, 'control-characters', `${name} contains control characters, which FHIR strings should not`, 'warning');
+    if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(value)) this.add(path, 'control-characters', `${label(path)} contains control characters, which FHIR strings should not`, 'warning');
   }
 
   /** Checks a value against an element definition (type and cardinality). */
@@ -136,7 +154,7 @@ class Checker {
     const def = typeof type === 'string' ? DATATYPES[type] : type;
     if (def === undefined) return;
     if (type === 'Reference') this.references.push({ ref: value, path, container });
-    this.structure(value, def, path, container, depth + 1, new Set(['id', 'extension']));
+    this.structure(value, def, path, container, depth + 1, DATATYPE_EXTRAS);
   }
 
   extension(value: Json, path: Path): void {
@@ -148,14 +166,15 @@ class Checker {
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     for (const k of keys) {
       const v = value[k];
-      if (k.startsWith('_') && Object.hasOwn(def, k.slice(1))) continue; // primitive extensions
+      if (k.charCodeAt(0) === 95 /* _ */ && Object.hasOwn(def, k.slice(1))) continue; // primitive extensions
       if (k === 'resourceType' && container?.resource === value) continue;
-      if (k === 'modifierExtension' || (extra.has(k) && !Object.hasOwn(def, k))) {
+      const own = Object.hasOwn(def, k);
+      if (k === 'modifierExtension' || (!own && extra.has(k))) {
         if (k === 'id') this.primitive(v, 'string', [...path, k]);
-        else this.element(v, { type: 'Extension', min: 0, max: Number.POSITIVE_INFINITY }, [...path, k], container, depth);
+        else this.element(v, EXTENSIONS, [...path, k], container, depth);
         continue;
       }
-      const d = Object.hasOwn(def, k) ? def[k] : undefined;
+      const d = own ? def[k] : undefined;
       if (d === undefined) {
         this.add(
           [...path, k],
@@ -166,9 +185,7 @@ class Checker {
       }
       this.element(v, d, [...path, k], container, depth);
     }
-    for (const [k, d] of Object.entries(def)) {
-      if (d.min > 0 && value[k] === undefined) this.add([...path, k], 'required', `${k} is required`);
-    }
+    for (const k of requiredOf(def)) if (value[k] === undefined) this.add([...path, k], 'required', `${k} is required`);
   }
 
   resource(value: Json, path: Path, depth: number): void {
@@ -181,7 +198,7 @@ class Checker {
       this.generic(value, path, target, depth);
       return;
     }
-    this.structure(value, def, path, target, depth, new Set());
+    this.structure(value, def, path, target, depth, NO_EXTRAS);
     for (const [name, options] of REQUIRED_CHOICES[rt] ?? []) {
       const present = options.filter((o) => value[o] !== undefined);
       if (present.length === 0) this.add([...path, name.replace('[x]', '')], 'required', `${name} is required`);

@@ -4,6 +4,8 @@
  * elements and attributes, no scripts: FHIR R4 txt-1, txt-2).
  */
 
+const NEEDS_ESCAPE = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/;
+
 /**
  * Escapes text for XHTML content or attribute values. Characters XML does
  * not allow at all (C0 controls other than tab, newline and carriage
@@ -14,6 +16,8 @@
  * escapeXhtml('<b>Tom & "Jerry"</b>') //=> '&lt;b&gt;Tom &amp; &quot;Jerry&quot;&lt;/b&gt;'
  */
 export function escapeXhtml(text: string): string {
+  // Most values have nothing to escape: one scan, and they are returned as they are.
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return text
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
     .replace(/&/g, '&amp;')
@@ -150,6 +154,9 @@ const ALLOWED_ATTRIBUTES = new Set([
   'xmlns',
 ]);
 
+const SIMPLE_TAG = /^[A-Za-z][A-Za-z0-9]*$/;
+const ISOLATE_TAG = 'span dir="auto"';
+
 /** Why a narrative div is not acceptable, or undefined when it is. Never quotes the text. */
 export function xhtmlProblem(div: string): string | undefined {
   if (!div.startsWith('<div')) return 'must be an XHTML <div> element';
@@ -177,9 +184,15 @@ export function xhtmlProblem(div: string): string | undefined {
       if (stack.pop() !== name) return 'is not well-formed XHTML (mismatched closing tag)';
       continue;
     }
+    // The bidi isolate abha-link writes around every value, inside the root: always acceptable, no parsing needed.
+    if (tag === ISOLATE_TAG && stack.length > 0) {
+      stack.push('span');
+      continue;
+    }
     const selfClosing = tag.endsWith('/');
     const body = selfClosing ? tag.slice(0, -1) : tag;
-    const m = /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
+    // A tag without attributes (most of them) needs no attribute parsing.
+    const m = SIMPLE_TAG.test(body) ? [body, body, ''] : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
     if (m === null) return 'is not well-formed XHTML (malformed tag)';
     const name = m[1] ?? '';
     if (!ALLOWED_ELEMENTS.has(name)) return 'uses an element narratives may not contain (only basic HTML formatting is allowed)';
@@ -209,6 +222,7 @@ export function xhtmlProblem(div: string): string | undefined {
 /** Text and attribute values: only the five XML entities and character references, no raw < or forbidden characters. */
 function checkText(text: string): string | undefined {
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(text)) return 'contains characters XML does not allow';
+  if (!text.includes('&')) return undefined;
   for (const m of text.matchAll(/&([^;\s]*);?/g)) {
     const ref = m[1] ?? '';
     if (!m[0].endsWith(';') || !/^(amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6})$/.test(ref)) return 'contains an undefined or malformed entity (escape & as &amp;)';

@@ -13,6 +13,7 @@ import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
 import { EXIT, cliIo, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
+import { printedDocuments } from '../embed-pdf.js';
 
 export interface FhirArgs {
   file: string | undefined;
@@ -23,6 +24,12 @@ export interface FhirArgs {
   /** Replace a file or link already at an --out name (never writing through a link) instead of taking the next free name. */
   force: boolean;
   timestamp: Date;
+  /** --embed-pdf: print each care context's page (Chromium) and carry the PDF in its bundle. */
+  embedPdf?: boolean;
+  /** Chromium executable for --embed-pdf: --chromium, else ABHA_LINK_CHROMIUM, else the usual places. */
+  chromium?: string | undefined;
+  /** Whether --chromium itself was given (it needs --embed-pdf). */
+  chromiumGiven?: boolean;
   /** The clock, for the lint rule "visit date in the future" (as build and render run it). */
   now: Date;
 }
@@ -94,10 +101,12 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
 export async function runFhir(args: FhirArgs): Promise<number> {
   if (args.fromFhir !== undefined) {
     if (args.file !== undefined) throw new UsageError('give either --from-fhir FILE or a clinical input / link request FILE, not both');
-    if (args.out !== undefined || args.attach.length > 0 || args.force) throw new UsageError('--out, --force and --attach apply to FHIR output, not to --from-fhir');
+    if (args.out !== undefined || args.attach.length > 0 || args.force || args.embedPdf === true)
+      throw new UsageError('--out, --force, --attach and --embed-pdf apply to FHIR output, not to --from-fhir');
     return runFromFhir(args);
   }
   if (args.force && args.out === undefined) throw new UsageError('--force applies to the files of --out DIR');
+  if (args.chromiumGiven === true && args.embedPdf !== true) throw new UsageError('--chromium applies to --embed-pdf');
   if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw optionError('hi-type', `one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`, { given: args.hiType, choices: FHIR_HI_TYPES });
   const { attachments, files } = await readAttachments(args.attach);
   const read = await readJsonInput(args.file, { regularOnly: true });
@@ -120,7 +129,15 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const urls = documentUrls(input);
   for (const f of files)
     if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
-  const r = toFhirBundles(input, { timestamp: args.timestamp, ...(args.hiType !== undefined ? { hiType: args.hiType } : {}), attachments, lint: { now: args.now } });
+  const printed = args.embedPdf === true ? await printedDocuments({ input, name, lineOf, hiType: args.hiType, chromium: args.chromium, now: args.now }) : undefined;
+  if (args.embedPdf === true && printed === undefined) return EXIT.invalid;
+  const r = toFhirBundles(input, {
+    timestamp: args.timestamp,
+    ...(args.hiType !== undefined ? { hiType: args.hiType } : {}),
+    attachments,
+    ...(printed !== undefined ? { printedDocuments: printed } : {}),
+    lint: { now: args.now },
+  });
   if (!r.success) {
     const errors = r.issues.filter((i) => i.severity === 'error').length;
     cliIo().stderr.write(`${issueLines(r.issues, name, lineOf)}${name}: cannot make FHIR documents: ${plural(errors, 'error')}\n`);
@@ -158,7 +175,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 }
 
 export const command = defineCommand({
-  usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
+  usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -189,6 +206,16 @@ Options:
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
                        .xml .json)
+  --embed-pdf          print each care context's page (the prescription
+                       template for a Prescription, the visit summary for
+                       the others) to PDF and carry it in its bundle, where
+                       the record profile has a place for a document; needs
+                       playwright-core and a Chromium on this machine
+                       (nothing is downloaded); without them, exit 1 saying
+                       what to install
+  --chromium PATH      the Chromium for --embed-pdf (default: the
+                       ABHA_LINK_CHROMIUM environment variable, else the
+                       usual places such as /usr/bin/chromium)
   --timestamp ISO      Bundle.timestamp (default: now), e.g.
                        2026-11-20T10:30:00+05:30
   --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
@@ -201,6 +228,8 @@ Options:
     force: { type: 'boolean' },
     timestamp: { type: 'string' },
     'from-fhir': { type: 'string' },
+    'embed-pdf': { type: 'boolean' },
+    chromium: { type: 'string' },
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
@@ -222,6 +251,9 @@ Options:
       attach: values.attach,
       force: values.force,
       timestamp,
+      embedPdf: values['embed-pdf'],
+      chromium: values.chromium ?? (cliIo().env.ABHA_LINK_CHROMIUM || undefined),
+      chromiumGiven: values.chromium !== undefined,
       now,
     });
   },

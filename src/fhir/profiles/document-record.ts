@@ -7,6 +7,7 @@
 import { issue, type Assembly } from '../assembly.js';
 import { RECORD_PROFILES, type FixedCoding } from '../constants.js';
 import { codedSection, documentLine, li } from '../narrative.js';
+import { PRINTED_DOCUMENT_SLOTS } from '../printed.js';
 import type { CompositionSection } from '../r4.js';
 import { documentBytes, documentReference, misfit, reportDocumentProblem } from '../resources.js';
 
@@ -27,6 +28,10 @@ function documentRecordSections(a: Assembly, title: string, coding: FixedCoding)
   if ((content.medications ?? []).length > 0) misfit(a, 'medications', 'medications');
   if (content.advice !== undefined) misfit(a, 'advice', 'advice');
   if (doc === 'none') {
+    // The printed page can be the document (added by printed.ts) where the profile keeps it in this section.
+    const printed = a.options.printedDocuments;
+    if (PRINTED_DOCUMENT_SLOTS[a.hiType]?.kind === 'record-section' && printed !== undefined && Object.hasOwn(printed, a.job.cc.referenceNumber))
+      return [{ ...codedSection(title, coding, [], ''), entry: [] }];
     a.report(issue(a.job.at.content(), 'empty-document', `a ${profile.id} needs a document: give documentUrl and supply its bytes in options.attachments`));
     return [];
   }
