@@ -243,26 +243,11 @@ class Engine {
   private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
     const v = value[key];
     const p = [...path, key];
-    let base = basePath(`${owner}.${key}`);
-    let type: string | undefined;
-    let name = key;
-    if (base === undefined) {
-      // A choice type: valueQuantity → value[x] of type Quantity.
-      for (let i = key.length - 1; i > 0; i--) {
-        if (!/[A-Z]/.test(key[i] ?? '')) continue;
-        const prefix = key.slice(0, i);
-        const choices = R4.choiceTypePaths[`${ownerOf(owner)}.${prefix}`] ?? R4.choiceTypePaths[basePath(`${owner}.${prefix}`) ?? ''];
-        const suffix = key.slice(i);
-        if (choices !== undefined && choices.includes(suffix)) {
-          base = basePath(`${owner}.${prefix}`) ?? `${owner}.${prefix}`;
-          const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
-          type = PRIMITIVE_TYPES.has(lower) ? lower : suffix;
-          name = `${prefix}[x]`;
-          break;
-        }
-      }
-      if (type === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
-    }
+    const choice = choiceOf(owner, key);
+    const name = choice?.name ?? key;
+    const type = choice?.type;
+    const base = choice !== undefined ? choice.base : basePath(`${owner}.${key}`);
+    if (base === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
     const baseType = type ?? fhirType(R4.path2Type[base ?? ''] ?? 'string');
     const repeats = R4.path2Repeating[base ?? ''] === true;
     const pel = el?.children.get(name);
@@ -272,7 +257,7 @@ class Engine {
     if (!repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
     const items: unknown[] = Array.isArray(v) ? v : [v];
     if (Array.isArray(v) && v.length === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
-    const childOwner = baseType === 'BackboneElement' || baseType === 'Element' ? (base ?? `${owner}.${key}`) : ownerOf(base ?? '');
+    const childOwner = choice !== undefined ? choice.type : baseType === 'BackboneElement' || baseType === 'Element' ? (base ?? `${owner}.${key}`) : ownerOf(base ?? '');
     if (pel !== undefined) {
       if (items.length > pel.maximum)
         this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
@@ -446,6 +431,28 @@ class Engine {
       if (result.length === 1 && result[0] === false) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
     }
   }
+}
+
+const choiceCache = new Map<string, { name: string; type: string; base: string } | null>();
+
+/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity, base path `Observation.value`. */
+function choiceOf(owner: string, key: string): { name: string; type: string; base: string } | undefined {
+  const cacheKey = `${owner}\u0000${key}`;
+  const cached = choiceCache.get(cacheKey);
+  if (cached !== undefined) return cached ?? undefined;
+  let found: { name: string; type: string; base: string } | null = null;
+  for (let i = key.length - 1; i > 0 && found === null; i--) {
+    if (!/[A-Z]/.test(key[i] ?? '')) continue;
+    const prefix = key.slice(0, i);
+    const base = `${owner}.${prefix}`;
+    const choices = R4.choiceTypePaths[base];
+    const suffix = key.slice(i);
+    if (choices === undefined || !choices.includes(suffix)) continue;
+    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
+    found = { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix, base };
+  }
+  choiceCache.set(cacheKey, found);
+  return found ?? undefined;
 }
 
 /** The element of a slice at a dotted path inside it. */

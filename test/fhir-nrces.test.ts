@@ -1,0 +1,194 @@
+/**
+ * The profile-driven NRCeS validator (validateFhirBundle of abha-link/fhir):
+ * every bundle abha-link produces passes, with the verdict of the earlier
+ * document validator; bundles with one planted defect each are caught with
+ * the right FHIRPath location and code; other FHIR (not NRCeS, not a bundle)
+ * gets base R4 structure.
+ */
+import { describe, expect, it } from 'vitest';
+import { FHIR_HI_TYPES, toFhirBundles, validateFhirBundle, type Bundle } from '../src/fhir/index.js';
+import { validateFhirBundle as documentRules } from '../src/fhir/validate.js';
+import { ATTACHMENTS, EXAMPLES, example } from './fhir-helpers.js';
+
+type Json = Record<string, any>;
+
+/** Every bundle abha-link builds today from the examples: each example, input and request, each hiType that builds. */
+function allBundles(): Array<{ name: string; bundle: Json }> {
+  const out: Array<{ name: string; bundle: Json }> = [];
+  for (const name of EXAMPLES)
+    for (const kind of ['input', 'request'] as const)
+      for (const hiType of [undefined, ...FHIR_HI_TYPES]) {
+        const r = toFhirBundles(example(name, kind), { attachments: ATTACHMENTS, ...(hiType !== undefined ? { hiType } : {}) });
+        if (!r.success) continue;
+        for (const d of r.bundles) out.push({ name: `${name}.${kind} ${hiType ?? 'default'} ${d.referenceNumber}`, bundle: d.bundle as Json });
+      }
+  return out;
+}
+
+function prescription(): Json {
+  const r = toFhirBundles(example('opd-prescription', 'input'), { attachments: ATTACHMENTS });
+  if (!r.success) throw new Error('the opd-prescription example must build');
+  return structuredClone(r.bundles[0]?.bundle) as Json;
+}
+
+const errors = (b: unknown, profile?: string): Array<[string, string]> =>
+  validateFhirBundle(b, profile !== undefined ? { profile } : {})
+    .issues.filter((i) => i.severity === 'error')
+    .map((i) => [i.path, i.code]);
+const indexOf = (b: Json, type: string): number => (b.entry as Json[]).findIndex((e) => e.resource.resourceType === type);
+
+describe('validateFhirBundle (profile-driven)', () => {
+  it('passes every bundle abha-link produces from the examples, without a single issue, as the earlier validator does', () => {
+    const bundles = allBundles();
+    expect(bundles.length).toBeGreaterThanOrEqual(12);
+    for (const { name, bundle } of bundles) {
+      expect(validateFhirBundle(bundle).issues, name).toEqual([]);
+      expect(documentRules(bundle as Bundle).success, name).toBe(true);
+    }
+  });
+
+  it('catches a wrong fixed code: the section code of PrescriptionRecord', () => {
+    const b = prescription();
+    b.entry[0].resource.section[0].code.coding[0].code = '371530004';
+    expect(errors(b)).toContainEqual(['Bundle.entry[0].resource.section[0].code.coding[0].code', 'fixed-value']);
+  });
+
+  it('catches a missing required element (Composition.title, 1..1 in the profile)', () => {
+    const b = prescription();
+    delete b.entry[0].resource.title;
+    expect(errors(b)).toContainEqual(['Bundle.entry[0].resource.title', 'required']);
+  });
+
+  it('catches a section entry without type: it matches no slice of the closed slicing by type', () => {
+    const b = prescription();
+    delete b.entry[0].resource.section[0].entry[0].type;
+    expect(errors(b)).toEqual([['Bundle.entry[0].resource.section[0].entry[0].type', 'closed-slice']]);
+  });
+
+  it('catches an extra entry in a closed slicing (an Observation in a PrescriptionRecord section) and a slice over its maximum', () => {
+    const b = prescription();
+    const p = indexOf(b, 'Patient');
+    b.entry[0].resource.section[0].entry.push({ reference: b.entry[p].fullUrl, type: 'Observation' });
+    expect(errors(b)).toContainEqual(['Bundle.entry[0].resource.section[0].entry[5].type', 'closed-slice']);
+    const c = prescription();
+    const bin = {
+      fullUrl: 'urn:uuid:7d1e1f6a-4a57-4a38-9d0e-2f2b8f0e0c01',
+      resource: { resourceType: 'Binary', id: '7d1e1f6a-4a57-4a38-9d0e-2f2b8f0e0c01', contentType: 'application/pdf', data: 'JVBERi0=' },
+    };
+    const bin2 = { fullUrl: 'urn:uuid:7d1e1f6a-4a57-4a38-9d0e-2f2b8f0e0c02', resource: { ...bin.resource, id: '7d1e1f6a-4a57-4a38-9d0e-2f2b8f0e0c02' } };
+    c.entry.push(bin, bin2);
+    c.entry[0].resource.section[0].entry.push({ reference: bin.fullUrl, type: 'Binary' }, { reference: bin2.fullUrl, type: 'Binary' });
+    expect(errors(c)).toContainEqual(['Bundle.entry[0].resource.section[0].entry', 'slice-cardinality']);
+  });
+
+  it('catches an unresolvable reference inside a document bundle', () => {
+    const b = prescription();
+    const mr = indexOf(b, 'MedicationRequest');
+    b.entry[mr].resource.requester = { reference: 'urn:uuid:00000000-0000-4000-8000-000000000000' };
+    expect(errors(b)).toEqual([[`Bundle.entry[${mr}].resource.requester.reference`, 'unresolved-reference']]);
+  });
+
+  it("catches a reference to a resource the element's target profiles do not allow", () => {
+    const b = prescription();
+    const mr = indexOf(b, 'MedicationRequest');
+    b.entry[mr].resource.requester = { reference: b.entry[indexOf(b, 'Condition')].fullUrl };
+    expect(errors(b)).toContainEqual([`Bundle.entry[${mr}].resource.requester.reference`, 'wrong-target']);
+  });
+
+  it("catches a broken invariant of a profile (Patient's pat-1, evaluated with FHIRPath)", () => {
+    const b = prescription();
+    const p = indexOf(b, 'Patient');
+    b.entry[p].resource.contact = [{ gender: 'female' }];
+    expect(errors(b)).toEqual([[`Bundle.entry[${p}].resource.contact[0]`, 'pat-1']]);
+  });
+
+  it('catches a wrong value type: a primitive of the wrong JSON type, and a choice type the profile does not allow', () => {
+    const b = prescription();
+    const mr = indexOf(b, 'MedicationRequest');
+    b.entry[mr].resource.authoredOn = 20261120;
+    expect(errors(b)).toEqual([[`Bundle.entry[${mr}].resource.authoredOn`, 'type']]);
+    const vital = {
+      resourceType: 'Observation',
+      meta: { profile: ['https://nrces.in/ndhm/fhir/r4/StructureDefinition/ObservationVitalSigns'] },
+      status: 'final',
+      code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] },
+      subject: { display: 'a patient' },
+      valueBoolean: true,
+    };
+    expect(errors(vital)).toContainEqual(['Observation.valueBoolean', 'type']);
+  });
+
+  it('catches a required-binding violation (Composition.status) and warns on an extensible one whose code system is in the value set', () => {
+    const b = prescription();
+    b.entry[0].resource.status = 'done';
+    expect(errors(b)).toEqual([['Bundle.entry[0].resource.status', 'binding']]);
+    const vital = {
+      resourceType: 'Observation',
+      meta: { profile: ['https://nrces.in/ndhm/fhir/r4/StructureDefinition/ObservationVitalSigns'] },
+      status: 'final',
+      code: { coding: [{ system: 'http://loinc.org', code: '2093-3', display: 'Cholesterol' }] },
+      subject: { display: 'a patient' },
+      valueQuantity: { value: 72, unit: '/min', system: 'http://unitsofmeasure.org', code: '/min' },
+    };
+    const r = validateFhirBundle(vital);
+    expect(r.success).toBe(true);
+    expect(r.issues.map((i) => [i.path, i.code, i.severity])).toContainEqual(['Observation.code', 'binding', 'warning']);
+  });
+
+  it('validates a resource referenced as a profile it does not declare against that profile', () => {
+    const b = prescription();
+    const p = indexOf(b, 'Patient');
+    delete b.entry[p].resource.meta;
+    delete b.entry[p].resource.identifier;
+    // Composition.subject targets the NRCeS Patient profile, which requires an identifier.
+    expect(errors(b)).toContainEqual([`Bundle.entry[${p}].resource.identifier`, 'required']);
+  });
+
+  it('validates a bare resource against the profile given as an option', () => {
+    const patient = { resourceType: 'Patient', gender: 'female' };
+    expect(validateFhirBundle(patient).success).toBe(true);
+    expect(errors(patient, 'https://nrces.in/ndhm/fhir/r4/StructureDefinition/Patient')).toContainEqual(['Patient.identifier', 'required']);
+    expect(errors(patient, 'https://example.org/StructureDefinition/Nothing')).toContainEqual(['Patient', 'unknown-profile']);
+  });
+
+  it('checks a bundle that is not NRCeS against base R4 structure only', () => {
+    const collection = {
+      resourceType: 'Bundle',
+      type: 'collection',
+      entry: [
+        { fullUrl: 'https://ehr.example/Patient/1', resource: { resourceType: 'Patient', id: '1', gender: 'other', name: [{ family: 'Rao' }] } },
+        { fullUrl: 'https://ehr.example/Observation/2', resource: { resourceType: 'Observation', id: '2', status: 'final', code: { text: 'pulse' }, valueQuantity: { value: 72 } } },
+      ],
+    };
+    expect(validateFhirBundle(collection).issues.filter((i) => i.severity === 'error')).toEqual([]);
+    const bad = structuredClone(collection) as Json;
+    bad.entry[0].resource.nickname = 'x';
+    bad.entry[1].resource.valueQuantity.value = '72';
+    bad.entry[1].resource.valueBanana = 1;
+    expect(errors(bad)).toEqual([
+      ['Bundle.entry[0].resource.nickname', 'unknown-element'],
+      ['Bundle.entry[1].resource.valueQuantity.value', 'type'],
+      ['Bundle.entry[1].resource.valueBanana', 'unknown-element'],
+    ]);
+  });
+
+  it('never puts a value from the bundle in a message', () => {
+    const b = prescription();
+    const planted = 'PLANTED-Diabetes-9876543210';
+    const mr = indexOf(b, 'MedicationRequest');
+    b.entry[0].resource.status = planted;
+    b.entry[0].resource.section[0].code.coding[0].code = planted;
+    b.entry[mr].resource.authoredOn = planted;
+    b.entry[mr].resource.requester = { reference: `urn:uuid:${planted}` };
+    b.entry[indexOf(b, 'Patient')].resource[planted] = planted;
+    const r = validateFhirBundle(b);
+    expect(r.success).toBe(false);
+    for (const i of r.issues) expect(i.message).not.toContain('PLANTED');
+  });
+
+  it('never throws, whatever it is given', () => {
+    for (const v of [null, 1, 'x', [], {}, { resourceType: 'Bundle', entry: 'x' }, { resourceType: 'Bundle', entry: [null, { resource: 5 }] }, { resourceType: 7 }])
+      expect(() => validateFhirBundle(v)).not.toThrow();
+    expect(validateFhirBundle(null).success).toBe(false);
+  });
+});
