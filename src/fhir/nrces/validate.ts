@@ -16,7 +16,7 @@
  */
 import { compile } from 'fhirpath';
 import type { Issue } from '../../errors.js';
-import { safeElementName } from '../structure.js';
+import { RESOURCES, safeElementName } from '../structure.js';
 import { validateFhirBundle as validateDocumentRules } from '../validate.js';
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
@@ -59,6 +59,9 @@ function fromPointer(root: string, pointer: string): string {
  * (a best-practice guideline: narrative on every resource; abha-link puts it on the Composition).
  */
 const NATIVE_INVARIANTS = new Set(['dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
+
+/** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
+const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
 
 type Compiled = (resource: unknown, env?: Record<string, unknown>) => unknown[];
 const compiledCache = new Map<string, Compiled | null>();
@@ -144,6 +147,8 @@ class Engine {
     readonly root: string,
     readonly top: Json,
     readonly isDocument: boolean,
+    /** Whether the earlier validator's rules ran (a Bundle): its checks of narratives are not repeated. */
+    readonly documentRules: boolean,
   ) {}
 
   add(path: Path | string, code: string, message: string, severity: 'error' | 'warning' = 'error'): void {
@@ -243,21 +248,16 @@ class Engine {
   private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
     const v = value[key];
     const p = [...path, key];
-    const choice = choiceOf(owner, key);
-    const name = choice?.name ?? key;
-    const type = choice?.type;
-    const base = choice !== undefined ? choice.base : basePath(`${owner}.${key}`);
-    if (base === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
-    const baseType = type ?? fhirType(R4.path2Type[base ?? ''] ?? 'string');
-    const repeats = R4.path2Repeating[base ?? ''] === true;
+    const info = keyInfo(owner, key);
+    if (info === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+    const { name, type: baseType, repeats, childOwner } = info;
     const pel = el?.children.get(name);
-    if (pel !== undefined && name.endsWith('[x]') && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
+    if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
       return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
     if (repeats && !Array.isArray(v)) return this.add(p, 'type', `${label(p)} must be an array`);
     if (!repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
     const items: unknown[] = Array.isArray(v) ? v : [v];
     if (Array.isArray(v) && v.length === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
-    const childOwner = choice !== undefined ? choice.type : baseType === 'BackboneElement' || baseType === 'Element' ? (base ?? `${owner}.${key}`) : ownerOf(base ?? '');
     if (pel !== undefined) {
       if (items.length > pel.maximum)
         this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
@@ -342,6 +342,7 @@ class Engine {
     if (el?.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
     if (el?.binding !== undefined) this.binding(item, type, el, path);
     if (PRIMITIVE_TYPES.has(type)) {
+      if (type === 'xhtml' && this.documentRules && typeof container.resource.resourceType === 'string' && Object.hasOwn(RESOURCES, container.resource.resourceType)) return;
       const problem = checkPrimitive(item, type);
       if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`);
       return;
@@ -360,8 +361,8 @@ class Engine {
 
   private reference(ref: Json, el: Element, path: Path, container: Container): void {
     if (typeof ref.reference !== 'string') return;
-    const targets = el.types?.flatMap((t) => t.target ?? []) ?? [];
-    if (targets.length === 0) return;
+    const targets = targetsOf(this.tables, el);
+    if (targets === undefined) return;
     const target = this.resolve(ref.reference, container);
     if (target === undefined) {
       if (this.isDocument)
@@ -369,11 +370,13 @@ class Engine {
       return;
     }
     const rt = target.resource.resourceType;
-    const types = [...new Set(targets.map((u) => typeOfProfile(this.tables, u)))];
-    if (typeof rt !== 'string' || (!types.includes(rt) && !types.includes('Resource'))) return this.add([...path, 'reference'], 'wrong-target', `${label(path)} must reference ${types.join(' or ')}`);
-    const candidates = targets.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
+    if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
+      return this.add([...path, 'reference'], 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
+    const candidates = targets.profiles.filter((p) => p.type === rt);
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (only === undefined) return;
     const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
-    if (candidates.length === 1 && candidates[0] !== undefined && !declared.some((u) => candidates.some((c) => c.url === u))) this.schedule(target, candidates[0]);
+    if (!declared.includes(only.url)) this.schedule(target, only);
   }
 
   private binding(item: unknown, type: string, el: Element, path: Path): void {
@@ -419,6 +422,10 @@ class Engine {
   private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
     for (const c of el.constraints ?? []) {
       if (NATIVE_INVARIANTS.has(c.key)) continue;
+      // dom-2 to dom-5 only look into `contained`: true, without evaluating, for a resource that contains nothing.
+      if (CONTAINED_INVARIANTS.has(c.key) && value.contained === undefined) continue;
+      // bdl-5 (an entry has a resource, a request or a response), checked directly.
+      if (c.key === 'bdl-5' && (value.resource !== undefined || value.request !== undefined || value.response !== undefined)) continue;
       const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
       const fn = compiled(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
       if (fn === null) continue;
@@ -433,26 +440,69 @@ class Engine {
   }
 }
 
-const choiceCache = new Map<string, { name: string; type: string; base: string } | null>();
+const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
 
-/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity, base path `Observation.value`. */
-function choiceOf(owner: string, key: string): { name: string; type: string; base: string } | undefined {
-  const cacheKey = `${owner}\u0000${key}`;
-  const cached = choiceCache.get(cacheKey);
+/** The resource types and NRCeS profiles a Reference element may target (cached per element). */
+function targetsOf(tables: Tables, el: Element): { types: ReadonlySet<string>; profiles: readonly Profile[] } | undefined {
+  const cached = targetCache.get(el);
   if (cached !== undefined) return cached ?? undefined;
-  let found: { name: string; type: string; base: string } | null = null;
-  for (let i = key.length - 1; i > 0 && found === null; i--) {
-    if (!/[A-Z]/.test(key[i] ?? '')) continue;
+  const urls = el.types?.flatMap((t) => t.target ?? []) ?? [];
+  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), profiles: urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined) };
+  targetCache.set(el, out);
+  return out ?? undefined;
+}
+
+/** What the base R4 model says of one key of a value whose elements `owner` defines. */
+interface KeyInfo {
+  /** The element's name: the key, or `value[x]` for a choice key such as `valueQuantity`. */
+  readonly name: string;
+  /** The FHIR type of the value (a choice key's type comes from its suffix). */
+  readonly type: string;
+  readonly repeats: boolean;
+  /** Whose elements the value has: a datatype name, or the path of a backbone element. */
+  readonly childOwner: string;
+  readonly choice: boolean;
+}
+
+const keyCache = new Map<string, Map<string, KeyInfo | null>>();
+
+/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
+function keyInfo(owner: string, key: string): KeyInfo | undefined {
+  let byKey = keyCache.get(owner);
+  if (byKey === undefined) {
+    byKey = new Map();
+    keyCache.set(owner, byKey);
+  }
+  const cached = byKey.get(key);
+  if (cached !== undefined) return cached ?? undefined;
+  let info: KeyInfo | null = null;
+  const choice = choiceOf(owner, key);
+  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
+  else {
+    const base = basePath(`${owner}.${key}`);
+    if (base !== undefined) {
+      const type = fhirType(R4.path2Type[base] ?? 'string');
+      const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
+      info = { name: key, type, repeats: R4.path2Repeating[base] === true, childOwner, choice: false };
+    }
+  }
+  if (byKey.size < 10_000) byKey.set(key, info);
+  return info ?? undefined;
+}
+
+/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity. */
+function choiceOf(owner: string, key: string): { name: string; type: string } | undefined {
+  for (let i = key.length - 1; i > 0; i--) {
+    const ch = key.charCodeAt(i);
+    if (ch < 65 || ch > 90) continue;
     const prefix = key.slice(0, i);
-    const base = `${owner}.${prefix}`;
-    const choices = R4.choiceTypePaths[base];
+    const choices = R4.choiceTypePaths[`${owner}.${prefix}`];
     const suffix = key.slice(i);
     if (choices === undefined || !choices.includes(suffix)) continue;
     const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
-    found = { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix, base };
+    return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
   }
-  choiceCache.set(cacheKey, found);
-  return found ?? undefined;
+  return undefined;
 }
 
 /** The element of a slice at a dotted path inside it. */
@@ -502,7 +552,7 @@ export function validateFhirBundle(bundle: unknown, options: FhirValidateOptions
   const tables = profileTables();
   const root = isObject(bundle) && typeof bundle.resourceType === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(bundle.resourceType) ? bundle.resourceType : 'Resource';
   if (!isObject(bundle)) return { success: false, issues: [{ path: root, code: 'type', message: 'a FHIR resource or bundle must be a JSON object', severity: 'error' }] };
-  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document');
+  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document', root === 'Bundle');
   try {
     if (root === 'Bundle') for (const i of validateDocumentRules(bundle).issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
     if (options.profile !== undefined && !tables.profiles.has(options.profile.split('|')[0] ?? ''))
