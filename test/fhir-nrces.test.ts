@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FHIR_HI_TYPES, toFhirBundles, validateFhirBundle, type Bundle } from '../src/fhir/index.js';
+import { validateAgainstProfiles } from '../src/fhir/nrces/validate.js';
 import { validateFhirBundle as documentRules } from '../src/fhir/validate.js';
 import { ATTACHMENTS, EXAMPLES, example } from './fhir-helpers.js';
 
@@ -25,11 +26,13 @@ function allBundles(): Array<{ name: string; bundle: Json }> {
   return out;
 }
 
-function prescription(): Json {
-  const r = toFhirBundles(example('opd-prescription', 'input'), { attachments: ATTACHMENTS });
-  if (!r.success) throw new Error('the opd-prescription example must build');
-  return structuredClone(r.bundles[0]?.bundle) as Json;
+/** The last bundle built from an example's clinical input. */
+function built(name: string): Json {
+  const r = toFhirBundles(example(name, 'input'), { attachments: ATTACHMENTS });
+  if (!r.success) throw new Error(`the ${name} example must build`);
+  return structuredClone(r.bundles[r.bundles.length - 1]?.bundle) as Json;
 }
+const prescription = (): Json => built('opd-prescription');
 
 const errors = (b: unknown, profile?: string): Array<[string, string]> =>
   validateFhirBundle(b, profile !== undefined ? { profile } : {})
@@ -170,6 +173,72 @@ describe('validateFhirBundle (profile-driven)', () => {
       ['Bundle.entry[1].resource.valueQuantity.value', 'type'],
       ['Bundle.entry[1].resource.valueBanana', 'unknown-element'],
     ]);
+  });
+
+  // The hand-written NRCeS rules of the earlier validator (src/fhir/validate.ts, reference §5 and §10), each broken
+  // once: the profiles alone (no hand-written rule) catch every one, which is why validateFhirBundle no longer runs them.
+  const HAND_WRITTEN: Array<[string, string, (b: Json) => void, string, string]> = [
+    ['DocumentBundle meta.versionId', 'opd-prescription', (b) => delete b.meta.versionId, 'Bundle.meta.versionId', 'required'],
+    ['DocumentBundle type document', 'opd-prescription', (b) => (b.type = 'collection'), 'Bundle.type', 'fixed-value'],
+    ['DocumentBundle identifier', 'opd-prescription', (b) => delete b.identifier, 'Bundle.identifier', 'required'],
+    ['record type coding fixed', 'opd-prescription', (b) => (b.entry[0].resource.type.coding[0].code = '371530004'), 'Bundle.entry[0].resource.type.coding[0].code', 'fixed-value'],
+    ['subject required', 'opd-prescription', (b) => delete b.entry[0].resource.subject, 'Bundle.entry[0].resource.subject', 'required'],
+    ['author.reference', 'opd-prescription', (b) => (b.entry[0].resource.author = [{ display: 'the doctor' }]), 'Bundle.entry[0].resource.author[0].reference', 'required'],
+    ['custodian → Organization', 'opd-prescription', (b) => (b.entry[0].resource.custodian = { reference: b.entry[1].fullUrl }), 'Bundle.entry[0].resource.custodian.reference', 'wrong-target'],
+    ['one section', 'opd-prescription', (b) => b.entry[0].resource.section.push(structuredClone(b.entry[0].resource.section[0])), 'Bundle.entry[0].resource.section', 'cardinality'],
+    [
+      'OPConsult slice code display fixed',
+      'lab-order',
+      (b) => (b.entry[0].resource.section[0].code.coding[0].display = 'Diagnosis'),
+      'Bundle.entry[0].resource.section[0].code.coding[0].display',
+      'fixed-value',
+    ],
+    ['OPConsult slices before open sections', 'lab-order', (b) => b.entry[0].resource.section.reverse(), 'Bundle.entry[0].resource.section[1]', 'slice-order'],
+    ['OPConsult encounter', 'lab-order', (b) => delete b.entry[0].resource.encounter, 'Bundle.entry[0].resource.encounter', 'required'],
+    ['OPConsult one section per slice', 'lab-order', (b) => b.entry[0].resource.section.push(structuredClone(b.entry[0].resource.section[1])), 'Bundle.entry[0].resource.section', 'slice-cardinality'],
+    ['MedicationRequest requester', 'opd-prescription', (b) => delete b.entry[indexOf(b, 'MedicationRequest')].resource.requester, 'Bundle.entry[8].resource.requester', 'required'],
+    ['MedicationRequest authoredOn', 'opd-prescription', (b) => delete b.entry[indexOf(b, 'MedicationRequest')].resource.authoredOn, 'Bundle.entry[8].resource.authoredOn', 'required'],
+    [
+      'Condition codings ICD-10 or SNOMED',
+      'opd-prescription',
+      (b) => (b.entry[5].resource.code.coding = [{ system: 'https://projecteka.in/sct', code: '1', display: 'x' }]),
+      'Bundle.entry[5].resource.code.coding[0].system',
+      'closed-slice',
+    ],
+    [
+      'SNOMED coding display',
+      'opd-prescription',
+      (b) => (b.entry[8].resource.medicationCodeableConcept = { coding: [{ system: 'http://snomed.info/sct', code: '261665006' }] }),
+      'Bundle.entry[8].resource.medicationCodeableConcept.coding[0].display',
+      'required',
+    ],
+    [
+      'DocumentReference attachment data',
+      'multi-care-context',
+      (b) => delete b.entry[indexOf(b, 'DocumentReference')].resource.content[0].attachment.data,
+      'Bundle.entry[5].resource.content[0].attachment.data',
+      'required',
+    ],
+    [
+      'Organization identifier.system',
+      'opd-prescription',
+      (b) => delete b.entry[indexOf(b, 'Organization')].resource.identifier[0].system,
+      'Bundle.entry[3].resource.identifier[0].system',
+      'required',
+    ],
+    ['Practitioner identifier.type', 'opd-prescription', (b) => delete b.entry[indexOf(b, 'Practitioner')].resource.identifier[0].type, 'Bundle.entry[2].resource.identifier[0].type', 'required'],
+    ['Patient identifier', 'opd-prescription', (b) => delete b.entry[indexOf(b, 'Patient')].resource.identifier, 'Bundle.entry[1].resource.identifier', 'required'],
+    ['telecom.value', 'opd-prescription', (b) => (b.entry[indexOf(b, 'Patient')].resource.telecom = [{ system: 'phone' }]), 'Bundle.entry[1].resource.telecom[0].value', 'required'],
+  ];
+  it.each(HAND_WRITTEN)('derives the hand-written rule "%s" from the profiles', (_rule, name, plant, path, code) => {
+    const b = built(name);
+    plant(b);
+    expect(
+      validateAgainstProfiles(b)
+        .issues.filter((i) => i.severity === 'error')
+        .map((i) => [i.path, i.code]),
+    ).toContainEqual([path, code]);
+    expect(errors(b)).toContainEqual([path, code]);
   });
 
   it('never puts a value from the bundle in a message', () => {

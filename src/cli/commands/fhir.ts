@@ -7,7 +7,7 @@ import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
 import { fromFhir } from '../../fhir/from-fhir.js';
 import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
-import { validateFhirBundle } from '../../fhir/validate.js';
+import { validateFhirBundle } from '../../fhir/nrces/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
 import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';

@@ -549,12 +549,26 @@ function label(path: Path): string {
  * //=> { success: false, issues: [{ path: 'Bundle.identifier', code: 'bdl-9', ... }, ...] }
  */
 export function validateFhirBundle(bundle: unknown, options: FhirValidateOptions = {}): FhirValidationResult {
+  return run(bundle, options, true);
+}
+
+/**
+ * The profiles and base R4 alone, without the earlier validator's document
+ * rules: internal, for the tests that show which of those rules the profiles
+ * already imply (docs/fhir.md).
+ */
+export function validateAgainstProfiles(bundle: unknown, options: FhirValidateOptions = {}): FhirValidationResult {
+  return run(bundle, options, false);
+}
+
+function run(bundle: unknown, options: FhirValidateOptions, documentRules: boolean): FhirValidationResult {
   const tables = profileTables();
   const root = isObject(bundle) && typeof bundle.resourceType === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(bundle.resourceType) ? bundle.resourceType : 'Resource';
   if (!isObject(bundle)) return { success: false, issues: [{ path: root, code: 'type', message: 'a FHIR resource or bundle must be a JSON object', severity: 'error' }] };
-  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document', root === 'Bundle');
+  const withRules = documentRules && root === 'Bundle';
+  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document', withRules);
   try {
-    if (root === 'Bundle') for (const i of validateDocumentRules(bundle).issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
+    if (withRules) for (const i of validateDocumentRules(bundle, { nrcesRules: false }).issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
     if (options.profile !== undefined && !tables.profiles.has(options.profile.split('|')[0] ?? ''))
       engine.add(root, 'unknown-profile', `the profile is not one of the NRCeS IG ${tables.igVersion} profiles abha-link knows`);
     engine.index();
