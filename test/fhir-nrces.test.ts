@@ -7,7 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FHIR_HI_TYPES, toFhirBundles, validateFhirBundle, type Bundle } from '../src/fhir/index.js';
-import { validateAgainstProfiles } from '../src/fhir/nrces/validate.js';
+import { compile } from 'fhirpath';
+import r4 from 'fhirpath/fhir-context/r4';
+import { NATIVE_EVALUATORS, validateAgainstProfiles } from '../src/fhir/nrces/validate.js';
+import { profileTables } from '../src/fhir/nrces/data.js';
 import { validateFhirBundle as documentRules } from '../src/fhir/validate.js';
 import { ATTACHMENTS, EXAMPLES, example } from './fhir-helpers.js';
 
@@ -239,6 +242,34 @@ describe('validateFhirBundle (profile-driven)', () => {
         .map((i) => [i.path, i.code]),
     ).toContainEqual([path, code]);
     expect(errors(b)).toContainEqual([path, code]);
+  });
+
+  it('evaluates the Bundle invariants it checks in code exactly as FHIRPath does', () => {
+    const bundle = profileTables().profiles.get('https://nrces.in/ndhm/fhir/r4/StructureDefinition/DocumentBundle');
+    const constraints = bundle?.root.constraints ?? [];
+    const samples: Json[] = [
+      prescription(),
+      { resourceType: 'Bundle', type: 'document', total: 2 },
+      { resourceType: 'Bundle', type: 'searchset', total: 2, entry: [{ search: { mode: 'match' } }] },
+      { resourceType: 'Bundle', type: 'collection', entry: [{ search: { mode: 'match' } }, { response: { status: '200' } }] },
+      { resourceType: 'Bundle', type: 'batch-response', entry: [{ response: { status: '200' } }, { resource: { resourceType: 'Patient' } }] },
+      { resourceType: 'Bundle', type: 'message', entry: [{ resource: { resourceType: 'Patient' } }] },
+      { resourceType: 'Bundle', type: 'message', entry: [{ resource: { resourceType: 'MessageHeader' } }] },
+    ];
+    const keys = Object.keys(NATIVE_EVALUATORS);
+    expect(keys.length).toBeGreaterThan(0);
+    let failing = 0;
+    for (const key of keys) {
+      const c = constraints.find((x) => x.key === key);
+      expect(c, key).toBeDefined();
+      const fn = compile({ base: 'Bundle', expression: c?.expression ?? '' }, r4);
+      for (const b of samples) {
+        const expected = (fn(b, { resource: b }) as unknown[])[0] !== false;
+        expect(NATIVE_EVALUATORS[key]?.(b), `${key} on ${JSON.stringify(b).slice(0, 80)}`).toBe(expected);
+        if (!expected) failing++;
+      }
+    }
+    expect(failing).toBeGreaterThanOrEqual(keys.length);
   });
 
   it('never puts a value from the bundle in a message', () => {
