@@ -290,5 +290,8 @@ describe('validateFhirBundle (profile-driven)', () => {
     for (const v of [null, 1, 'x', [], {}, { resourceType: 'Bundle', entry: 'x' }, { resourceType: 'Bundle', entry: [null, { resource: 5 }] }, { resourceType: 7 }])
       expect(() => validateFhirBundle(v)).not.toThrow();
     expect(validateFhirBundle(null).success).toBe(false);
+    let nested: Json = { resourceType: 'Bundle', type: 'collection' };
+    for (let i = 0; i < 5000; i++) nested = { resourceType: 'Bundle', type: 'collection', entry: [{ fullUrl: `urn:x:${i}`, resource: nested }] };
+    expect(validateFhirBundle(nested).issues.map((i) => i.code)).toContain('too-deep');
   });
 });

@@ -208,7 +208,7 @@ class Engine {
   }
 
   /** Validates a resource against base R4 and the given profiles (its own meta.profile ones added). */
-  resource(resource: Json, path: Path, extra: readonly string[]): void {
+  resource(resource: Json, path: Path, extra: readonly string[], depth = 0): void {
     const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
     if (rt === undefined) return this.add([...path, 'resourceType'], 'required', 'resourceType is required');
     const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
@@ -224,12 +224,12 @@ class Engine {
     if (profiles.length === 0) {
       if (applied.has('')) return;
       applied.add('');
-      return this.object(resource, rt, undefined, path, container, 0);
+      return this.object(resource, rt, undefined, path, container, depth);
     }
     for (const p of profiles) {
       if (applied.has(p.url)) continue;
       applied.add(p.url);
-      this.object(resource, rt, p.root, path, container, 0);
+      this.object(resource, rt, p.root, path, container, depth);
       this.invariants(resource, p.root, rt, path, container);
     }
   }
@@ -250,7 +250,8 @@ class Engine {
 
   /** A complex value: each of its elements, then the required ones. */
   object(value: Json, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
-    if (++this.nodes > 2_000_000 || depth > 64) return;
+    if (++this.nodes > 2_000_000) return;
+    if (depth > 64) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
     const keys = Object.keys(value);
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
@@ -376,7 +377,7 @@ class Engine {
     if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
     if (type === 'Resource') {
       const ref = el?.types?.[0]?.profile ?? [];
-      this.resource(item, path, ref);
+      this.resource(item, path, ref, depth + 1);
       return;
     }
     if (type === 'Reference' && el?.types !== undefined) this.reference(item, el, path, container);
