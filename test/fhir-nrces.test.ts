@@ -150,6 +150,21 @@ describe('validateFhirBundle (profile-driven)', () => {
     expect(errors(b)).toContainEqual([`Bundle.entry[${p}].resource.identifier`, 'required']);
   });
 
+  it("applies an IG extension definition to the extension of its slice (BrandName's value is a string)", () => {
+    const immunization = (value: Json): Json => ({
+      resourceType: 'Immunization',
+      meta: { profile: ['https://nrces.in/ndhm/fhir/r4/StructureDefinition/Immunization'] },
+      extension: [{ url: 'https://nrces.in/ndhm/fhir/r4/StructureDefinition/BrandName', ...value }],
+      status: 'completed',
+      vaccineCode: { text: 'a vaccine' },
+      patient: { display: 'a patient' },
+      occurrenceDateTime: '2026-11-20',
+      primarySource: true,
+    });
+    expect(errors(immunization({ valueString: 'Covishield' })).filter(([p]) => p.startsWith('Immunization.extension'))).toEqual([]);
+    expect(errors(immunization({ valueInteger: 5 }))).toContainEqual(['Immunization.extension[0].valueInteger', 'type']);
+  });
+
   it('validates a bare resource against the profile given as an option', () => {
     const patient = { resourceType: 'Patient', gender: 'female' };
     expect(validateFhirBundle(patient).success).toBe(true);

@@ -89,6 +89,8 @@ function nameOf(id: string): { parent: string | undefined; name: string; slice: 
   return { parent: dot < 0 ? undefined : id.slice(0, dot), name: last, slice: undefined };
 }
 
+const EXTENSION_SLICING: NonNullable<ElementData['slicing']> = { discriminator: [{ type: 'value', path: 'url' }], rules: 'open' };
+
 function compileProfile(p: ProfileData): Profile {
   const byId = new Map<string, Element>();
   let root: Element | undefined;
@@ -125,6 +127,11 @@ function compileProfile(p: ProfileData): Profile {
       continue;
     }
     byId.get(parent)?.children.set(el.name, el);
+  }
+  // Extension slicing by url (open) is what the derivation leaves out as the default: put it back where there are slices.
+  for (const [id, el] of byId) {
+    if (el.slices.length === 0 || el.slicing !== undefined || (el.name !== 'extension' && el.name !== 'modifierExtension')) continue;
+    byId.set(id, Object.assign(el, { slicing: EXTENSION_SLICING }));
   }
   const fallback: Element = { id: p.type, name: p.type, minimum: 0, maximum: Number.POSITIVE_INFINITY, children: new Map(), slices: [] };
   return { url: p.url, name: p.name, type: p.type, root: root ?? fallback, byId };

@@ -382,6 +382,12 @@ class Engine {
     }
     if (type === 'Reference' && el?.types !== undefined) this.reference(item, el, path, container);
     if (type === 'Extension' && el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
+    // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
+    const definition = type === 'Extension' ? this.tables.profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
+    if (definition !== undefined && definition.type === 'Extension') {
+      this.object(item, owner, definition.root, path, container, depth + 1);
+      this.invariants(item, definition.root, owner, path, container);
+    }
     this.object(item, owner, el, path, container, depth + 1);
     if (el?.constraints !== undefined) this.invariants(item, el, owner, path, container);
   }
