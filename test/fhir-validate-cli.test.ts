@@ -78,11 +78,14 @@ describe('abha-link fhir validate', () => {
     expect(r.stderr).not.toMatch(STACK);
   });
 
-  it('is a usage error without FILE, with a bad --format, or with --format outside validate', async () => {
+  it('is a usage error without FILE, with a bad --format, with an option of FHIR output, or with --format outside validate', async () => {
     expect((await run([])).code).toBe(2);
     const f = await run(['--format', 'xml', file('x.json', '{}')]);
     expect(f.code).toBe(2);
     expect(f.stderr).toContain('--format must be text or json');
+    const misplaced = await run(['--out', tmp, file('y.json', '{}')]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('--out does not apply to abha-link fhir validate');
     const outside = await runInProcess(['fhir', '--format', 'json', 'examples/opd-prescription.input.json']);
     expect(outside.code).toBe(2);
     expect(outside.stderr).toContain('--format applies to abha-link fhir validate');

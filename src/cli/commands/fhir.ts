@@ -215,6 +215,10 @@ Options:
   },
   async run({ values, positionals }) {
     if (positionals[0] === 'validate') {
+      const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir'] as const).find((o) =>
+        o === 'attach' ? values.attach.length > 0 : o === 'force' ? values.force : values[o] !== undefined,
+      );
+      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
       const format = values.format ?? 'text';
       if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
       const { runFhirValidate } = await import('./fhir-validate.js');
