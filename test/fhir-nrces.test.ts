@@ -186,8 +186,13 @@ describe('validateFhirBundle (profile-driven)', () => {
     bad.entry[0].resource.nickname = 'x';
     bad.entry[1].resource.valueQuantity.value = '72';
     bad.entry[1].resource.valueBanana = 1;
+    bad.entry[0].resource._gender = { extension: [{ url: 'https://ehr.example/gender-detail', valueString: 'as stated' }] };
+    bad.entry[0].resource._nickname = { extension: [{ url: 'https://ehr.example/x', valueString: 'x' }] };
+    bad.entry[0].resource.name[0]._family = { extension: [{ url: 'https://ehr.example/x', valueInteger: 'one' }] };
     expect(errors(bad)).toEqual([
       ['Bundle.entry[0].resource.nickname', 'unknown-element'],
+      ['Bundle.entry[0].resource._nickname', 'unknown-element'],
+      ['Bundle.entry[0].resource.name[0]._family.extension[0].valueInteger', 'type'],
       ['Bundle.entry[1].resource.valueQuantity.value', 'type'],
       ['Bundle.entry[1].resource.valueBanana', 'unknown-element'],
     ]);

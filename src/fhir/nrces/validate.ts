@@ -258,7 +258,10 @@ class Engine {
     for (const key of keys) {
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
-      if (key.startsWith('_')) continue; // a primitive's id and extensions: checked by the earlier validator where it knows the resource
+      if (key.startsWith('_')) {
+        this.primitiveExtension(value, key, owner, path, container, depth);
+        continue;
+      }
       this.child(value, key, owner, el, path, container, depth);
     }
     if (el === undefined) return;
@@ -269,6 +272,23 @@ class Engine {
         if (!keys.some((k) => k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add([...path, prefix], 'required', `${prefix}[x] is required by the profile`);
       } else if (value[c.name] === undefined) this.add([...path, c.name], 'required', `${c.name} is required by the profile`);
     }
+  }
+
+  /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
+  private primitiveExtension(value: Json, key: string, owner: string, path: Path, container: Container, depth: number): void {
+    const p = [...path, key];
+    const info = keyInfo(owner, key.slice(1));
+    if (info === undefined || !PRIMITIVE_TYPES.has(info.type))
+      return this.add(p, 'unknown-element', `this is not the extension of a primitive element of ${label(path)} in FHIR R4 (the part after _ must name one)`);
+    const v = value[key];
+    const items: unknown[] = info.repeats && Array.isArray(v) ? v : [v];
+    if (!info.repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single object, not an array`);
+    items.forEach((item, i) => {
+      if (item === null && info.repeats) return; // a null keeps the arrays aligned
+      const ip = info.repeats ? [...p, i] : p;
+      if (!isObject(item)) return this.add(ip, 'type', `${label(ip)} must be an object with id or extension`);
+      this.object(item, 'Element', undefined, ip, container, depth + 1);
+    });
   }
 
   /** One element of a complex value: its base definition, its profile element, its items. */
