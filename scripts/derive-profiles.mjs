@@ -16,10 +16,10 @@
  *
  *   node scripts/derive-profiles.mjs [IG_DIR]     # writes src/generated/ndhm-profiles.ts
  *
- * IG_DIR defaults to $NDHM_IG_DIR or ../shared/reference/ndhm-6.5.0 beside the
- * repository. test/fhir-profiles-drift.test.ts re-derives and compares.
+ * IG_DIR defaults to $NDHM_IG_DIR, else ../shared/reference/ndhm-6.5.0 beside the
+ * repository (or two levels up, for a worktree). test/fhir-profiles-drift.test.ts re-derives and compares.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,10 @@ export const OUTPUT = join(root, 'src', 'generated', 'ndhm-profiles.ts');
 
 /** Where the IG's files are by default. */
 export function defaultIgDir() {
-  return process.env.NDHM_IG_DIR ?? resolve(root, '..', '..', 'shared', 'reference', 'ndhm-6.5.0');
+  if (process.env.NDHM_IG_DIR !== undefined) return process.env.NDHM_IG_DIR;
+  // ../shared beside the repository (a checkout), or two levels up (a worktree under wt/).
+  const candidates = [resolve(root, '..', 'shared', 'reference', 'ndhm-6.5.0'), resolve(root, '..', '..', 'shared', 'reference', 'ndhm-6.5.0')];
+  return candidates.find((d) => existsSync(d)) ?? candidates[0];
 }
 
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
