@@ -148,6 +148,13 @@ describe('validateFhirBundle (profile-driven)', () => {
     delete b.entry[p].resource.identifier;
     // Composition.subject targets the NRCeS Patient profile, which requires an identifier.
     expect(errors(b)).toContainEqual([`Bundle.entry[${p}].resource.identifier`, 'required']);
+    const warning = validateFhirBundle(b).issues.find((i) => i.code === 'missing-profile');
+    expect(warning).toEqual({
+      path: `Bundle.entry[${p}].resource.meta.profile`,
+      code: 'missing-profile',
+      message: 'this resource declares no profile in meta.profile; it was checked as Patient, the profile a reference to it requires',
+      severity: 'warning',
+    });
   });
 
   it("applies an IG extension definition to the extension of its slice (BrandName's value is a string)", () => {

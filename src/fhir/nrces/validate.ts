@@ -245,6 +245,16 @@ class Engine {
       const { target, profile } = this.pending[i] ?? {};
       if (target === undefined || profile === undefined) continue;
       this.resource(target.resource, target.path, [profile.url]);
+      // The earlier validator's warning says no NRCeS rule was applied: say which profile was, instead.
+      const at = fhirPathOf(this.root, [...target.path, 'meta', 'profile']);
+      const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === at);
+      if (w >= 0)
+        this.issues[w] = {
+          path: at,
+          code: 'missing-profile',
+          message: `this resource declares no profile in meta.profile; it was checked as ${profile.name}, the profile a reference to it requires`,
+          severity: 'warning',
+        };
     }
   }
 
