@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-vi.mock('../src/fhir/validate.js', () => ({
-  validateFhirBundle: () => ({ success: false, issues: [{ path: '/entry/0/resource/type', code: 'type', message: 'type must be a CodeableConcept', severity: 'error' }] }),
+vi.mock('../src/fhir/nrces/validate.js', () => ({
+  validateFhirBundle: () => ({ success: false, issues: [{ path: 'Bundle.entry[0].resource.type', code: 'type', message: 'type must be a CodeableConcept', severity: 'error' }] }),
 }));
 
 const { runFhir } = await import('../src/cli/commands/fhir.js');
@@ -39,7 +39,7 @@ describe('abha-link fhir, when its own output fails FHIR validation', () => {
     vi.restoreAllMocks();
     expect(code).toBe(3);
     expect(stdout).toBe('');
-    expect(stderr).toContain('bundle OPD-2026-0042-Prescription /entry/0/resource/type type must be a CodeableConcept (type)');
+    expect(stderr).toContain('bundle OPD-2026-0042-Prescription Bundle.entry[0].resource.type type must be a CodeableConcept (type)');
     expect(stderr).toMatch(/1 bundle failed FHIR validation; nothing was written \(this is a bug in abha-link: please report it\)\n$/);
   });
 });

@@ -272,19 +272,19 @@ describe('the validator on the two profiles', () => {
     const meds = composition(b).section?.find((s) => s.title === 'Discharge medications');
     if (meds?.code?.coding?.[0] === undefined) throw new Error('example changed');
     meds.code.coding[0].display = 'Medication summary document';
-    expect(errors(b)).toEqual([['/entry/0/resource/section/6/code/coding/0', 'fixed-value']]);
+    expect(errors(b)).toEqual([['Bundle.entry[0].resource.section[6].code.coding[0].display', 'fixed-value']]);
     const moved = ds();
     const sections = composition(moved).section ?? [];
     sections.push(sections.splice(0, 1)[0] as (typeof sections)[number]);
-    expect(errors(moved)).toEqual([[`/entry/0/resource/section/${sections.length - 1}`, 'slice-order']]);
+    expect(errors(moved)).toEqual([[`Bundle.entry[0].resource.section[${sections.length - 1}]`, 'slice-order']]);
   });
 
   it('catches a DischargeSummaryRecord without its encounter, and an ImmunizationRecord entry without its type', () => {
     const b = ds();
     delete composition(b).encounter;
-    expect(errors(b)).toEqual([['/entry/0/resource/encounter', 'required']]);
+    expect(errors(b)).toEqual([['Bundle.entry[0].resource.encounter', 'required']]);
     const i = ir();
     delete composition(i).section?.[0]?.entry?.[0]?.type;
-    expect(errors(i)).toEqual([['/entry/0/resource/section/0/entry/0/type', 'closed-slice']]);
+    expect(errors(i)).toEqual([['Bundle.entry[0].resource.section[0].entry[0].type', 'closed-slice']]);
   });
 });

@@ -1,10 +1,14 @@
 /**
- * validateFhirBundle: each rule it claims, shown failing on a bundle that
+ * The document rules of src/fhir/validate.ts (base R4 of the resources
+ * abha-link emits, bdl-*, reference integrity, the hand-written NRCeS rules
+ * that remain; the public validateFhirBundle runs them inside the
+ * profile-driven validator, see test/fhir-nrces.test.ts): each rule it claims, shown failing on a bundle that
  * breaks it (starting from a valid bundle of ours), including the peer bugs
  * of reference §10.
  */
 import { describe, expect, it } from 'vitest';
-import { toFhirBundles, validateFhirBundle, type Bundle } from '../src/fhir/index.js';
+import { toFhirBundles, type Bundle } from '../src/fhir/index.js';
+import { validateFhirBundle } from '../src/fhir/validate.js';
 import { ATTACHMENTS, bundlesOf, example } from './fhir-helpers.js';
 
 type Json = Record<string, any>;

@@ -172,9 +172,10 @@ describe('the validator on WellnessRecord and InvoiceRecord', () => {
     const found = validateFhirBundle(b).issues.map((i) => [i.path, i.code]);
     expect(found).toEqual(
       expect.arrayContaining([
-        ['/entry/0/resource/type/text', 'fixed-value'],
-        ['/entry/0/resource/section/1/entry/0/reference', 'wrong-target'],
-        ['/entry/0/resource/section/4', 'cardinality'],
+        ['Bundle.entry[0].resource.type.text', 'fixed-value'],
+        ['Bundle.entry[0].resource.section[1].entry[0].reference', 'wrong-target'],
+        // The repeated Vital Signs section: its slice allows one.
+        ['Bundle.entry[0].resource.section', 'slice-cardinality'],
       ]),
     );
   });
@@ -183,7 +184,7 @@ describe('the validator on WellnessRecord and InvoiceRecord', () => {
     const b = structuredClone(only(toFhirBundles(example('invoice', 'input'))));
     const c = b.entry?.[0]?.resource as Composition;
     c.section![0]!.entry = [{ reference: b.entry?.[5]?.fullUrl ?? '', type: 'ChargeItem' }];
-    expect(validateFhirBundle(b).issues.map((i) => [i.path, i.code])).toContainEqual(['/entry/0/resource/section/0/entry/0/type', 'closed-slice']);
+    expect(validateFhirBundle(b).issues.map((i) => [i.path, i.code])).toContainEqual(['Bundle.entry[0].resource.section[0].entry[0].type', 'closed-slice']);
   });
 });
 

@@ -557,6 +557,11 @@ const UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * DiagnosticReportRecord, HealthDocumentRecord and the resource profiles
  * they use, applied to the resources that declare them in `meta.profile`.
  *
+ * With `nrcesRules: false` the hand-written NRCeS rules are left out: the
+ * profile-driven validator (src/fhir/nrces/validate.ts, the public
+ * validateFhirBundle) runs this one that way and applies the profiles
+ * themselves, which imply every one of those rules (test/fhir-nrces.test.ts).
+ *
  * Never throws; issues never contain values from the bundle.
  *
  * @example
@@ -564,7 +569,8 @@ const UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * //=> { success: false, issues: [
  * //     { path: '/identifier', code: 'bdl-9', message: 'a document must have an identifier with a system and a value (FHIR bdl-9)', severity: 'error' }, ...] }
  */
-export function validateFhirBundle(bundle: unknown): FhirValidationResult {
+export function validateFhirBundle(bundle: unknown, options: { readonly nrcesRules?: boolean } = {}): FhirValidationResult {
+  const nrces = options.nrcesRules !== false;
   const ck = new Checker();
   try {
     if (!isObject(bundle)) {
@@ -615,10 +621,11 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
     // NRCeS DocumentBundle.
     const bundleProfiles = isObject(bundle.meta) && Array.isArray(bundle.meta.profile) ? bundle.meta.profile : [];
     if (bundleProfiles.includes(PROFILES.DocumentBundle)) {
-      if (!isObject(bundle.meta) || bundle.meta.versionId === undefined) ck.add(['meta', 'versionId'], 'required', 'meta.versionId is required by the NRCeS DocumentBundle profile');
-      if (bundle.type !== 'document') ck.add(['type'], 'fixed-value', 'type must be document (NRCeS DocumentBundle)');
-      if (bundle.timestamp === undefined) ck.add(['timestamp'], 'required', 'timestamp is required by the NRCeS DocumentBundle profile');
-      if (!isObject(bundle.identifier)) ck.add(['identifier'], 'required', 'identifier is required by the NRCeS DocumentBundle profile');
+      // Without nrcesRules the profile-driven validator applies DocumentBundle from the profile itself.
+      if (nrces && (!isObject(bundle.meta) || bundle.meta.versionId === undefined)) ck.add(['meta', 'versionId'], 'required', 'meta.versionId is required by the NRCeS DocumentBundle profile');
+      if (nrces && bundle.type !== 'document') ck.add(['type'], 'fixed-value', 'type must be document (NRCeS DocumentBundle)');
+      if (nrces && bundle.timestamp === undefined) ck.add(['timestamp'], 'required', 'timestamp is required by the NRCeS DocumentBundle profile');
+      if (nrces && !isObject(bundle.identifier)) ck.add(['identifier'], 'required', 'identifier is required by the NRCeS DocumentBundle profile');
     } else if (isDocument)
       ck.add(['meta', 'profile'], 'missing-profile', `the bundle does not declare the NRCeS DocumentBundle profile (${PROFILES.DocumentBundle}); its rules were not applied`, 'warning');
 
@@ -642,11 +649,11 @@ export function validateFhirBundle(bundle: unknown): FhirValidationResult {
       const declared = isObject(t.resource.meta) && Array.isArray(t.resource.meta.profile) ? t.resource.meta.profile : undefined;
       if (isDocument && (declared === undefined || declared.length === 0))
         ck.add([...t.path, 'meta', 'profile'], 'missing-profile', `${safeResourceType(t.resourceType)} declares no profile in meta.profile; NRCeS rules were not applied to it`, 'warning');
-      profiles.resource(t);
+      if (nrces) profiles.resource(t);
       if (t.resourceType === 'Composition') {
         checkSections(t.resource.section, [...t.path, 'section'], ck);
         const record = records.find((rp) => declared?.includes(rp.url));
-        if (record !== undefined) profiles.composition(t, record);
+        if (nrces && record !== undefined) profiles.composition(t, record);
       }
     }
   } catch {

@@ -7,7 +7,7 @@ import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
 import { fromFhir } from '../../fhir/from-fhir.js';
 import type { Bundle } from '../../fhir/r4.js';
 import { toFhirBundles, type FhirAttachmentInput } from '../../fhir/to-fhir.js';
-import { validateFhirBundle } from '../../fhir/validate.js';
+import { validateFhirBundle } from '../../fhir/nrces/validate.js';
 import { uniqueFileName } from '../../render/file-name.js';
 import { plural } from '../../util.js';
 import { fileCountError, missingValueError, optionError, defineCommand } from '../command.js';
@@ -175,7 +175,8 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 }
 
 export const command = defineCommand({
-  usage: 'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]',
+  usage:
+    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] FILE|-...',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -192,6 +193,14 @@ is written to a file named after its care-context reference (the paths are
 printed). Problems are listed on stderr as FILE:LINE PATH MESSAGE (code);
 warnings (content the profile has no place for, elements not mapped) do not
 change the exit code.
+
+abha-link fhir validate checks any FHIR R4 bundle or resource (not only
+abha-link's) offline against base R4 and the NRCeS IG 6.5.0 profiles its
+resources declare in meta.profile: cardinality, types, fixed values, slicing,
+bindings, reference targets and invariants. Issues go to stdout as FILE:LINE
+PATH MESSAGE (code), PATH a FHIRPath location such as
+Bundle.entry[3].resource.section[0]; exit 0 valid, 1 invalid, 2 unreadable or
+not JSON.
 
 Options:
   --hi-type T          emit every care context as hiType T (any of ABDM's
@@ -219,6 +228,8 @@ Options:
   --timestamp ISO      Bundle.timestamp (default: now), e.g.
                        2026-11-20T10:30:00+05:30
   --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
+  --format text|json   with validate: text (default) for people; json: one
+                       object per file {file, valid, issues}
   -h, --help           show this help
   -v, --version        print the version`,
   options: {
@@ -230,8 +241,20 @@ Options:
     'from-fhir': { type: 'string' },
     'embed-pdf': { type: 'boolean' },
     chromium: { type: 'string' },
+    format: { type: 'string' },
   },
-  run({ values, positionals }) {
+  async run({ values, positionals }) {
+    if (positionals[0] === 'validate') {
+      const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir'] as const).find((o) =>
+        o === 'attach' ? values.attach.length > 0 : o === 'force' ? values.force : values[o] !== undefined,
+      );
+      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
+      const format = values.format ?? 'text';
+      if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
+      const { runFhirValidate } = await import('./fhir-validate.js');
+      return runFhirValidate(positionals.slice(1), format);
+    }
+    if (values.format !== undefined) throw new UsageError('--format applies to abha-link fhir validate');
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
     const ts = values.timestamp;
     const now = cliIo().now();

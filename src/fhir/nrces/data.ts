@@ -1,0 +1,219 @@
+/**
+ * The NRCeS profile data (derived from the IG by scripts/derive-profiles.mjs
+ * into src/generated/ndhm-profiles.ts), compiled once, lazily, into lookup
+ * tables: per profile, each element by id, its children by name and its
+ * slices; value sets as code lists per system.
+ */
+import r4 from 'fhirpath/fhir-context/r4';
+import { NDHM_PROFILES_JSON } from '../../generated/ndhm-profiles.js';
+
+export interface TypeRef {
+  readonly code: string;
+  readonly profile?: readonly string[];
+  readonly target?: readonly string[];
+}
+export interface Discriminator {
+  readonly type: 'value' | 'pattern' | 'type' | 'profile' | 'exists';
+  readonly path: string;
+}
+export interface Constraint {
+  readonly key: string;
+  readonly severity: 'error' | 'warning';
+  readonly expression: string;
+  readonly human: string;
+}
+/** One element of a profile's snapshot, as derived. */
+export interface ElementData {
+  readonly id: string;
+  readonly min?: number;
+  readonly max?: string;
+  readonly slice?: string;
+  readonly ref?: string;
+  readonly types?: readonly TypeRef[];
+  readonly fixed?: unknown;
+  readonly pattern?: unknown;
+  readonly slicing?: { readonly discriminator: readonly Discriminator[]; readonly rules: 'open' | 'closed' | 'openAtEnd'; readonly ordered?: boolean };
+  readonly binding?: { readonly strength: 'required' | 'extensible'; readonly valueSet: string };
+  readonly constraints?: readonly Constraint[];
+}
+interface ProfileData {
+  readonly url: string;
+  readonly name: string;
+  readonly type: string;
+  readonly kind: string;
+  readonly elements: readonly ElementData[];
+}
+interface Data {
+  readonly ig: { readonly name: string; readonly version: string; readonly canonical: string };
+  readonly profiles: readonly ProfileData[];
+  readonly valueSets: Readonly<Record<string, Readonly<Record<string, readonly string[] | null>>>>;
+  readonly igCodeSystems: readonly string[];
+}
+
+/** An element with its place in the profile: children by name, slices by name. */
+export interface Element extends ElementData {
+  readonly name: string;
+  readonly minimum: number;
+  /** Maximum occurrences (Infinity for `*`). */
+  readonly maximum: number;
+  readonly children: Map<string, Element>;
+  readonly slices: Element[];
+}
+
+export interface Profile {
+  readonly url: string;
+  readonly name: string;
+  readonly type: string;
+  readonly root: Element;
+  readonly byId: ReadonlyMap<string, Element>;
+}
+
+export interface ValueSetCodes {
+  /** system → codes, or null when any code of the system is accepted (not expandable offline). */
+  readonly systems: ReadonlyMap<string, ReadonlySet<string> | null>;
+}
+
+export interface Tables {
+  readonly profiles: ReadonlyMap<string, Profile>;
+  readonly valueSets: ReadonlyMap<string, ValueSetCodes>;
+  readonly igCodeSystems: ReadonlySet<string>;
+  readonly igVersion: string;
+}
+
+/** The element's own name: the last part of its id, without the slice. */
+function nameOf(id: string): { parent: string | undefined; name: string; slice: string | undefined } {
+  const dot = id.lastIndexOf('.');
+  const last = dot < 0 ? id : id.slice(dot + 1);
+  const colon = last.indexOf(':');
+  if (colon >= 0) return { parent: dot < 0 ? undefined : `${id.slice(0, dot)}.${last.slice(0, colon)}`, name: last.slice(0, colon), slice: last.slice(colon + 1) };
+  return { parent: dot < 0 ? undefined : id.slice(0, dot), name: last, slice: undefined };
+}
+
+const EXTENSION_SLICING: NonNullable<ElementData['slicing']> = { discriminator: [{ type: 'value', path: 'url' }], rules: 'open' };
+
+function compileProfile(p: ProfileData): Profile {
+  const byId = new Map<string, Element>();
+  let root: Element | undefined;
+  for (const e of p.elements) {
+    const { name } = nameOf(e.id);
+    const el: Element = {
+      ...e,
+      name,
+      minimum: e.min ?? 0,
+      maximum: e.max === undefined || e.max === '*' ? Number.POSITIVE_INFINITY : Number(e.max),
+      children: new Map(),
+      slices: [],
+    };
+    byId.set(e.id, el);
+    if (root === undefined) root = el;
+  }
+  // Elements the derivation left out (nothing beyond base R4) but whose descendants it kept: placeholders.
+  const ensure = (id: string): void => {
+    if (byId.has(id)) return;
+    byId.set(id, { id, name: nameOf(id).name, minimum: 0, maximum: Number.POSITIVE_INFINITY, children: new Map(), slices: [] });
+    const { parent } = nameOf(id);
+    if (parent !== undefined) ensure(parent);
+  };
+  for (const id of [...byId.keys()]) {
+    const { parent } = nameOf(id);
+    if (parent !== undefined) ensure(parent);
+  }
+  for (const el of byId.values()) {
+    const { parent, slice } = nameOf(el.id);
+    if (parent === undefined) continue;
+    if (slice !== undefined) {
+      // `a.b:s` is a slice of `a.b`; the slice's parent is `a.b`.
+      byId.get(parent)?.slices.push(el);
+      continue;
+    }
+    byId.get(parent)?.children.set(el.name, el);
+  }
+  // Extension slicing by url (open) is what the derivation leaves out as the default: put it back where there are slices.
+  for (const [id, el] of byId) {
+    if (el.slices.length === 0 || el.slicing !== undefined || (el.name !== 'extension' && el.name !== 'modifierExtension')) continue;
+    byId.set(id, Object.assign(el, { slicing: EXTENSION_SLICING }));
+  }
+  const fallback: Element = { id: p.type, name: p.type, minimum: 0, maximum: Number.POSITIVE_INFINITY, children: new Map(), slices: [] };
+  return { url: p.url, name: p.name, type: p.type, root: root ?? fallback, byId };
+}
+
+let tables: Tables | undefined;
+
+/** The compiled tables, built on first use. */
+export function profileTables(): Tables {
+  if (tables !== undefined) return tables;
+  const data = JSON.parse(NDHM_PROFILES_JSON) as Data;
+  const profiles = new Map<string, Profile>();
+  for (const p of data.profiles) profiles.set(p.url, compileProfile(p));
+  const valueSets = new Map<string, ValueSetCodes>();
+  for (const [url, systems] of Object.entries(data.valueSets)) valueSets.set(url, { systems: new Map(Object.entries(systems).map(([s, codes]) => [s, codes === null ? null : new Set(codes)])) });
+  tables = { profiles, valueSets, igCodeSystems: new Set(data.igCodeSystems), igVersion: data.ig.version };
+  return tables;
+}
+
+/** The base FHIR R4 model (from the fhirpath library): element types, repetition, choice types. */
+export const R4 = r4;
+
+/** FHIR primitive type names. */
+export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
+  'boolean',
+  'integer',
+  'string',
+  'decimal',
+  'uri',
+  'url',
+  'canonical',
+  'base64Binary',
+  'instant',
+  'date',
+  'dateTime',
+  'time',
+  'code',
+  'oid',
+  'id',
+  'markdown',
+  'unsignedInt',
+  'positiveInt',
+  'uuid',
+  'xhtml',
+]);
+
+const baseCache = new Map<string, string | undefined>();
+
+/**
+ * Where the base model defines an element path: `Observation.code.coding` →
+ * `CodeableConcept.coding`; backbone elements keep their own path.
+ */
+export function basePath(path: string): string | undefined {
+  if (baseCache.has(path)) return baseCache.get(path);
+  let out: string | undefined;
+  if (R4.path2Type[path] !== undefined) out = path;
+  else {
+    const dot = path.lastIndexOf('.');
+    if (dot > 0) {
+      const parent = basePath(path.slice(0, dot));
+      if (parent !== undefined) {
+        const own = ownerOf(parent);
+        const candidate = `${own}.${path.slice(dot + 1)}`;
+        out = R4.path2Type[candidate] !== undefined ? candidate : undefined;
+      }
+    }
+  }
+  baseCache.set(path, out);
+  return out;
+}
+
+/** The type whose elements a value at `path` has: a datatype name, or the path itself for a backbone element. */
+export function ownerOf(path: string): string {
+  const elsewhere = R4.pathsDefinedElsewhere[path];
+  if (elsewhere !== undefined) return elsewhere;
+  const t = R4.path2Type[path];
+  if (t === undefined || t === 'BackboneElement' || t === 'Element') return path;
+  return t;
+}
+
+/** A FHIR type name from fhirpath's model (`System.String` → `string`). */
+export function fhirType(modelType: string): string {
+  if (modelType.startsWith('System.')) return 'string';
+  return modelType;
+}

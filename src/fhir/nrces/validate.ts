@@ -1,0 +1,650 @@
+/**
+ * The profile-driven FHIR validator: any FHIR R4 bundle or resource, checked
+ * against base R4 structure (unknown elements, primitive types, repetition,
+ * from the fhirpath library's R4 model) and, for every resource that declares
+ * (or is referenced as) an NRCeS profile of the IG `ndhm.in` 6.5.0, against
+ * the profile's snapshot: cardinality, types (choice types included), fixed
+ * and pattern values, slicing with discriminators (closed slicing enforced,
+ * each slice's own rules), required and extensible bindings, reference target
+ * profiles, and the profile's FHIRPath invariants (evaluated with the fhirpath
+ * library). Document bundles also get the rules of the earlier hand-written
+ * validator that the profiles do not carry (docs/fhir.md lists them).
+ *
+ * Issues are `{ path, code, message, severity }` with `path` a FHIRPath-like
+ * location (`Bundle.entry[3].resource.section[0].entry[1]`); messages say
+ * what was expected, never the value found.
+ */
+import { compile } from 'fhirpath';
+import type { Issue } from '../../errors.js';
+import { RESOURCES, safeElementName } from '../structure.js';
+import { validateFhirBundle as validateDocumentRules } from '../validate.js';
+import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
+import { checkPrimitive } from './primitive.js';
+
+/** What {@link validateFhirBundle} returns: errors make it fail; warnings never do. */
+export type FhirValidationResult = { readonly success: true; readonly issues: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
+
+/** Options of {@link validateFhirBundle}. */
+export interface FhirValidateOptions {
+  /** A profile URL to validate the bundle (or resource) against, instead of (besides) its `meta.profile`. */
+  readonly profile?: string;
+}
+
+type Json = Record<string, unknown>;
+type Path = ReadonlyArray<string | number>;
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** `['entry', 3, 'resource']` under `Bundle` → `Bundle.entry[3].resource`. */
+export function fhirPathOf(root: string, path: Path): string {
+  let s = root;
+  for (const t of path) s += typeof t === 'number' ? `[${t}]` : `.${t}`;
+  return s;
+}
+
+/** A JSON Pointer of the earlier validator → the same place as a FHIRPath-like location. */
+function fromPointer(root: string, pointer: string): string {
+  if (pointer === '') return root;
+  return fhirPathOf(
+    root,
+    pointer
+      .slice(1)
+      .split('/')
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((t) => (/^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : t)),
+  );
+}
+
+/**
+ * Invariants the earlier validator checks natively, at a more precise path (not evaluated twice), and dom-6
+ * (a best-practice guideline: narrative on every resource; abha-link puts it on the Composition).
+ */
+const NATIVE_INVARIANTS = new Set(['dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
+
+const entriesOf = (v: Json): unknown[] => (Array.isArray(v.entry) ? v.entry : []);
+
+/**
+ * FHIR core Bundle invariants evaluated in code rather than by FHIRPath, for speed: FHIRPath navigation
+ * over every entry of a bundle costs far more than the check. Each gives the FHIRPath expression's result
+ * (the expression is in the comment); test/fhir-nrces.test.ts compares them with fhirpath on passing and
+ * failing bundles.
+ */
+export const NATIVE_EVALUATORS: Readonly<Record<string, (v: Json) => boolean>> = {
+  // total.empty() or (type = 'searchset') or (type = 'history')
+  'bdl-1': (v) => v.total === undefined || v.type === 'searchset' || v.type === 'history',
+  // entry.search.empty() or (type = 'searchset')
+  'bdl-2': (v) => v.type === 'searchset' || entriesOf(v).every((e) => !isObject(e) || e.search === undefined),
+  // entry.all(response.exists() = (%resource.type = 'batch-response' or %resource.type = 'transaction-response' or %resource.type = 'history'))
+  'bdl-4': (v) => {
+    const responses = v.type === 'batch-response' || v.type === 'transaction-response' || v.type === 'history';
+    return entriesOf(v).every((e) => !isObject(e) || (e.response !== undefined) === responses);
+  },
+  // type = 'message' implies entry.first().resource.is(MessageHeader)
+  'bdl-12': (v) => {
+    if (v.type !== 'message') return true;
+    const first = entriesOf(v)[0];
+    return isObject(first) && isObject(first.resource) && first.resource.resourceType === 'MessageHeader';
+  },
+};
+
+/** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
+const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
+
+type Compiled = (resource: unknown, env?: Record<string, unknown>) => unknown[];
+const compiledCache = new Map<string, Compiled | null>();
+function compiled(base: string, expression: string): Compiled | null {
+  const key = `${base}\u0000${expression}`;
+  let fn = compiledCache.get(key);
+  if (fn === undefined) {
+    try {
+      fn = compile({ base, expression }, R4, { traceFn: () => undefined }) as unknown as Compiled;
+    } catch {
+      fn = null;
+    }
+    compiledCache.set(key, fn);
+  }
+  return fn;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
+function matchesPattern(value: unknown, pattern: unknown): boolean {
+  if (Array.isArray(pattern)) {
+    const list = Array.isArray(value) ? value : [value];
+    return pattern.every((p) => list.some((v) => matchesPattern(v, p)));
+  }
+  if (isObject(pattern)) return isObject(value) && Object.entries(pattern).every(([k, p]) => matchesPattern(value[k], p));
+  return value === pattern;
+}
+
+/** Values at a simple dotted path (`code.coding.code`), flattening arrays. */
+function valuesAt(value: unknown, path: string): unknown[] {
+  let current: unknown[] = [value];
+  if (path === '$this') return current;
+  for (const part of path.split('.')) {
+    const next: unknown[] = [];
+    for (const c of current) {
+      if (!isObject(c)) continue;
+      const v = c[part];
+      if (Array.isArray(v)) next.push(...v);
+      else if (v !== undefined) next.push(v);
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** The resource type a profile (or base definition) URL constrains. */
+function typeOfProfile(t: Tables, url: string): string {
+  return t.profiles.get(url)?.type ?? url.slice(url.lastIndexOf('/') + 1);
+}
+
+interface Container {
+  readonly resource: Json;
+  readonly path: Path;
+}
+
+interface Target {
+  readonly resource: Json;
+  readonly path: Path;
+}
+
+/** One validation run over one bundle or resource. */
+class Engine {
+  readonly issues: Issue[] = [];
+  private readonly seen = new Set<string>();
+  private readonly byFullUrl = new Map<string, Target>();
+  private readonly byTypeId = new Map<string, Target>();
+  /** Resource → profiles it was (or is to be) validated against. */
+  private readonly applied = new Map<Json, Set<string>>();
+  private readonly pending: Array<{ target: Target; profile: Profile }> = [];
+  nodes = 0;
+
+  constructor(
+    readonly tables: Tables,
+    readonly root: string,
+    readonly top: Json,
+    readonly isDocument: boolean,
+    /** Whether the earlier validator's rules ran (a Bundle): its checks of narratives are not repeated. */
+    readonly documentRules: boolean,
+  ) {}
+
+  add(path: Path | string, code: string, message: string, severity: 'error' | 'warning' = 'error'): void {
+    const p = typeof path === 'string' ? path : fhirPathOf(this.root, path);
+    const key = `${p}\u0000${code}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.issues.push({ path: p, code, message, severity });
+  }
+
+  index(): void {
+    const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
+    entries.forEach((en, i) => {
+      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string') return;
+      const t: Target = { resource: en.resource, path: ['entry', i, 'resource'] };
+      if (typeof en.fullUrl === 'string' && !this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, t);
+      if (typeof en.resource.id === 'string') {
+        const key = `${en.resource.resourceType}/${en.resource.id}`;
+        if (!this.byTypeId.has(key)) this.byTypeId.set(key, t);
+      }
+    });
+  }
+
+  resolve(ref: string, container: Container): Target | undefined {
+    if (ref.startsWith('#')) {
+      const contained = container.resource.contained;
+      const c = Array.isArray(contained) ? contained.find((x) => isObject(x) && x.id === ref.slice(1)) : undefined;
+      return isObject(c) ? { resource: c, path: container.path } : undefined;
+    }
+    return this.byFullUrl.get(ref) ?? this.byTypeId.get(ref) ?? this.byTypeId.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref)?.[1] ?? '');
+  }
+
+  /** Validates a resource against base R4 and the given profiles (its own meta.profile ones added). */
+  resource(resource: Json, path: Path, extra: readonly string[], depth = 0): void {
+    const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
+    if (rt === undefined) return this.add([...path, 'resourceType'], 'required', 'resourceType is required');
+    const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
+    const urls = [...new Set([...declared, ...extra].map((u) => u.split('|')[0] ?? u))];
+    const profiles = urls.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
+    for (const u of extra) {
+      const p = this.tables.profiles.get(u);
+      if (p !== undefined && p.type !== rt) this.add([...path, 'resourceType'], 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
+    }
+    const applied = this.applied.get(resource) ?? new Set<string>();
+    this.applied.set(resource, applied);
+    const container: Container = { resource, path };
+    if (profiles.length === 0) {
+      if (applied.has('')) return;
+      applied.add('');
+      return this.object(resource, rt, undefined, path, container, depth);
+    }
+    for (const p of profiles) {
+      if (applied.has(p.url)) continue;
+      applied.add(p.url);
+      this.object(resource, rt, p.root, path, container, depth);
+      this.invariants(resource, p.root, rt, path, container);
+    }
+  }
+
+  /** A profile a reference targets, to be applied to the resource it resolves to. */
+  private schedule(target: Target, profile: Profile): void {
+    if (this.applied.get(target.resource)?.has(profile.url) === true) return;
+    this.pending.push({ target, profile });
+  }
+
+  runPending(): void {
+    for (let i = 0; i < this.pending.length && i < 10_000; i++) {
+      const { target, profile } = this.pending[i] ?? {};
+      if (target === undefined || profile === undefined) continue;
+      this.resource(target.resource, target.path, [profile.url]);
+      // The earlier validator's warning says no NRCeS rule was applied: say which profile was, instead.
+      const at = fhirPathOf(this.root, [...target.path, 'meta', 'profile']);
+      const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === at);
+      if (w >= 0)
+        this.issues[w] = {
+          path: at,
+          code: 'missing-profile',
+          message: `this resource declares no profile in meta.profile; it was checked as ${profile.name}, the profile a reference to it requires`,
+          severity: 'warning',
+        };
+    }
+  }
+
+  /** A complex value: each of its elements, then the required ones. */
+  object(value: Json, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+    if (++this.nodes > 2_000_000) return;
+    if (depth > 64) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
+    const keys = Object.keys(value);
+    if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
+    const isResource = value === container.resource;
+    for (const key of keys) {
+      if (key === 'resourceType' && isResource) continue;
+      if (key === 'fhir_comments') continue;
+      if (key.startsWith('_')) {
+        this.primitiveExtension(value, key, owner, path, container, depth);
+        continue;
+      }
+      this.child(value, key, owner, el, path, container, depth);
+    }
+    if (el === undefined) return;
+    for (const c of el.children.values()) {
+      if (c.minimum === 0) continue;
+      if (c.name.endsWith('[x]')) {
+        const prefix = c.name.slice(0, -3);
+        if (!keys.some((k) => k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add([...path, prefix], 'required', `${prefix}[x] is required by the profile`);
+      } else if (value[c.name] === undefined) this.add([...path, c.name], 'required', `${c.name} is required by the profile`);
+    }
+  }
+
+  /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
+  private primitiveExtension(value: Json, key: string, owner: string, path: Path, container: Container, depth: number): void {
+    const p = [...path, key];
+    const info = keyInfo(owner, key.slice(1));
+    if (info === undefined || !PRIMITIVE_TYPES.has(info.type))
+      return this.add(p, 'unknown-element', `this is not the extension of a primitive element of ${label(path)} in FHIR R4 (the part after _ must name one)`);
+    const v = value[key];
+    const items: unknown[] = info.repeats && Array.isArray(v) ? v : [v];
+    if (!info.repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single object, not an array`);
+    items.forEach((item, i) => {
+      if (item === null && info.repeats) return; // a null keeps the arrays aligned
+      const ip = info.repeats ? [...p, i] : p;
+      if (!isObject(item)) return this.add(ip, 'type', `${label(ip)} must be an object with id or extension`);
+      this.object(item, 'Element', undefined, ip, container, depth + 1);
+    });
+  }
+
+  /** One element of a complex value: its base definition, its profile element, its items. */
+  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+    const v = value[key];
+    const p = [...path, key];
+    const info = keyInfo(owner, key);
+    if (info === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+    const { name, type: baseType, repeats, childOwner } = info;
+    const pel = el?.children.get(name);
+    if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
+      return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
+    if (repeats && !Array.isArray(v)) return this.add(p, 'type', `${label(p)} must be an array`);
+    if (!repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
+    const items: unknown[] = Array.isArray(v) ? v : [v];
+    if (Array.isArray(v) && v.length === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
+    if (pel !== undefined) {
+      if (items.length > pel.maximum)
+        this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
+      if (items.length < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
+    }
+    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(items, pel, p, Array.isArray(v), container) : undefined;
+    items.forEach((item, i) => {
+      const ip = Array.isArray(v) ? [...p, i] : p;
+      const iel = assigned?.[i] ?? pel;
+      this.item(item, baseType, childOwner, iel, ip, container, depth);
+    });
+  }
+
+  /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
+  private slice(items: unknown[], el: Element, path: Path, array: boolean, container: Container): Array<Element | undefined> {
+    const slicing = el.slicing;
+    if (slicing === undefined) return [];
+    const counts = new Map<Element, number>();
+    const out = items.map((item) => el.slices.find((sl) => slicing.discriminator.every((d) => this.discriminate(item, sl, d, container))));
+    let unmatchedBefore = false;
+    out.forEach((s, i) => {
+      const ip = array ? [...path, i] : path;
+      if (s !== undefined) {
+        counts.set(s, (counts.get(s) ?? 0) + 1);
+        if (slicing.rules === 'openAtEnd' && unmatchedBefore) this.add(ip, 'slice-order', `${label(ip)} must come before the items that match no slice (slicing open at end)`);
+        return;
+      }
+      unmatchedBefore = true;
+      if (slicing.rules !== 'closed') return;
+      const d = slicing.discriminator[0];
+      const simple = slicing.discriminator.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
+      const at = simple && d !== undefined ? [...ip, ...d.path.split('.')] : ip;
+      const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
+      this.add(at, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
+    });
+    for (const s of el.slices) {
+      const n = counts.get(s) ?? 0;
+      if (n < s.minimum) this.add(path, 'slice-cardinality', `${label(path)} must have at least ${s.minimum} ${s.slice ?? s.name} item(s) (slice of ${el.id})`);
+      if (n > s.maximum) this.add(path, 'slice-cardinality', `${label(path)} may have at most ${s.maximum} ${s.slice ?? s.name} item(s) (slice of ${el.id})`);
+    }
+    return out;
+  }
+
+  /** Whether an item meets one discriminator of a slice. */
+  private discriminate(item: unknown, slice: Element, d: { type: string; path: string }, container: Container): boolean {
+    const sub = d.path === '$this' ? slice : elementAt(slice, d.path);
+    const values = valuesAt(item, d.path);
+    switch (d.type) {
+      case 'value':
+      case 'pattern': {
+        if (sub?.fixed !== undefined) return values.some((v) => deepEqual(v, sub.fixed));
+        if (sub?.pattern !== undefined) return values.some((v) => matchesPattern(v, sub.pattern));
+        if (d.path === 'url') {
+          const url = slice.types?.[0]?.profile?.[0];
+          return url !== undefined && values.includes(url);
+        }
+        return false;
+      }
+      case 'type': {
+        const want = (sub ?? slice).types?.map((t) => t.code) ?? [];
+        return values.some((v) => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType));
+      }
+      case 'profile': {
+        const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
+        return values.some((v) => {
+          let r = v;
+          if (isObject(v) && typeof v.reference === 'string') r = this.resolve(v.reference, container)?.resource;
+          return isObject(r) && isObject(r.meta) && Array.isArray(r.meta.profile) && r.meta.profile.some((u) => want.includes(String(u)));
+        });
+      }
+      case 'exists':
+        return values.length > 0 === (sub?.minimum ?? 0) > 0;
+      default:
+        return false;
+    }
+  }
+
+  /** One item of an element: primitive or complex, fixed/pattern, binding, reference target, nested elements, invariants. */
+  private item(item: unknown, type: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+    if (item === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
+    if (el?.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
+    if (el?.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
+    if (el?.binding !== undefined) this.binding(item, type, el, path);
+    if (PRIMITIVE_TYPES.has(type)) {
+      if (type === 'xhtml' && this.documentRules && typeof container.resource.resourceType === 'string' && Object.hasOwn(RESOURCES, container.resource.resourceType)) return;
+      const problem = checkPrimitive(item, type);
+      if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`);
+      return;
+    }
+    if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
+    if (type === 'Resource') {
+      const ref = el?.types?.[0]?.profile ?? [];
+      this.resource(item, path, ref, depth + 1);
+      return;
+    }
+    if (type === 'Reference' && el?.types !== undefined) this.reference(item, el, path, container);
+    if (type === 'Extension' && el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
+    // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
+    const definition = type === 'Extension' ? this.tables.profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
+    if (definition !== undefined && definition.type === 'Extension') {
+      this.object(item, owner, definition.root, path, container, depth + 1);
+      this.invariants(item, definition.root, owner, path, container);
+    }
+    this.object(item, owner, el, path, container, depth + 1);
+    if (el?.constraints !== undefined) this.invariants(item, el, owner, path, container);
+  }
+
+  private reference(ref: Json, el: Element, path: Path, container: Container): void {
+    if (typeof ref.reference !== 'string') return;
+    const targets = targetsOf(this.tables, el);
+    if (targets === undefined) return;
+    const target = this.resolve(ref.reference, container);
+    if (target === undefined) {
+      if (this.isDocument)
+        this.add([...path, 'reference'], 'unresolved-reference', 'the reference does not resolve to an entry of this document; a document must contain every resource it references');
+      return;
+    }
+    const rt = target.resource.resourceType;
+    if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
+      return this.add([...path, 'reference'], 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
+    const candidates = targets.profiles.filter((p) => p.type === rt);
+    const only = candidates.length === 1 ? candidates[0] : undefined;
+    if (only === undefined) return;
+    const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
+    if (!declared.includes(only.url)) this.schedule(target, only);
+  }
+
+  private binding(item: unknown, type: string, el: Element, path: Path): void {
+    const b = el.binding;
+    if (b === undefined) return;
+    const vs = this.tables.valueSets.get(b.valueSet);
+    if (vs === undefined) return;
+    const name = b.valueSet.slice(b.valueSet.lastIndexOf('/') + 1);
+    const inSet = (system: unknown, code: unknown): boolean | undefined => {
+      if (typeof code !== 'string') return undefined;
+      if (system === undefined) {
+        // A code element: any system of the value set.
+        let unknown = false;
+        for (const codes of vs.systems.values()) {
+          if (codes === null) unknown = true;
+          else if (codes.has(code)) return true;
+        }
+        return unknown ? undefined : false;
+      }
+      if (typeof system !== 'string') return undefined;
+      if (!vs.systems.has(system)) return false;
+      const codes = vs.systems.get(system);
+      return codes === null || codes === undefined ? true : codes.has(code);
+    };
+    let ok: boolean | undefined;
+    let systemKnown = false;
+    if (type === 'code' || type === 'string' || type === 'uri') ok = inSet(undefined, item);
+    else if (type === 'Coding' && isObject(item)) {
+      ok = inSet(item.system, item.code);
+      systemKnown = typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || this.tables.igCodeSystems.has(item.system));
+    } else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) {
+      const results = item.coding.map((c) => (isObject(c) ? inSet(c.system, c.code) : undefined));
+      ok = results.includes(true) ? true : results.includes(undefined) ? undefined : results.length === 0 ? undefined : false;
+      systemKnown = item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || this.tables.igCodeSystems.has(c.system)));
+    } else return;
+    if (ok !== false) return;
+    if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${name} (required binding)`);
+    else if (type === 'code' || systemKnown)
+      this.add(path, 'binding', `${label(path)} should be a code of the value set ${name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
+  }
+
+  /** The element's FHIRPath invariants, on its value. */
+  private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
+    for (const c of el.constraints ?? []) {
+      if (NATIVE_INVARIANTS.has(c.key)) continue;
+      // dom-2 to dom-5 only look into `contained`: true, without evaluating, for a resource that contains nothing.
+      if (CONTAINED_INVARIANTS.has(c.key) && value.contained === undefined) continue;
+      // bdl-5 (an entry has a resource, a request or a response), checked directly.
+      if (c.key === 'bdl-5' && (value.resource !== undefined || value.request !== undefined || value.response !== undefined)) continue;
+      const native = NATIVE_EVALUATORS[c.key];
+      if (native !== undefined) {
+        if (!native(value)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+        continue;
+      }
+      const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
+      const fn = compiled(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
+      if (fn === null) continue;
+      let result: unknown[];
+      try {
+        result = fn(value, { resource: container.resource, rootResource: this.top });
+      } catch {
+        continue;
+      }
+      if (result.length === 1 && result[0] === false) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+    }
+  }
+}
+
+const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
+
+/** The resource types and NRCeS profiles a Reference element may target (cached per element). */
+function targetsOf(tables: Tables, el: Element): { types: ReadonlySet<string>; profiles: readonly Profile[] } | undefined {
+  const cached = targetCache.get(el);
+  if (cached !== undefined) return cached ?? undefined;
+  const urls = el.types?.flatMap((t) => t.target ?? []) ?? [];
+  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), profiles: urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined) };
+  targetCache.set(el, out);
+  return out ?? undefined;
+}
+
+/** What the base R4 model says of one key of a value whose elements `owner` defines. */
+interface KeyInfo {
+  /** The element's name: the key, or `value[x]` for a choice key such as `valueQuantity`. */
+  readonly name: string;
+  /** The FHIR type of the value (a choice key's type comes from its suffix). */
+  readonly type: string;
+  readonly repeats: boolean;
+  /** Whose elements the value has: a datatype name, or the path of a backbone element. */
+  readonly childOwner: string;
+  readonly choice: boolean;
+}
+
+const keyCache = new Map<string, Map<string, KeyInfo | null>>();
+
+/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
+function keyInfo(owner: string, key: string): KeyInfo | undefined {
+  let byKey = keyCache.get(owner);
+  if (byKey === undefined) {
+    byKey = new Map();
+    keyCache.set(owner, byKey);
+  }
+  const cached = byKey.get(key);
+  if (cached !== undefined) return cached ?? undefined;
+  let info: KeyInfo | null = null;
+  const choice = choiceOf(owner, key);
+  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
+  else {
+    const base = basePath(`${owner}.${key}`);
+    if (base !== undefined) {
+      const type = fhirType(R4.path2Type[base] ?? 'string');
+      const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
+      info = { name: key, type, repeats: R4.path2Repeating[base] === true, childOwner, choice: false };
+    }
+  }
+  if (byKey.size < 10_000) byKey.set(key, info);
+  return info ?? undefined;
+}
+
+/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity. */
+function choiceOf(owner: string, key: string): { name: string; type: string } | undefined {
+  for (let i = key.length - 1; i > 0; i--) {
+    const ch = key.charCodeAt(i);
+    if (ch < 65 || ch > 90) continue;
+    const prefix = key.slice(0, i);
+    const choices = R4.choiceTypePaths[`${owner}.${prefix}`];
+    const suffix = key.slice(i);
+    if (choices === undefined || !choices.includes(suffix)) continue;
+    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
+    return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
+  }
+  return undefined;
+}
+
+/** The element of a slice at a dotted path inside it. */
+function elementAt(el: Element, path: string): Element | undefined {
+  let cur: Element | undefined = el;
+  for (const part of path.split('.')) {
+    if (cur === undefined) return undefined;
+    cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
+  }
+  return cur;
+}
+
+/** A fixed or pattern value from the profile, for messages (it is the IG's value, never the bundle's). */
+function describe(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(v);
+  const s = JSON.stringify(v);
+  return s.length > 160 ? `${s.slice(0, 157)}...` : s;
+}
+
+function label(path: Path): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const t = path[i];
+    if (typeof t === 'string') {
+      const name = safeElementName(t);
+      const n = path[i + 1];
+      return typeof n === 'number' && name !== 'this element' ? `${name}[${n}]` : name;
+    }
+  }
+  return 'the resource';
+}
+
+/**
+ * Validates any FHIR R4 bundle or resource: base R4 structure and, for each
+ * resource, the NRCeS profiles it declares in `meta.profile` (or that
+ * `options.profile` names for the top resource, or that a reference to it
+ * targets). Document bundles also get the document rules (bdl-7 to bdl-11,
+ * absolute fullUrls, reference integrity) and the NRCeS rules listed in
+ * docs/fhir.md.
+ *
+ * Never throws; issues never contain values from the bundle.
+ *
+ * @example
+ * validateFhirBundle({ resourceType: 'Bundle', type: 'document' })
+ * //=> { success: false, issues: [{ path: 'Bundle.identifier', code: 'bdl-9', ... }, ...] }
+ */
+export function validateFhirBundle(bundle: unknown, options: FhirValidateOptions = {}): FhirValidationResult {
+  return run(bundle, options, true);
+}
+
+/**
+ * The profiles and base R4 alone, without the earlier validator's document
+ * rules: internal, for the tests that show which of those rules the profiles
+ * already imply (docs/fhir.md).
+ */
+export function validateAgainstProfiles(bundle: unknown, options: FhirValidateOptions = {}): FhirValidationResult {
+  return run(bundle, options, false);
+}
+
+function run(bundle: unknown, options: FhirValidateOptions, documentRules: boolean): FhirValidationResult {
+  const tables = profileTables();
+  const root = isObject(bundle) && typeof bundle.resourceType === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(bundle.resourceType) ? bundle.resourceType : 'Resource';
+  if (!isObject(bundle)) return { success: false, issues: [{ path: root, code: 'type', message: 'a FHIR resource or bundle must be a JSON object', severity: 'error' }] };
+  const withRules = documentRules && root === 'Bundle';
+  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document', withRules);
+  try {
+    if (withRules) for (const i of validateDocumentRules(bundle, { nrcesRules: false }).issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
+    if (options.profile !== undefined && !tables.profiles.has(options.profile.split('|')[0] ?? ''))
+      engine.add(root, 'unknown-profile', `the profile is not one of the NRCeS IG ${tables.igVersion} profiles abha-link knows`);
+    engine.index();
+    engine.resource(bundle, [], options.profile !== undefined ? [options.profile] : []);
+    engine.runPending();
+  } catch {
+    engine.add(root, 'unreadable', 'the bundle could not be read as FHIR JSON');
+  }
+  const errors = engine.issues.some((i) => i.severity === 'error');
+  return errors ? { success: false, issues: engine.issues } : { success: true, issues: engine.issues };
+}
