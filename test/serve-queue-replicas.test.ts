@@ -37,7 +37,14 @@ afterAll(() => {
 
 /** Starts a replica; resolves to its id and process once it sends. */
 function replica(dataDir: string, databaseUrl: string | undefined, onIdle?: () => void): Promise<{ id: string; child: ChildProcess }> {
-  const env = { ...process.env, QUEUE_REPORT_IDLE: onIdle === undefined ? '0' : '1', QUEUE_DATA_DIR: dataDir, MOCK_URL: mock.url, MOCK_API_KEY: API_KEY, ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl }) };
+  const env = {
+    ...process.env,
+    QUEUE_REPORT_IDLE: onIdle === undefined ? '0' : '1',
+    QUEUE_DATA_DIR: dataDir,
+    MOCK_URL: mock.url,
+    MOCK_API_KEY: API_KEY,
+    ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl }),
+  };
   const child = spawn(process.execPath, [join(root, 'test/support/queue-replica.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   return new Promise((resolve, reject) => {
@@ -114,8 +121,7 @@ describe('replicas killed with SIGKILL in the middle of a batch', () => {
       const b = await replica(join(tmp, 'replica-b'), url);
       const db = new pg.Client({ connectionString: url });
       await db.connect();
-      const inFlightOfA = async (): Promise<number> =>
-        Number((await db.query(`SELECT count(*) AS n FROM abha_link_submissions WHERE status = 'sending' AND leased_by = $1`, [a.id])).rows[0].n);
+      const inFlightOfA = async (): Promise<number> => Number((await db.query(`SELECT count(*) AS n FROM abha_link_submissions WHERE status = 'sending' AND leased_by = $1`, [a.id])).rows[0].n);
       // Mid-batch: some items acknowledged, and A has requests in flight.
       await until(async () => ((await observer.counts()).acknowledged >= 10 && (await inFlightOfA()) > 0 ? true : undefined), 'A to be sending mid-batch');
       await kill(a.child);

@@ -236,7 +236,7 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
   it('migrates a database once, even when two replicas start at the same moment', async () => {
     const url = freshDatabase();
     const opened: string[] = [];
-    const log = { ...logger, info: (f: Record<string, unknown>, m: string) => opened.push(JSON.stringify(f.migrations)) };
+    const log = { ...logger, info: (f: Record<string, unknown>) => opened.push(JSON.stringify(f.migrations)) };
     const [a, b] = await Promise.all([1, 2].map((i) => openQueue({ dataDir: join(tmp, `mig-${i}`), databaseUrl: url, client: clientOptions(), logger: log })));
     await Promise.all([a?.close(), b?.close()]);
     const c = await openQueue({ dataDir: join(tmp, 'mig-1'), databaseUrl: url, client: clientOptions(), logger: log });
@@ -283,7 +283,14 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
   it('reports, at its restart, the items a replica was sending when it stopped as unknown', async () => {
     const url = freshDatabase();
     const never: FetchLike = (input, init) => (input.endsWith('/link-carecontext') ? new Promise<Response>(() => undefined) : fetch(input, init));
-    const a = await openQueue({ dataDir: join(tmp, 'restart-a'), databaseUrl: url, client: clientOptions({ fetch: never }), replicaId: 'replica-a', logger, sleep: () => new Promise(() => undefined) });
+    const a = await openQueue({
+      dataDir: join(tmp, 'restart-a'),
+      databaseUrl: url,
+      client: clientOptions({ fetch: never }),
+      replicaId: 'replica-a',
+      logger,
+      sleep: () => new Promise(() => undefined),
+    });
     a.start();
     const { submission } = await a.enqueue(item('restart-a'));
     await until(async () => ((await a.get(submission.id))?.status === 'sending' ? true : undefined), 'A to claim');
@@ -347,7 +354,7 @@ describe('callbacks with the final status', () => {
   }, 120_000);
 });
 
-describe('the queue\'s options and logs', () => {
+describe("the queue's options and logs", () => {
   it('refuses a lease over 60 s, a second process on one data directory, and a database URL that is not postgres://', async () => {
     await expect(openQueue({ dataDir: join(tmp, 'opts'), client: clientOptions(), leaseMs: 61_000 })).rejects.toMatchObject({ code: 'invalid-options' });
     await expect(openQueue({ dataDir: join(tmp, 'opts'), databaseUrl: 'mysql://x', client: clientOptions() })).rejects.toMatchObject({ code: 'invalid-options' });

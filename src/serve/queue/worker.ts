@@ -85,6 +85,8 @@ export class Worker {
   #pausedUntil = 0;
   #pauseMs = 0;
   #loop: Promise<void> | undefined;
+  /** Resolves at stop: a wait of the loop ends then even when the injected sleep ignores its signal. */
+  readonly #stopped = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
 
   constructor(config: WorkerConfig) {
     this.#c = config;
@@ -192,7 +194,7 @@ export class Worker {
   async #tickLoop(): Promise<void> {
     while (!this.#stop.signal.aborted) {
       try {
-        await this.#c.sleep(this.#c.tickMs, this.#stop.signal);
+        await Promise.race([this.#c.sleep(this.#c.tickMs, this.#stop.signal), this.#stopped]);
       } catch {
         return;
       }
