@@ -11,7 +11,9 @@ import { validateLinkRequest } from '../../validation/validate.js';
 import { lockDataDir } from './data-dir.js';
 import { migrate } from './migrate.js';
 import { openEmbedded, openPostgres, type Database } from './sql.js';
-import { countSubmissions, getSubmission, insertSubmission, listSubmissions, orphansOf, requeue, toSubmission } from './store.js';
+import { GroupCommit } from './group-commit.js';
+import { countSubmissions, getSubmission, insertSubmissions, listSubmissions, orphansOf, requeue, toSubmission, type NewSubmission } from './store.js';
+import type { Row } from './sql.js';
 import { QueueError, SUBMISSION_STATUSES, type EnqueueOptions, type EnqueueResult, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from './types.js';
 import { Worker } from './worker.js';
 
@@ -118,6 +120,7 @@ class OpenQueue implements Queue {
   #closed = false;
   #closing: Promise<void> | undefined;
   readonly replicaId: string;
+  readonly #inserts: GroupCommit<NewSubmission, { row: Row; created: boolean }>;
 
   constructor(
     readonly db: Database,
@@ -128,6 +131,7 @@ class OpenQueue implements Queue {
     readonly dir: { replicaId: string; release(): Promise<void> },
   ) {
     this.replicaId = dir.replicaId;
+    this.#inserts = new GroupCommit((batch) => insertSubmissions(db, batch));
   }
 
   #open(): void {
@@ -140,7 +144,7 @@ class OpenQueue implements Queue {
     const issues = checked.success ? lintLinkRequest(checked.value).filter((i) => i.severity === 'error') : checked.issues;
     if (!checked.success || issues.length > 0) throw new QueueError('invalid-request', `the link request is not valid (${issues.length} issues)`, { issues });
     const callbackUrl = checkCallbackUrl(options.callbackUrl, this.callbacks);
-    const { row, created } = await insertSubmission(this.db, {
+    const { row, created } = await this.#inserts.add({
       id: randomUUID(),
       key: linkRequestKey(checked.value, this.salt),
       request: checked.value,
@@ -200,6 +204,7 @@ class OpenQueue implements Queue {
     this.#closed = true;
     this.#closing ??= (async () => {
       await this.worker.stop();
+      await this.#inserts.idle();
       await this.db.close().catch(() => undefined);
       await this.dir.release();
     })();

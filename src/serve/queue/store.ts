@@ -26,26 +26,52 @@ export function toSubmission(row: Row): Submission {
   };
 }
 
+/** A submission to store. */
+export interface NewSubmission {
+  readonly id: string;
+  readonly key: string;
+  readonly request: LinkCareContextRequest;
+  readonly callbackUrl: string | undefined;
+  readonly now: Date;
+}
+
 /**
- * Inserts a submission unless one with its key exists; resolves to the one
- * stored and whether this call made it.
+ * Inserts submissions in one statement (group commit), each unless one with
+ * its key exists; resolves to the row stored for each, in order, and
+ * whether this call made it. Two items with one key in a batch: the first
+ * is made, the second gets it.
  */
-export async function insertSubmission(
-  sql: Sql,
-  item: { id: string; key: string; request: LinkCareContextRequest; callbackUrl: string | undefined; now: Date },
-): Promise<{ row: Row; created: boolean }> {
+export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[]): Promise<{ row: Row; created: boolean }[]> {
   const inserted = await run(
     sql,
-    'storing a submission',
+    'storing submissions',
     `INSERT INTO abha_link_submissions (id, item_key, status, request, callback_url, created_at, updated_at)
-     VALUES ($1, $2, 'queued', $3, $4, $5, $5) ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
-    [item.id, item.key, JSON.stringify(item.request), item.callbackUrl ?? null, item.now.toISOString()],
+     SELECT id, item_key, 'queued', request::jsonb, callback_url, at, at
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS t(id, item_key, request, callback_url, at, n)
+     ORDER BY n
+     ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
+    [items.map((i) => i.id), items.map((i) => i.key), items.map((i) => JSON.stringify(i.request)), items.map((i) => i.callbackUrl ?? null), items.map((i) => i.now.toISOString())],
   );
-  if (inserted[0] !== undefined) return { row: inserted[0], created: true };
+  const made = new Map(inserted.map((r) => [String(r.id), r]));
+  const missing = [...new Set(items.filter((i) => !made.has(i.id)).map((i) => i.key))];
   // Stored before (or by a concurrent insert that committed meanwhile: this statement's snapshot is newer).
-  const found = await run(sql, 'reading a submission', `SELECT ${COLUMNS} FROM abha_link_submissions WHERE item_key = $1`, [item.key]);
-  if (found[0] === undefined) throw new Error('a submission that conflicted on insert is not there');
-  return { row: found[0], created: false };
+  const found = new Map<string, Row>();
+  if (missing.length > 0) {
+    const rows = await run(sql, 'reading submissions', `SELECT ${COLUMNS}, item_key FROM abha_link_submissions WHERE item_key = ANY($1::text[])`, [missing]);
+    for (const r of rows) found.set(String(r.item_key), r);
+  }
+  const byKey = new Map<string, Row>();
+  for (const i of items) {
+    const r = made.get(i.id);
+    if (r !== undefined) byKey.set(i.key, r);
+  }
+  return items.map((i) => {
+    const mine = made.get(i.id);
+    if (mine !== undefined) return { row: mine, created: true };
+    const row = byKey.get(i.key) ?? found.get(i.key);
+    if (row === undefined) throw new Error('a submission that conflicted on insert is not there');
+    return { row, created: false };
+  });
 }
 
 export async function getSubmission(sql: Sql, id: string): Promise<Row | undefined> {

@@ -167,7 +167,10 @@ export class Worker {
       this.#log('warn', { submission: item.id, status: o.status, code: o.code }, o.status === 'unknown' ? 'outcome unknown: not sent again' : 'send failed');
       if (o.code !== null && PAUSING.has(o.code)) this.#pause();
     }
-    await this.#writer.add(outcome);
+    // The slot is free once the answer is in: the outcome's write goes on in the background
+    // (grouped with others), and close() waits for it. A replica that dies before it lands leaves
+    // the item `sending`, which becomes `unknown`: never sent twice.
+    void this.#writer.add(outcome);
   }
 
   /** After a failure that says the service is down or refuses us: claim nothing for a while (1 s, doubling up to 30 s). */
