@@ -129,7 +129,7 @@ async function viaQueue(queue) {
     const c = await queue.counts();
     if (c.failed + c.unknown > 0) throw new Error(`queue: ${c.failed} failed, ${c.unknown} unknown`);
     if (c.acknowledged - before === ITEMS) break;
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
   }
   return ITEMS / ((performance.now() - t0) / 1000);
 }
@@ -149,7 +149,7 @@ log(
 const rows = [];
 try {
   for (const store of stores) {
-    const queue = await openQueue({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY, pollMs: 50 });
+    const queue = await openQueue({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY });
     queue.start();
     await viaQueue(queue); // warm-up
     await viaSubmit();
