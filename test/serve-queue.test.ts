@@ -7,7 +7,7 @@
  * poll the queue's state.
  */
 import { createHmac } from 'node:crypto';
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -358,6 +358,12 @@ describe("the queue's options and logs", () => {
   it('refuses a lease over 60 s, a second process on one data directory, and a database URL that is not postgres://', async () => {
     await expect(openQueue({ dataDir: join(tmp, 'opts'), client: clientOptions(), leaseMs: 61_000 })).rejects.toMatchObject({ code: 'invalid-options' });
     await expect(openQueue({ dataDir: join(tmp, 'opts'), databaseUrl: 'mysql://x', client: clientOptions() })).rejects.toMatchObject({ code: 'invalid-options' });
+    // A lock left by a process that is gone, or by an earlier process with this one's pid (PID 1 in a restarted container), is taken over.
+    const stale = embeddedDir('stale-lock');
+    writeFileSync(join(stale, 'queue.lock'), `${process.pid} left-by-an-earlier-process\n`);
+    await (await openQueue({ dataDir: stale, client: clientOptions() })).close();
+    writeFileSync(join(stale, 'queue.lock'), '2147483646 left-by-a-dead-process\n');
+    await (await openQueue({ dataDir: stale, client: clientOptions() })).close();
     const first = await openQueue({ dataDir: embeddedDir('opts'), client: clientOptions() });
     try {
       const second = await openQueue({ dataDir: join(tmp, 'opts'), client: clientOptions() }).catch((e: unknown) => e);

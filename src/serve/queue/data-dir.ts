@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { QueueError } from './types.js';
 
 const codeOf = (e: unknown): string => String((e as { code?: unknown } | null)?.code ?? 'unknown error');
@@ -30,6 +30,9 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
     throw new QueueError('storage-failed', `cannot create ${path} (${codeOf(e)})`);
   }
 }
+
+/** Data directories this process holds: a lock naming this process's pid but not held here is left by an earlier process that had the same pid (PID 1 in a container restarted after a kill). */
+const heldHere = new Set<string>();
 
 /** The data directory, locked. `release()` removes the lock if it is still this process's. */
 export interface DataDir {
@@ -56,7 +59,8 @@ export async function lockDataDir(dir: string, replicaId: string | undefined): P
     else {
       const holder = await readFile(lock, 'utf8').catch(() => undefined);
       const pid = Number(holder?.split(' ')[0]);
-      if (holder !== undefined && Number.isInteger(pid) && pid > 0 && alive(pid)) {
+      const mine = pid === process.pid && !heldHere.has(resolve(dir));
+      if (holder !== undefined && Number.isInteger(pid) && pid > 0 && !mine && alive(pid)) {
         throw new QueueError('data-dir-in-use', `the data directory ${dir} is in use by process ${pid}; give each replica its own --data directory`);
       }
       // Gone (a crash, a kill): taken over if it is still the lock found stale.
@@ -64,6 +68,7 @@ export async function lockDataDir(dir: string, replicaId: string | undefined): P
     }
   }
   if (!taken) throw new QueueError('data-dir-in-use', `cannot take the lock ${lock}`);
+  heldHere.add(resolve(dir));
   let id = replicaId;
   if (id === undefined) {
     const file = join(dir, 'replica-id');
@@ -76,6 +81,7 @@ export async function lockDataDir(dir: string, replicaId: string | undefined): P
   return {
     replicaId: id,
     release: async () => {
+      heldHere.delete(resolve(dir));
       if ((await readFile(lock, 'utf8').catch(() => undefined)) === token) await rm(lock, { force: true });
     },
   };

@@ -32,6 +32,8 @@ export interface WorkerConfig {
 /** Failures after which the worker pauses claiming: the service looks down, or refuses the API key. */
 const PAUSING = new Set(['authentication', 'rate-limited', 'server-error', 'connection-refused', 'dns', 'connect-timeout', 'unreachable', 'tls', 'request-refused']);
 const MAX_PAUSE_MS = 30_000;
+/** Claims of one replica on their way to the database at once. */
+const MAX_CLAIMS = 4;
 
 /**
  * What one send became (pure; a table test covers it).
@@ -80,7 +82,9 @@ export class Worker {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #writer: OutcomeWriter;
   #started = false;
-  #pumping: Promise<void> | undefined;
+  readonly #claiming = new Set<Promise<void>>();
+  /** Slots promised to claims on their way. */
+  #reserved = 0;
   #again = false;
   #pausedUntil = 0;
   #pauseMs = 0;
@@ -116,43 +120,50 @@ export class Worker {
     this.poke();
   }
 
-  /** Looks for work now (after an enqueue, a retry, a send that ended). */
+  /**
+   * Looks for work now (after an enqueue, a retry, a send that ended): claims
+   * as many items as there are free slots. Up to MAX_CLAIMS claims run at
+   * once, so that slots freed while a claim is on its way to the database
+   * are filled by the next one instead of waiting for it.
+   */
   poke(): void {
-    if (!this.#started || this.#stop.signal.aborted) return;
-    if (this.#pumping !== undefined) {
+    if (!this.#started || this.#stop.signal.aborted || this.#c.now() < this.#pausedUntil) return;
+    const free = this.#c.concurrency - this.#inFlight.size - this.#reserved;
+    if (free <= 0) return;
+    if (this.#claiming.size >= MAX_CLAIMS) {
       this.#again = true;
       return;
     }
-    this.#pumping = this.#pump().finally(() => {
-      this.#pumping = undefined;
+    this.#reserved += free;
+    const p: Promise<void> = this.#claim(free).finally(() => {
+      this.#claiming.delete(p);
       if (this.#again) {
         this.#again = false;
         this.poke();
       }
     });
+    this.#claiming.add(p);
   }
 
-  async #pump(): Promise<void> {
-    while (!this.#stop.signal.aborted && this.#c.now() >= this.#pausedUntil) {
-      const free = this.#c.concurrency - this.#inFlight.size;
-      if (free <= 0) return;
-      const now = this.#c.now();
-      let items: Claimed[];
-      try {
-        items = await claim(this.#c.db, this.#c.replicaId, free, new Date(now), new Date(now + this.#c.leaseMs));
-      } catch (e) {
-        this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
-        return;
-      }
-      for (const item of items) {
-        const p: Promise<void> = this.#send(item).finally(() => {
-          this.#inFlight.delete(p);
-          this.poke();
-        });
-        this.#inFlight.add(p);
-      }
-      if (items.length < free) return;
+  async #claim(free: number): Promise<void> {
+    const now = this.#c.now();
+    let items: Claimed[] = [];
+    try {
+      items = await claim(this.#c.db, this.#c.replicaId, free, new Date(now), new Date(now + this.#c.leaseMs));
+    } catch (e) {
+      this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
+    } finally {
+      this.#reserved -= free;
     }
+    for (const item of items) {
+      const p: Promise<void> = this.#send(item).finally(() => {
+        this.#inFlight.delete(p);
+        this.poke();
+      });
+      this.#inFlight.add(p);
+    }
+    // A full claim: there may be more.
+    if (items.length === free) this.poke();
   }
 
   async #send(item: Claimed): Promise<void> {
@@ -210,7 +221,7 @@ export class Worker {
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#loop;
-    await this.#pumping;
+    while (this.#claiming.size > 0) await Promise.all(this.#claiming);
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
     await this.#writer.idle();
   }
