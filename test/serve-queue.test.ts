@@ -254,11 +254,12 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const now = (): number => clock;
     const sent: string[] = [];
+    const gone = new AbortController();
     // Replica A's send never ends (it stopped answering): its lease is not renewed.
     const hang: FetchLike = (input, init) => {
       if (!input.endsWith('/link-carecontext')) return fetch(input, init);
       sent.push(input);
-      return new Promise<Response>(() => undefined);
+      return new Promise<Response>((_, reject) => gone.signal.addEventListener('abort', () => reject(new TypeError('fetch failed'))));
     };
     const a = await openQueue({ dataDir: join(tmp, 'lease-a'), databaseUrl: url, client: clientOptions({ fetch: hang, now }), leaseMs: 5000, now, sleep: () => new Promise(() => undefined), logger });
     const b = await openQueue({ dataDir: join(tmp, 'lease-b'), databaseUrl: url, client: clientOptions(), leaseMs: 5000, now, logger });
@@ -276,13 +277,15 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     expect(await b.get(submission.id)).toMatchObject({ status: 'unknown', attempts: 1 });
     expect(mock.linkCount(keyOf('lease')).received).toBe(0);
     await b.close();
-    // A's send never ends; a replica killed at this point does not close: release A's data directory by hand.
-    (a as unknown as { dir: { release(): Promise<void> } }).dir.release();
+    gone.abort(); // A's send ends at last, so that A can close
+    await a.close();
   });
 
   it('reports, at its restart, the items a replica was sending when it stopped as unknown', async () => {
     const url = freshDatabase();
-    const never: FetchLike = (input, init) => (input.endsWith('/link-carecontext') ? new Promise<Response>(() => undefined) : fetch(input, init));
+    const gone = new AbortController();
+    const never: FetchLike = (input, init) =>
+      input.endsWith('/link-carecontext') ? new Promise<Response>((_, reject) => gone.signal.addEventListener('abort', () => reject(new TypeError('fetch failed')))) : fetch(input, init);
     const a = await openQueue({
       dataDir: join(tmp, 'restart-a'),
       databaseUrl: url,
@@ -298,6 +301,8 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     const again = await openQueue({ dataDir: join(tmp, 'restart-a2'), databaseUrl: url, client: clientOptions(), replicaId: 'replica-a', logger });
     expect(await again.get(submission.id)).toMatchObject({ status: 'unknown', error: { code: 'replica-restarted' } });
     await again.close();
+    gone.abort();
+    await a.close();
   });
 });
 
