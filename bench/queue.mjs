@@ -122,13 +122,13 @@ async function viaSubmit() {
 /** Enqueues a batch at once (as concurrent API calls would) and waits until every item is acknowledged. */
 async function viaQueue(queue) {
   const items = batch();
-  const before = (await queue.counts()).acknowledged;
+  const before = await queue.counts();
   const t0 = performance.now();
   await Promise.all(items.map((i) => queue.enqueue(i)));
   for (;;) {
     const c = await queue.counts();
-    if (c.failed + c.unknown > 0) throw new Error(`queue: ${c.failed} failed, ${c.unknown} unknown`);
-    if (c.acknowledged - before === ITEMS) break;
+    if (c.failed + c.unknown > before.failed + before.unknown) throw new Error(`queue: ${c.failed - before.failed} failed, ${c.unknown - before.unknown} unknown`);
+    if (c.acknowledged - before.acknowledged === ITEMS) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   return ITEMS / ((performance.now() - t0) / 1000);
