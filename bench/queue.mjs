@@ -1,0 +1,183 @@
+/**
+ * Benchmark of the submission queue of `abha-link serve` (src/serve/queue):
+ * link requests per second through the queue (enqueue, claim, send to the
+ * mock, record the outcome) next to `abha-link submit`'s batch submitter
+ * (`client.submitMany` with a journal file) at the same concurrency, against
+ * the same mock. Both stores: the embedded one (PGlite in a data directory)
+ * and PostgreSQL. Target: the queue at >= 0.8x the submitter.
+ *
+ * The mock runs in a child process; the submitter and the queue run here.
+ * Rounds alternate their order; medians of per-round figures are reported.
+ * Run with `npm run build && node bench/queue.mjs`.
+ *
+ * PostgreSQL: ABHA_LINK_DATABASE_URL when set (a database the benchmark may
+ * write to: it creates the queue's tables); otherwise a throwaway cluster is
+ * started from Debian's binaries (/usr/lib/postgresql/<v>/bin) in a temporary
+ * directory (as the postgres user when run as root); without them the
+ * PostgreSQL rows are skipped, saying why.
+ *
+ * Environment:
+ *   BENCH_QUEUE_ITEMS        link requests per round, default 400
+ *   BENCH_QUEUE_ROUNDS       measured rounds, default 3
+ *   BENCH_QUEUE_CONCURRENCY  requests in flight, default 16
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+if (!existsSync(join(ROOT, 'dist', 'serve', 'queue', 'index.js'))) {
+  process.stderr.write('bench/queue.mjs: dist/ is missing: run `npm run build` first\n');
+  process.exit(2);
+}
+const { createClient } = await import('../dist/client/index.js');
+const { openQueue } = await import('../dist/serve/queue/index.js');
+
+const num = (name, dflt) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : dflt;
+};
+const ITEMS = Math.round(num('BENCH_QUEUE_ITEMS', 400));
+const ROUNDS = Math.round(num('BENCH_QUEUE_ROUNDS', 3));
+const CONCURRENCY = Math.round(num('BENCH_QUEUE_CONCURRENCY', 16));
+const KEY = 'bench-api-key';
+const TARGET = 0.8;
+const log = (s) => process.stderr.write(`${s}\n`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'opd-prescription.request.json'), 'utf8'));
+const RUN = Date.now().toString(36);
+let serial = 0;
+const batch = () => Array.from({ length: ITEMS }, () => ({ ...base, visitId: `BQ-${RUN}-${++serial}` }));
+
+/** The mock in a child process; resolves to { url, stop }. */
+function startMock() {
+  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
+const m = await startMockServer({ apiKey: ${JSON.stringify(KEY)}, keepBodies: 0 });
+process.stdout.write(m.url + '\\n');
+process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
+    });
+    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
+  });
+}
+
+/** A throwaway PostgreSQL cluster; resolves to { url, stop } or { skip }. */
+function startPostgres() {
+  const rootDir = '/usr/lib/postgresql';
+  const version = existsSync(rootDir)
+    ? readdirSync(rootDir)
+        .filter((v) => existsSync(join(rootDir, v, 'bin', 'postgres')))
+        .sort((a, b) => b - a)[0]
+    : undefined;
+  if (version === undefined) return { skip: 'no PostgreSQL: set ABHA_LINK_DATABASE_URL or install postgresql' };
+  const bin = join(rootDir, version, 'bin');
+  const dir = mkdtempSync(join(os.tmpdir(), 'abha-link-bench-pg-'));
+  const asRoot = os.userInfo().uid === 0;
+  if (asRoot) {
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+    chmodSync(dir, 0o700);
+  }
+  const as = (cmd, args) => (asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]) : execFileSync(join(bin, cmd), args));
+  const user = asRoot ? 'postgres' : os.userInfo().username;
+  as('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', user]);
+  as('pg_ctl', ['-D', join(dir, 'data'), '-w', '-s', '-l', join(dir, 'log'), '-o', `-k ${dir} -p 5432 -c listen_addresses=''`, 'start']);
+  return {
+    url: `postgresql://${user}@localhost/postgres?host=${encodeURIComponent(dir)}`,
+    stop: () => {
+      as('pg_ctl', ['-D', join(dir, 'data'), '-w', '-s', '-m', 'fast', 'stop']);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const DATA = join(ROOT, 'bench', '.data', `queue-${process.pid}`);
+mkdirSync(DATA, { recursive: true });
+const mock = await startMock();
+const client = createClient({ baseUrl: mock.url, apiKey: KEY });
+
+let journals = 0;
+async function viaSubmit() {
+  const items = batch();
+  const journal = join(DATA, `journal-${++journals}`);
+  const t0 = performance.now();
+  const s = await client.submitMany(items, { concurrency: CONCURRENCY, journal });
+  const secs = (performance.now() - t0) / 1000;
+  if (s.acknowledged !== ITEMS) throw new Error(`submit: ${s.acknowledged} of ${ITEMS} acknowledged`);
+  return ITEMS / secs;
+}
+
+/** Enqueues a batch at once (as concurrent API calls would) and waits until every item is acknowledged. */
+async function viaQueue(queue) {
+  const items = batch();
+  const before = await queue.counts();
+  const t0 = performance.now();
+  await Promise.all(items.map((i) => queue.enqueue(i)));
+  for (;;) {
+    const c = await queue.counts();
+    if (c.failed + c.unknown > before.failed + before.unknown) throw new Error(`queue: ${c.failed - before.failed} failed, ${c.unknown - before.unknown} unknown`);
+    if (c.acknowledged - before.acknowledged === ITEMS) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return ITEMS / ((performance.now() - t0) / 1000);
+}
+
+const pgSetting = process.env.ABHA_LINK_DATABASE_URL;
+const pgServer = pgSetting === undefined ? startPostgres() : { url: pgSetting };
+const stores = [{ name: 'embedded (PGlite)', options: { dataDir: join(DATA, 'embedded') } }];
+if (pgServer.url !== undefined) stores.push({ name: 'PostgreSQL', options: { dataDir: join(DATA, 'replica'), databaseUrl: pgServer.url } });
+else log(`bench/queue: PostgreSQL rows skipped: ${pgServer.skip}`);
+
+log(
+  `bench/queue: Node ${process.version}, ${os.cpus().length} CPUs, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; ${ROUNDS} rounds of ${ITEMS} items at concurrency ${CONCURRENCY}`,
+);
+const rows = [];
+try {
+  for (const store of stores) {
+    const queue = await openQueue({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY });
+    queue.start();
+    await viaQueue(queue); // warm-up
+    await viaSubmit();
+    const s = [];
+    const q = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2 === 0) {
+        s.push(await viaSubmit());
+        q.push(await viaQueue(queue));
+      } else {
+        q.push(await viaQueue(queue));
+        s.push(await viaSubmit());
+      }
+      log(`  ${store.name}, round ${i + 1}: submit ${fmt(s[i])}/s, queue ${fmt(q[i])}/s (${fmt(q[i] / s[i], 2)})`);
+    }
+    await queue.close();
+    const ratios = q.map((x, i) => x / s[i]);
+    rows.push({ store: store.name, submit: median(s), queue: median(q), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) });
+  }
+} finally {
+  await mock.stop();
+  pgServer.stop?.();
+  rmSync(DATA, { recursive: true, force: true });
+}
+
+process.stdout.write(`\n## Queue throughput (bench/queue.mjs)\n\n`);
+process.stdout.write(`Concurrency ${CONCURRENCY}, ${ITEMS} link requests per round, ${ROUNDS} rounds, load average ${os.loadavg()[0].toFixed(1)} at the end.\n\n`);
+process.stdout.write('| Store | `abha-link submit` (items/s) | queue (items/s) | ratio (median, min-max) | target |\n|---|---|---|---|---|\n');
+for (const r of rows) {
+  process.stdout.write(`| ${r.store} | ${fmt(r.submit)} | ${fmt(r.queue)} | ${fmt(r.ratio, 2)} (${fmt(r.min, 2)}-${fmt(r.max, 2)}) | >= ${TARGET} ${r.ratio >= TARGET ? 'met' : 'NOT met'} |\n`);
+}

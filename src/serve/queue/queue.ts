@@ -1,0 +1,218 @@
+/**
+ * openQueue: the durable submission queue of `abha-link serve`. See
+ * docs/serve.md (## Queue) for the states and the guarantees.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createClient } from '../../client/client.js';
+import { linkRequestKey } from '../../link-key.js';
+import { lintLinkRequest } from '../../validation/lint.js';
+import { validateLinkRequest } from '../../validation/validate.js';
+import { lockDataDir } from './data-dir.js';
+import { migrate } from './migrate.js';
+import { openEmbedded, openPostgres, type Database } from './sql.js';
+import { GroupCommit } from './group-commit.js';
+import { countSubmissions, getSubmission, insertSubmissions, listSubmissions, orphansOf, requeue, toSubmission, type NewSubmission } from './store.js';
+import type { Row } from './sql.js';
+import { QueueError, SUBMISSION_STATUSES, type EnqueueOptions, type EnqueueResult, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from './types.js';
+import { Worker } from './worker.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function wholeNumber(name: string, value: number | undefined, dflt: number, min: number, max: number): number {
+  const v = value ?? dflt;
+  if (!Number.isInteger(v) || v < min || v > max) throw new QueueError('invalid-options', `${name} must be a whole number from ${min} to ${max}`);
+  return v;
+}
+
+/** A timer that an abort cuts short. */
+function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function checkCallbackUrl(url: string | undefined, configured: boolean): string | undefined {
+  if (url === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || url.length > 2048) {
+    throw new QueueError('invalid-callback-url', 'callbackUrl must be an http: or https: URL of at most 2048 characters');
+  }
+  if (!configured) throw new QueueError('invalid-callback-url', 'callbackUrl needs a callback secret in the service configuration (none is set)');
+  return parsed.href;
+}
+
+/**
+ * Opens the queue: locks the data directory, opens the database (PostgreSQL
+ * at `databaseUrl`, else the embedded one in `dataDir/queue-db`), migrates
+ * its schema, and reports as `unknown` the items this replica was sending
+ * when it last stopped. Call `start()` to send.
+ *
+ * @throws QueueError `invalid-options`, `data-dir-in-use`, `storage-failed`
+ * @example
+ * const queue = await openQueue({ dataDir: 'abha-link-data', client: { baseUrl: mock.url, apiKey: mock.apiKey } })
+ * queue.start()
+ * const { submission } = await queue.enqueue(linkRequest) //=> { submission: { id: '…', status: 'queued', attempts: 0, … }, created: true }
+ */
+export async function openQueue(options: QueueOptions): Promise<Queue> {
+  const concurrency = wholeNumber('concurrency', options.concurrency, 4, 1, 256);
+  const leaseMs = wholeNumber('leaseMs', options.leaseMs, 30_000, 1000, 60_000);
+  const pollMs = wholeNumber('pollMs', options.pollMs, 1000, 10, 60_000);
+  if (typeof options.dataDir !== 'string' || options.dataDir === '') throw new QueueError('invalid-options', 'dataDir is required');
+  if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    throw new QueueError('invalid-options', 'the database URL must start with postgres:// or postgresql://');
+  }
+  if (options.callback !== undefined && (typeof options.callback.secret !== 'string' || options.callback.secret.length < 16)) {
+    throw new QueueError('invalid-options', 'the callback secret must be at least 16 characters');
+  }
+  let client;
+  try {
+    client = createClient(options.client);
+  } catch (e) {
+    throw new QueueError('invalid-options', `client: ${(e as Error).message}`);
+  }
+  const dir = await lockDataDir(options.dataDir, options.replicaId);
+  let db: Database | undefined;
+  try {
+    db = options.databaseUrl !== undefined ? await openPostgres(options.databaseUrl, options.poolSize ?? concurrency + 4) : await openEmbedded(join(options.dataDir, 'queue-db'));
+    const { applied, salt } = await migrate(db);
+    const now = options.now ?? Date.now;
+    const recovered = await orphansOf(db, dir.replicaId, new Date(now()));
+    options.logger?.info({ component: 'queue', replicaId: dir.replicaId, store: db.kind, migrations: applied, recovered }, 'queue opened');
+    if (recovered > 0) {
+      options.logger?.warn({ component: 'queue', replicaId: dir.replicaId, count: recovered }, 'items in flight when this replica stopped are now unknown');
+    }
+    const worker = new Worker({
+      db,
+      client,
+      replicaId: dir.replicaId,
+      concurrency,
+      leaseMs,
+      tickMs: Math.min(pollMs, Math.floor(leaseMs / 3)),
+      now,
+      sleep: options.sleep ?? timerSleep,
+      logger: options.logger,
+      callback: options.callback,
+    });
+    return new OpenQueue(db, worker, salt, now, options.callback !== undefined, dir);
+  } catch (e) {
+    await db?.close().catch(() => undefined);
+    await dir.release();
+    throw e;
+  }
+}
+
+class OpenQueue implements Queue {
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  readonly replicaId: string;
+  readonly #inserts: GroupCommit<NewSubmission, { row: Row; created: boolean }>;
+
+  constructor(
+    readonly db: Database,
+    readonly worker: Worker,
+    readonly salt: Buffer,
+    readonly now: () => number,
+    readonly callbacks: boolean,
+    readonly dir: { replicaId: string; release(): Promise<void> },
+  ) {
+    this.replicaId = dir.replicaId;
+    this.#inserts = new GroupCommit((batch) => insertSubmissions(db, batch));
+  }
+
+  #open(): void {
+    if (this.#closed) throw new QueueError('closed', 'the queue is closed');
+  }
+
+  async enqueue(request: unknown, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    this.#open();
+    const checked = validateLinkRequest(request);
+    const issues = checked.success ? lintLinkRequest(checked.value).filter((i) => i.severity === 'error') : checked.issues;
+    if (!checked.success || issues.length > 0) throw new QueueError('invalid-request', `the link request is not valid (${issues.length} issues)`, { issues });
+    const callbackUrl = checkCallbackUrl(options.callbackUrl, this.callbacks);
+    const { row, created } = await this.#inserts.add({
+      id: randomUUID(),
+      key: linkRequestKey(checked.value, this.salt),
+      request: checked.value,
+      callbackUrl,
+      now: new Date(this.now()),
+    });
+    if (created) this.worker.poke();
+    return { submission: toSubmission(row), created };
+  }
+
+  async get(id: string): Promise<Submission | undefined> {
+    this.#open();
+    if (typeof id !== 'string' || !UUID.test(id)) return undefined;
+    const row = await getSubmission(this.db, id);
+    return row === undefined ? undefined : toSubmission(row);
+  }
+
+  async list(options: { readonly status?: SubmissionStatus; readonly limit?: number } = {}): Promise<Submission[]> {
+    this.#open();
+    if (options.status !== undefined && !SUBMISSION_STATUSES.includes(options.status)) {
+      throw new QueueError('invalid-options', `status must be one of ${SUBMISSION_STATUSES.join(', ')}`);
+    }
+    const limit = wholeNumber('limit', options.limit, 100, 1, 1000);
+    return (await listSubmissions(this.db, options.status, limit)).map(toSubmission);
+  }
+
+  async retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'> {
+    this.#open();
+    if (typeof id !== 'string' || !UUID.test(id)) return 'not-found';
+    const r = await requeue(this.db, id, new Date(this.now()));
+    if (typeof r === 'string') return r;
+    this.worker.poke();
+    return toSubmission(r);
+  }
+
+  counts(): Promise<Record<SubmissionStatus, number>> {
+    this.#open();
+    return countSubmissions(this.db);
+  }
+
+  async ready(): Promise<boolean> {
+    if (this.#closed) return false;
+    try {
+      await this.db.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  start(): void {
+    this.#open();
+    this.worker.start();
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= (async () => {
+      await this.worker.stop();
+      await this.#inserts.idle();
+      await this.db.close().catch(() => undefined);
+      await this.dir.release();
+    })();
+    return this.#closing;
+  }
+
+  /** One maintenance tick now (renew leases, expire others', deliver callbacks); for tests that drive time by hand. */
+  tick(): Promise<void> {
+    return this.worker.tick();
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The queue's statements: the same SQL for PostgreSQL and the embedded
+ * store. Claiming uses `FOR UPDATE SKIP LOCKED`, so that replicas claiming
+ * at once take different items; every write that ends a send is guarded by
+ * the lease (`leased_by`, `attempts`), so that a replica can never overwrite
+ * an item another replica claimed since.
+ */
+import type { LinkCareContextRequest } from '../../generated/types.js';
+import { run, type Row, type Sql } from './sql.js';
+import { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './types.js';
+
+const COLUMNS = 'id, status, attempts, error_code, error_message, created_at, updated_at';
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+/** A row of abha_link_submissions as the API shows it. */
+export function toSubmission(row: Row): Submission {
+  const code = row.error_code;
+  return {
+    id: String(row.id),
+    status: row.status as SubmissionStatus,
+    attempts: Number(row.attempts),
+    ...(typeof code === 'string' ? { error: { code, message: String(row.error_message ?? '') } } : {}),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** A submission to store. */
+export interface NewSubmission {
+  readonly id: string;
+  readonly key: string;
+  readonly request: LinkCareContextRequest;
+  readonly callbackUrl: string | undefined;
+  readonly now: Date;
+}
+
+/**
+ * Inserts submissions in one statement (group commit), each unless one with
+ * its key exists; resolves to the row stored for each, in order, and
+ * whether this call made it. Two items with one key in a batch: the first
+ * is made, the second gets it.
+ */
+export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[]): Promise<{ row: Row; created: boolean }[]> {
+  const inserted = await run(
+    sql,
+    'storing submissions',
+    `INSERT INTO abha_link_submissions (id, item_key, status, request, callback_url, created_at, updated_at)
+     SELECT id, item_key, 'queued', request::jsonb, callback_url, at, at
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS t(id, item_key, request, callback_url, at, n)
+     ORDER BY n
+     ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
+    [items.map((i) => i.id), items.map((i) => i.key), items.map((i) => JSON.stringify(i.request)), items.map((i) => i.callbackUrl ?? null), items.map((i) => i.now.toISOString())],
+  );
+  const made = new Map(inserted.map((r) => [String(r.id), r]));
+  const missing = [...new Set(items.filter((i) => !made.has(i.id)).map((i) => i.key))];
+  // Stored before (or by a concurrent insert that committed meanwhile: this statement's snapshot is newer).
+  const found = new Map<string, Row>();
+  if (missing.length > 0) {
+    const rows = await run(sql, 'reading submissions', `SELECT ${COLUMNS}, item_key FROM abha_link_submissions WHERE item_key = ANY($1::text[])`, [missing]);
+    for (const r of rows) found.set(String(r.item_key), r);
+  }
+  const byKey = new Map<string, Row>();
+  for (const i of items) {
+    const r = made.get(i.id);
+    if (r !== undefined) byKey.set(i.key, r);
+  }
+  return items.map((i) => {
+    const mine = made.get(i.id);
+    if (mine !== undefined) return { row: mine, created: true };
+    const row = byKey.get(i.key) ?? found.get(i.key);
+    if (row === undefined) throw new Error('a submission that conflicted on insert is not there');
+    return { row, created: false };
+  });
+}
+
+export async function getSubmission(sql: Sql, id: string): Promise<Row | undefined> {
+  return (await run(sql, 'reading a submission', `SELECT ${COLUMNS} FROM abha_link_submissions WHERE id = $1`, [id]))[0];
+}
+
+export async function listSubmissions(sql: Sql, status: SubmissionStatus | undefined, limit: number): Promise<Row[]> {
+  return run(sql, 'listing submissions', `SELECT ${COLUMNS} FROM abha_link_submissions WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, [status ?? null, limit]);
+}
+
+export async function countSubmissions(sql: Sql): Promise<Record<SubmissionStatus, number>> {
+  const rows = await run(sql, 'counting submissions', 'SELECT status, count(*) AS n FROM abha_link_submissions GROUP BY status');
+  const counts = Object.fromEntries(SUBMISSION_STATUSES.map((s) => [s, 0])) as Record<SubmissionStatus, number>;
+  for (const r of rows) counts[r.status as SubmissionStatus] = Number(r.n);
+  return counts;
+}
+
+/** A claimed item: to be sent now. */
+export interface Claimed {
+  readonly id: string;
+  readonly attempts: number;
+  readonly request: LinkCareContextRequest;
+  readonly callbackUrl: string | undefined;
+}
+
+/**
+ * Claims up to `n` queued items, oldest first: each becomes `sending`,
+ * leased by `replica` until `leaseUntil`, its attempts counted, before any
+ * request leaves.
+ */
+export async function claim(sql: Sql, replica: string, n: number, now: Date, leaseUntil: Date): Promise<Claimed[]> {
+  const rows = await run(
+    sql,
+    'claiming queued items',
+    `UPDATE abha_link_submissions SET status = 'sending', leased_by = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3,
+       error_code = NULL, error_message = NULL
+     WHERE id IN (SELECT id FROM abha_link_submissions WHERE status = 'queued' ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+     RETURNING id, attempts, request, callback_url`,
+    [replica, leaseUntil.toISOString(), now.toISOString(), n],
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    attempts: Number(r.attempts),
+    request: (typeof r.request === 'string' ? JSON.parse(r.request) : r.request) as LinkCareContextRequest,
+    callbackUrl: typeof r.callback_url === 'string' ? r.callback_url : undefined,
+  }));
+}
+
+/** The end of one send. */
+export interface Outcome {
+  readonly id: string;
+  readonly attempts: number;
+  readonly status: 'acknowledged' | 'failed' | 'unknown';
+  readonly code: string | null;
+  readonly message: string | null;
+}
+
+/**
+ * Records the outcomes of sends in one statement. Only rows this replica
+ * still holds for that very attempt are written: `sending`, or `unknown`
+ * because another replica found the lease expired meanwhile (the answer
+ * that came is then the truth). An acknowledged item's request is dropped:
+ * it is not needed again, and it is health data.
+ */
+export async function finish(sql: Sql, replica: string, outcomes: readonly Outcome[], now: Date): Promise<void> {
+  if (outcomes.length === 0) return;
+  await run(
+    sql,
+    'recording outcomes',
+    `UPDATE abha_link_submissions AS s SET status = o.status, error_code = o.code, error_message = o.message, lease_until = NULL, updated_at = $6,
+       request = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.request END,
+       callback_due = s.callback_url IS NOT NULL, callback_attempts = 0
+     FROM (SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[]) AS t(id, attempts, status, code, message)) AS o
+     WHERE s.id = o.id AND s.attempts = o.attempts AND s.leased_by = $7 AND s.status IN ('sending', 'unknown')`,
+    [outcomes.map((o) => o.id), outcomes.map((o) => o.attempts), outcomes.map((o) => o.status), outcomes.map((o) => o.code), outcomes.map((o) => o.message), now.toISOString(), replica],
+  );
+}
+
+/** Extends the leases of the items this replica is sending. */
+export async function renewLeases(sql: Sql, replica: string, leaseUntil: Date): Promise<void> {
+  await run(sql, 'renewing leases', `UPDATE abha_link_submissions SET lease_until = $2 WHERE status = 'sending' AND leased_by = $1`, [replica, leaseUntil.toISOString()]);
+}
+
+const UNKNOWN_SET = `status = 'unknown', error_code = $1, error_message = $2, updated_at = $3, callback_due = callback_url IS NOT NULL, callback_attempts = 0`;
+
+/**
+ * Items whose lease ran out (their replica died, or lost the database)
+ * become `unknown`: they may have been sent. Never queued again.
+ */
+export async function expireLeases(sql: Sql, now: Date): Promise<number> {
+  const rows = await run(sql, 'expiring leases', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND lease_until < $3 RETURNING id`, [
+    'lease-expired',
+    'the replica sending it stopped before recording an answer (its lease ran out); it may have been sent, so it is not sent again',
+    now.toISOString(),
+  ]);
+  return rows.length;
+}
+
+/** At the start of a replica: the items it was sending when it stopped become `unknown`. */
+export async function orphansOf(sql: Sql, replica: string, now: Date): Promise<number> {
+  const rows = await run(sql, 'recovering after a restart', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND leased_by = $4 RETURNING id`, [
+    'replica-restarted',
+    'the replica sending it stopped before recording an answer; it may have been sent, so it is not sent again',
+    now.toISOString(),
+    replica,
+  ]);
+  return rows.length;
+}
+
+/** Queues an `unknown` or `failed` item again; resolves to the row, or why not. */
+export async function requeue(sql: Sql, id: string, now: Date): Promise<Row | 'not-found' | 'not-retryable'> {
+  const rows = await run(
+    sql,
+    'queueing a submission again',
+    `UPDATE abha_link_submissions SET status = 'queued', leased_by = NULL, lease_until = NULL, error_code = NULL, error_message = NULL, updated_at = $2,
+       callback_due = false
+     WHERE id = $1 AND status IN ('unknown', 'failed') AND request IS NOT NULL RETURNING ${COLUMNS}`,
+    [id, now.toISOString()],
+  );
+  if (rows[0] !== undefined) return rows[0];
+  return (await getSubmission(sql, id)) === undefined ? 'not-found' : 'not-retryable';
+}
+
+/** Callbacks to deliver: final submissions with `callback_due`, claimed until `leaseUntil` (then tried again). */
+export async function claimCallbacks(sql: Sql, n: number, now: Date, leaseUntil: Date): Promise<(Row & { callback_url: string })[]> {
+  return (await run(
+    sql,
+    'claiming callbacks',
+    `UPDATE abha_link_submissions SET lease_until = $1, callback_attempts = callback_attempts + 1
+     WHERE id IN (SELECT id FROM abha_link_submissions WHERE callback_due AND status IN ('acknowledged', 'failed', 'unknown')
+                    AND (lease_until IS NULL OR lease_until < $2) ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING ${COLUMNS}, callback_url, callback_attempts`,
+    [leaseUntil.toISOString(), now.toISOString(), n],
+  )) as (Row & { callback_url: string })[];
+}
+
+/** A callback delivered, or given up: no longer due. Otherwise its lease lapses and it is tried again. */
+export async function callbackDone(sql: Sql, id: string, updatedAt: string): Promise<void> {
+  await run(sql, 'recording a callback', `UPDATE abha_link_submissions SET callback_due = false, lease_until = NULL WHERE id = $1 AND updated_at = $2`, [id, updatedAt]);
+}

@@ -1,0 +1,228 @@
+/**
+ * The worker of one replica: claims queued items while it has free slots,
+ * sends each with the client (its guarantees: the token, retries only when
+ * provably unsent, an unknown outcome never repeated, Retry-After honoured),
+ * and records each outcome. Outcomes finished at the same time are written
+ * in one statement (group commit). A tick renews this replica's leases,
+ * turns other replicas' expired leases into `unknown`, picks up items
+ * queued elsewhere and delivers callbacks.
+ */
+import type { AbhaClient } from '../../client/client.js';
+import { OutcomeUnknownError, TransportError } from '../../client/errors.js';
+import { ValidationError } from '../../errors.js';
+import { deliverCallbacks } from './callback.js';
+import type { Database } from './sql.js';
+import { claim, expireLeases, finish, renewLeases, type Claimed, type Outcome } from './store.js';
+import type { CallbackOptions, QueueLogger } from './types.js';
+
+/** What the worker needs. */
+export interface WorkerConfig {
+  readonly db: Database;
+  readonly client: AbhaClient;
+  readonly replicaId: string;
+  readonly concurrency: number;
+  readonly leaseMs: number;
+  readonly tickMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly logger: QueueLogger | undefined;
+  readonly callback: CallbackOptions | undefined;
+}
+
+/** Failures after which the worker pauses claiming: the service looks down, or refuses the API key. */
+const PAUSING = new Set(['authentication', 'rate-limited', 'server-error', 'connection-refused', 'dns', 'connect-timeout', 'unreachable', 'tls', 'request-refused']);
+const MAX_PAUSE_MS = 30_000;
+/** Claims of one replica on their way to the database at once. */
+const MAX_CLAIMS = 4;
+
+/**
+ * What one send became (pure; a table test covers it).
+ *
+ * @example
+ * outcomeOf(new RejectedError('...', details)) //=> { status: 'failed', code: 'rejected', message: '...' }
+ */
+export function outcomeOf(error: unknown): Pick<Outcome, 'status' | 'code' | 'message'> {
+  if (error instanceof OutcomeUnknownError) return { status: 'unknown', code: error.reason, message: error.message };
+  if (error instanceof TransportError) return { status: 'failed', code: error.reason, message: error.message };
+  if (error instanceof ValidationError) return { status: 'failed', code: 'invalid-request', message: 'the link request is not valid' };
+  // Not an error of the client: the request may have left.
+  return { status: 'unknown', code: 'internal-error', message: 'the send ended with an unexpected error; it may have been sent' };
+}
+
+/** Group commit of outcomes: those that arrive while a write runs go together in the next. */
+class OutcomeWriter {
+  #pending: { outcome: Outcome; done: () => void }[] = [];
+  #running: Promise<void> | undefined;
+  constructor(readonly write: (batch: Outcome[]) => Promise<void>) {}
+
+  add(outcome: Outcome): Promise<void> {
+    return new Promise((resolve) => {
+      this.#pending.push({ outcome, done: resolve });
+      this.#running ??= this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0);
+      await this.write(batch.map((b) => b.outcome)).catch(() => undefined);
+      for (const b of batch) b.done();
+    }
+    this.#running = undefined;
+  }
+
+  idle(): Promise<void> {
+    return this.#running ?? Promise.resolve();
+  }
+}
+
+export class Worker {
+  readonly #c: WorkerConfig;
+  readonly #stop = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #writer: OutcomeWriter;
+  #started = false;
+  readonly #claiming = new Set<Promise<void>>();
+  /** Slots promised to claims on their way. */
+  #reserved = 0;
+  #again = false;
+  #pausedUntil = 0;
+  #pauseMs = 0;
+  #loop: Promise<void> | undefined;
+  /** Resolves at stop: a wait of the loop ends then even when the injected sleep ignores its signal. */
+  readonly #stopped = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+
+  constructor(config: WorkerConfig) {
+    this.#c = config;
+    this.#writer = new OutcomeWriter(async (batch) => {
+      try {
+        await finish(config.db, config.replicaId, batch, new Date(config.now()));
+      } catch (e) {
+        // The items stay `sending`: when the lease runs out they become `unknown`, never sent again.
+        this.#log('error', { code: (e as { code?: unknown }).code, items: batch.length }, 'could not record outcomes');
+        throw e;
+      }
+    });
+  }
+
+  #log(level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
+    this.#c.logger?.[level]({ component: 'queue', replicaId: this.#c.replicaId, ...fields }, message);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  start(): void {
+    if (this.#started || this.#stop.signal.aborted) return;
+    this.#started = true;
+    this.#loop = this.#tickLoop();
+    this.poke();
+  }
+
+  /**
+   * Looks for work now (after an enqueue, a retry, a send that ended): claims
+   * as many items as there are free slots. Up to MAX_CLAIMS claims run at
+   * once, so that slots freed while a claim is on its way to the database
+   * are filled by the next one instead of waiting for it.
+   */
+  poke(): void {
+    if (!this.#started || this.#stop.signal.aborted || this.#c.now() < this.#pausedUntil) return;
+    const free = this.#c.concurrency - this.#inFlight.size - this.#reserved;
+    if (free <= 0) return;
+    if (this.#claiming.size >= MAX_CLAIMS) {
+      this.#again = true;
+      return;
+    }
+    this.#reserved += free;
+    const p: Promise<void> = this.#claim(free).finally(() => {
+      this.#claiming.delete(p);
+      if (this.#again) {
+        this.#again = false;
+        this.poke();
+      }
+    });
+    this.#claiming.add(p);
+  }
+
+  async #claim(free: number): Promise<void> {
+    const now = this.#c.now();
+    let items: Claimed[] = [];
+    try {
+      items = await claim(this.#c.db, this.#c.replicaId, free, new Date(now), new Date(now + this.#c.leaseMs));
+    } catch (e) {
+      this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
+    } finally {
+      this.#reserved -= free;
+    }
+    for (const item of items) {
+      const p: Promise<void> = this.#send(item).finally(() => {
+        this.#inFlight.delete(p);
+        this.poke();
+      });
+      this.#inFlight.add(p);
+    }
+    // A full claim: there may be more.
+    if (items.length === free) this.poke();
+  }
+
+  async #send(item: Claimed): Promise<void> {
+    let outcome: Outcome;
+    try {
+      await this.#c.client.linkCareContexts(item.request);
+      outcome = { id: item.id, attempts: item.attempts, status: 'acknowledged', code: null, message: null };
+      this.#pauseMs = 0;
+    } catch (e) {
+      const o = outcomeOf(e);
+      outcome = { id: item.id, attempts: item.attempts, ...o };
+      this.#log('warn', { submission: item.id, status: o.status, code: o.code }, o.status === 'unknown' ? 'outcome unknown: not sent again' : 'send failed');
+      if (o.code !== null && PAUSING.has(o.code)) this.#pause();
+    }
+    // The slot is free once the answer is in: the outcome's write goes on in the background
+    // (grouped with others), and close() waits for it. A replica that dies before it lands leaves
+    // the item `sending`, which becomes `unknown`: never sent twice.
+    void this.#writer.add(outcome);
+  }
+
+  /** After a failure that says the service is down or refuses us: claim nothing for a while (1 s, doubling up to 30 s). */
+  #pause(): void {
+    this.#pauseMs = Math.min(MAX_PAUSE_MS, this.#pauseMs === 0 ? 1000 : this.#pauseMs * 2);
+    this.#pausedUntil = this.#c.now() + this.#pauseMs;
+    this.#log('warn', { pauseMs: this.#pauseMs }, 'the service looks unavailable: pausing');
+  }
+
+  /** One tick: renew, expire, pick up, deliver. Exposed for tests that drive time by hand. */
+  async tick(): Promise<void> {
+    const { db, replicaId, now, leaseMs } = this.#c;
+    try {
+      if (this.#inFlight.size > 0) await renewLeases(db, replicaId, new Date(now() + leaseMs));
+      const expired = await expireLeases(db, new Date(now()));
+      if (expired > 0) this.#log('warn', { count: expired }, 'leases of another replica ran out: its items are now unknown');
+      if (this.#c.callback !== undefined) await deliverCallbacks(db, this.#c.callback, { now, leaseMs, log: (l, f, m) => this.#log(l, f, m) });
+    } catch (e) {
+      this.#log('error', { code: (e as { code?: unknown }).code }, 'queue maintenance failed');
+    }
+    this.poke();
+  }
+
+  async #tickLoop(): Promise<void> {
+    while (!this.#stop.signal.aborted) {
+      try {
+        await Promise.race([this.#c.sleep(this.#c.tickMs, this.#stop.signal), this.#stopped]);
+      } catch {
+        return;
+      }
+      if (this.#stop.signal.aborted) return;
+      await this.tick();
+    }
+  }
+
+  /** Stops claiming, waits for the sends in flight and their records. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+    while (this.#claiming.size > 0) await Promise.all(this.#claiming);
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+    await this.#writer.idle();
+  }
+}
