@@ -15,7 +15,8 @@
  *   2. renderDocuments(link request), prescription
  *      vs validateLinkRequest(the same request)
  *   3. the same render with the QR code of an https documentUrl vs without
- *   4. Hindi labels, A5 vs English, A4
+ *   4. Hindi, A5 vs English, A4; every other language (and the bilingual
+ *      en,hi) vs English, A4 (target 0.9x or better); soft hyphens vs none
  *   5. PDF through Chromium (only when /usr/bin/chromium or ABHA_LINK_CHROMIUM
  *      exists): ms per document with one reused browser vs the HTML render
  *
@@ -88,10 +89,30 @@ measure(
   () => render.renderDocuments(withUrl, { qrCode: false })[0].html.length,
 );
 measure(
-  'Hindi labels, A5',
+  'Hindi, A5',
   () => render.renderDocuments(visit, { lang: 'hi', pageSize: 'A5' })[0].html.length,
-  'English labels, A4',
+  'English, A4',
   () => render.renderDocuments(visit)[0].html.length,
+);
+// Every language next to English (target: 0.9x or better), a bilingual page, and what the soft hyphens cost.
+const languageRows = [];
+for (const lang of [...render.LANGUAGES.filter((l) => l !== 'en'), ['en', 'hi']]) {
+  const name = Array.isArray(lang) ? lang.join(',') : lang;
+  languageRows.push([
+    name,
+    measure(
+      `${name}, A4`,
+      () => render.renderDocuments(visit, { lang })[0].html.length,
+      'English, A4',
+      () => render.renderDocuments(visit)[0].html.length,
+    ),
+  ]);
+}
+measure(
+  'English, A4, with soft hyphens (default)',
+  () => render.renderDocuments(visit)[0].html.length,
+  'English, A4, hyphenate: false',
+  () => render.renderDocuments(visit, { hyphenate: false })[0].html.length,
 );
 
 let pdf = null;
@@ -128,6 +149,8 @@ for (const r of rows) {
 }
 out += `\nA typical prescription renders at **${int(full.subject.median)} per second** (${fix(1000 / full.subject.median, 3)} ms each), `;
 out += `${fix(full.ratio.median)}x the rate of building its link request, i.e. printing costs ${fix(1 / full.ratio.median, 1)} builds.\n`;
+const slowest = languageRows.reduce((a, b) => (b[1].ratio.median < a[1].ratio.median ? b : a));
+out += `\nEvery language renders at ${fix(slowest[1].ratio.median)}x English's rate or better (slowest: ${slowest[0]}).\n`;
 if (pdf !== null) {
   const htmlMs = 1000 / full.subject.median;
   out += `\nPDF (Chromium, one browser reused, a fresh context per document): ${fix(pdf.median, 1)} ms per document (${fix(pdf.min, 1)}..${fix(pdf.max, 1)}), ${int(pdf.bytes)} bytes; `;

@@ -34,7 +34,6 @@ const SCRIPTS: ReadonlyArray<readonly [RegExp, string]> = [
 const MIN_WORD = 6;
 const CACHE_LIMIT = 20_000;
 const hyphenators = new Map<string, Hyphenator>();
-const words = new Map<string, string>();
 let load: ((id: string) => unknown) | undefined;
 
 /** Letters, not counting combining marks (a vowel sign or virama belongs to the letter before it). */
@@ -68,25 +67,34 @@ function hyphenator(patterns: string): Hyphenator {
 }
 
 function hyphenateWord(word: string, devanagari: string): string {
-  const key = `${devanagari}:${word}`;
-  const known = words.get(key);
-  if (known !== undefined) return known;
   const script = SCRIPTS.find(([re]) => re.test(word.charAt(0)))?.[1];
-  const out = script === undefined ? word : hyphenator(script === 'hi' ? devanagari : script)(word);
-  if (words.size >= CACHE_LIMIT) words.clear();
-  words.set(key, out);
-  return out;
+  return script === undefined ? word : hyphenator(script === 'hi' ? devanagari : script)(word);
 }
 
 /** A token that is an identifier, address, number or URL: left whole. */
 const NOT_A_WORD = /[\d@/\\:_#?=]|\.\p{L}/u;
 /** Entities pass through; runs of letters (with combining marks and joiners) of MIN_WORD or more are words. */
 const WORD = /(&#?[a-zA-Z0-9]+;)|([\p{L}\p{M}\u200c\u200d]{6,})/gu;
+/** A run of letters long enough to hyphenate: text without one (most of a page: indentation, short labels, numbers) is passed over. */
+const LONG_RUN = /[\p{L}\p{M}\u200c\u200d]{6}/u;
+
+/** Tokens already seen, by the patterns used for Devanagari: a page repeats most of its words, and so do pages. */
+const tokens = new Map<string, Map<string, string>>();
+
+function hyphenateToken(token: string, devanagari: string): string {
+  let seen = tokens.get(devanagari);
+  if (seen === undefined) tokens.set(devanagari, (seen = new Map()));
+  let out = seen.get(token);
+  if (out === undefined) {
+    out = NOT_A_WORD.test(token) ? token : token.replace(WORD, (whole, entity: string | undefined) => (entity !== undefined ? whole : hyphenateWord(whole, devanagari)));
+    if (seen.size >= CACHE_LIMIT) seen.clear();
+    seen.set(token, out);
+  }
+  return out;
+}
 
 function hyphenateText(text: string, devanagari: string): string {
-  return text.replace(/\S+/g, (token) =>
-    NOT_A_WORD.test(token) ? token : token.replace(WORD, (whole, entity: string | undefined) => (entity !== undefined ? whole : hyphenateWord(whole, devanagari))),
-  );
+  return LONG_RUN.test(text) ? text.replace(/\S{6,}/g, (token) => hyphenateToken(token, devanagari)) : text;
 }
 
 /**
@@ -104,6 +112,12 @@ export function hyphenateHtml(html: string, languages: readonly Language[]): str
   let skip: string | null = null;
   for (const part of html.slice(body).split(/(<[^>]*>)/)) {
     if (part.startsWith('<')) {
+      // Only <svg>, <style>, <script>, <title> and their ends change what is skipped: s or t after "<" or "</".
+      const c = part.charCodeAt(part[1] === '/' ? 2 : 1) | 0x20;
+      if (c !== 0x73 && c !== 0x74) {
+        out += part;
+        continue;
+      }
       const tag = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/.exec(part);
       const name = tag?.[2]?.toLowerCase();
       if (skip === null && tag?.[1] === '' && (name === 'svg' || name === 'style' || name === 'script' || name === 'title')) skip = name;
