@@ -31,7 +31,7 @@ export const gu = {
     drug: 'દવા',
     dosage: 'માત્રા',
     frequency: 'કેટલી વાર',
-    duration: 'કેટલા દિવસ',
+    duration: 'કેટલો સમય',
     instructions: 'સૂચનાઓ',
     labInvestigations: 'તપાસ',
     test: 'તપાસ',

@@ -31,7 +31,7 @@ export const hi = {
     drug: 'दवा',
     dosage: 'खुराक',
     frequency: 'कितनी बार',
-    duration: 'कितने दिन',
+    duration: 'कब तक',
     instructions: 'निर्देश',
     labInvestigations: 'जाँचें',
     test: 'जाँच',

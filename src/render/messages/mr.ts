@@ -31,7 +31,7 @@ export const mr = {
     drug: 'औषध',
     dosage: 'मात्रा',
     frequency: 'किती वेळा',
-    duration: 'किती दिवस',
+    duration: 'किती काळ',
     instructions: 'सूचना',
     labInvestigations: 'तपासण्या',
     test: 'तपासणी',
