@@ -182,7 +182,10 @@ describe('abha-link render', () => {
   it.each([
     [['--template', 'discharge'], '--template must be lab-order, prescription, visit-summary or the path of a .hbs file'],
     [['--template', 'nowhere/mine.hbs'], 'nowhere/mine.hbs: no such file'],
-    [['--lang', 'fr'], '--lang must be one of en (English), hi (हिन्दी), mr (मराठी), bn (বাংলা), ta (தமிழ்), te (తెలుగు), kn (ಕನ್ನಡ), gu (ગુજરાતી), or two of them for a bilingual document (en,hi)'],
+    [
+      ['--lang', 'fr'],
+      '--lang must be one of en (English), hi (हिन्दी), mr (मराठी), bn (বাংলা), ta (தமிழ்), te (తెలుగు), kn (ಕನ್ನಡ), gu (ગુજરાતી), ml (മലയാളം), or (ଓଡ଼ିଆ), pa (ਪੰਜਾਬੀ), or two of them for a bilingual document (en,hi)',
+    ],
     [['--lang', 'en,hi,ta'], '--lang must be one of en (English)'],
     [['--lang', 'hi,hi'], 'or two of them for a bilingual document (en,hi)'],
     [['--size', 'letter'], '--size must be A4 or A5'],

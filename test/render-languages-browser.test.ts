@@ -32,6 +32,9 @@ const SCRIPT_FONT: Readonly<Record<Language, RegExp>> = {
   te: /NotoSansTelugu/,
   kn: /NotoSansKannada/,
   gu: /NotoSansGujarati/,
+  ml: /NotoSansMalayalam/,
+  or: /NotoSansOriya/,
+  pa: /NotoSansGurmukhi/,
 };
 
 /** A prescription with long words in narrow columns: the A5 duration column is 17 mm wide. */
@@ -45,6 +48,37 @@ const narrow = (): ClinicalInput => {
     ],
   };
 };
+
+/**
+ * Run in the page: every place where a text node continues on a new line. Between two letters (or a letter and its
+ * mark) that must be right after a soft hyphen; returns those that are not (`bad`) and how many are (`soft`).
+ * A character's last box is its own: after a soft hyphen that breaks the line, the next character also reports the
+ * hyphen's box on the line before.
+ */
+const LINE_BREAKS = `(() => {
+  const bad = [];
+  let soft = 0;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    const text = node.textContent || '';
+    let top;
+    for (let i = 0; i < text.length; i++) {
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rects = range.getClientRects();
+      const rect = rects[rects.length - 1];
+      if (rect === undefined || rect.width === 0) continue;
+      if (top !== undefined && rect.top > top + 2) {
+        const previous = text.slice(0, i).replace(/\u00ad$/, '').slice(-1);
+        if (text[i - 1] === '\u00ad') soft++;
+        else if (/[\p{L}\p{M}]/u.test(previous) && /[\p{L}\p{M}]/u.test(text[i] || '')) bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
+      }
+      top = rect.top;
+    }
+  }
+  return { bad, soft };
+})()`;
 
 describe(`printed languages in Chromium${SKIP}`, () => {
   let printer: PdfPrinter | undefined;
@@ -82,42 +116,23 @@ describe(`printed languages in Chromium${SKIP}`, () => {
     `breaks words across lines only at a soft hyphen, in every language and both page sizes, one language or two${SKIP}`,
     async () => {
       const { chromium } = (await import('playwright-core')) as unknown as {
-        chromium: { launch(o: object): Promise<{ newPage(): Promise<{ setContent(h: string): Promise<void>; evaluate<T>(f: () => T): Promise<T> }>; close(): Promise<void> }> };
+        chromium: { launch(o: object): Promise<{ newPage(): Promise<{ setContent(h: string): Promise<void>; evaluate(expression: string): Promise<unknown> }>; close(): Promise<void> }> };
       };
       const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
       try {
         const page = await browser.newPage();
         let softBreaks = 0;
-        const cases: Array<[Language | readonly Language[], 'A4' | 'A5']> = [...LANGUAGES.flatMap((l) => [[l, 'A4'] as const, [l, 'A5'] as const]), [['en', 'hi'], 'A5'], [['en', 'ta'], 'A5']];
+        const cases: Array<[Language | readonly Language[], 'A4' | 'A5']> = [
+          ...LANGUAGES.flatMap((l): Array<[Language, 'A4' | 'A5']> => [
+            [l, 'A4'],
+            [l, 'A5'],
+          ]),
+          [['en', 'hi'], 'A5'],
+          [['en', 'ta'], 'A5'],
+        ];
         for (const [lang, pageSize] of cases) {
           await page.setContent(renderDocuments(narrow(), { lang, pageSize })[0]?.html ?? '');
-          const found = await page.evaluate(() => {
-            const bad: string[] = [];
-            let soft = 0;
-            const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-            const range = document.createRange();
-            for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-              const text = node.textContent ?? '';
-              let top: number | undefined;
-              for (let i = 0; i < text.length; i++) {
-                range.setStart(node, i);
-                range.setEnd(node, i + 1);
-                // The last box: after a soft hyphen that breaks the line, the next character also reports the hyphen's box on the line before.
-                const rects = range.getClientRects();
-                const rect = rects[rects.length - 1];
-                if (rect === undefined || rect.width === 0) continue;
-                if (top !== undefined && rect.top > top + 2) {
-                  // A new line inside this text node: between two letters (or a letter and its mark) it must follow a soft hyphen.
-                  const before = text.slice(0, i).replace(/\u00ad$/, '');
-                  const previous = before.slice(-1);
-                  if (text[i - 1] === '\u00ad') soft++;
-                  else if (/[\p{L}\p{M}]/u.test(previous) && /[\p{L}\p{M}]/u.test(text[i] ?? '')) bad.push(`${text.slice(Math.max(0, i - 12), i)}|${text.slice(i, i + 12)}`);
-                }
-                top = rect.top;
-              }
-            }
-            return { bad, soft };
-          });
+          const found = (await page.evaluate(LINE_BREAKS)) as { bad: string[]; soft: number };
           expect(found.bad, `${String(lang)} ${pageSize}`).toEqual([]);
           softBreaks += found.soft;
         }

@@ -310,7 +310,7 @@ describe('safeRenderDocuments with invalid input', () => {
     }
     const ci = input('lab-order');
     expect(() => renderDocuments(ci, { template: 'discharge' })).toThrow(RangeError);
-    expect(() => renderDocuments(ci, { lang: 'fr' as 'en' })).toThrow(/unknown language "fr"; use one of en, hi, mr, bn, ta, te, kn, gu/);
+    expect(() => renderDocuments(ci, { lang: 'fr' as 'en' })).toThrow(/unknown language "fr"; use one of en, hi, mr, bn, ta, te, kn, gu, ml, or, pa, or two of them/);
     expect(() => renderDocuments(ci, { pageSize: 'Letter' as 'A4' })).toThrow(/use A4 or A5/);
   });
 });

@@ -8,18 +8,21 @@ import { en } from './en.js';
 import { gu } from './gu.js';
 import { hi } from './hi.js';
 import { kn } from './kn.js';
+import { ml } from './ml.js';
 import { mr } from './mr.js';
+import { or } from './or.js';
+import { pa } from './pa.js';
 import { ta } from './ta.js';
 import { te } from './te.js';
 import type { Messages } from './types.js';
 
 /**
- * The languages of printed documents: English, Hindi, Marathi, Bengali, Tamil, Telugu, Kannada and Gujarati.
+ * The languages of printed documents: English, Hindi, Marathi, Bengali, Tamil, Telugu, Kannada, Gujarati, Malayalam, Odia and Punjabi.
  *
  * @example
- * LANGUAGES //=> ['en', 'hi', 'mr', 'bn', 'ta', 'te', 'kn', 'gu']
+ * LANGUAGES //=> ['en', 'hi', 'mr', 'bn', 'ta', 'te', 'kn', 'gu', 'ml', 'or', 'pa']
  */
-export const LANGUAGES = ['en', 'hi', 'mr', 'bn', 'ta', 'te', 'kn', 'gu'] as const;
+export const LANGUAGES = ['en', 'hi', 'mr', 'bn', 'ta', 'te', 'kn', 'gu', 'ml', 'or', 'pa'] as const;
 
 /**
  * A language of printed documents (ISO 639-1 code).
@@ -35,7 +38,7 @@ export type Language = (typeof LANGUAGES)[number];
  * @example
  * MESSAGES.ta.labels.prescription //=> 'மருந்துச் சீட்டு'
  */
-export const MESSAGES: Readonly<Record<Language, Messages>> = { en, hi, mr, bn, ta, te, kn, gu };
+export const MESSAGES: Readonly<Record<Language, Messages>> = { en, hi, mr, bn, ta, te, kn, gu, ml, or, pa };
 
 /**
  * True for a language code of {@link LANGUAGES}.
