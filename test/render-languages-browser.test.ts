@@ -72,7 +72,7 @@ const LINE_BREAKS = `(() => {
       if (top !== undefined && rect.top > top + 2) {
         const previous = text.slice(0, i).replace(/\u00ad$/, '').slice(-1);
         if (text[i - 1] === '\u00ad') soft++;
-        else if (/[\p{L}\p{M}]/u.test(previous) && /[\p{L}\p{M}]/u.test(text[i] || '')) bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
+        else if (/[\\p{L}\\p{M}]/u.test(previous) && /[\\p{L}\\p{M}]/u.test(text[i] || '')) bad.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
       }
       top = rect.top;
     }
