@@ -50,6 +50,16 @@ describe('abha-link render', () => {
     expect((await run(['render', '--size', 'a5', 'examples/lab-order.input.json'])).stdout).toContain('class="page-a5');
   });
 
+  it('prints a bilingual document with --lang en,hi and a Tamil one with --lang TA', async () => {
+    const r = await run(['render', '--lang', 'en,hi', 'examples/opd-prescription.input.json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('<html lang="en"');
+    expect(unhyphenated(r.stdout)).toContain('<span class=l1>1-0-1 (twice a day: morning and night)</span><span class=l2 lang=hi>दिन में दो बार: सुबह और रात</span>');
+    const ta = await run(['render', '--lang', 'TA', 'examples/opd-prescription.input.json']);
+    expect(ta.stdout).toContain('<html lang="ta"');
+    expect(textOf(ta.stdout)).toContain('1-0-1 (நாளுக்கு இரண்டு முறை: காலை மற்றும் இரவு)');
+  });
+
   it('writes one file per care context into --out DIR, named after the care-context reference, and lists them', async () => {
     const dir = join(tmp, 'out', 'nested');
     const r = await run(['render', '--template', 'visit-summary', '--out', dir, 'examples/multi-care-context.input.json']);
