@@ -75,8 +75,6 @@ function hyphenateWord(word: string, devanagari: string): string {
 const NOT_A_WORD = /[\d@/\\:_#?=]|\.\p{L}/u;
 /** Entities pass through; runs of letters (with combining marks and joiners) of MIN_WORD or more are words. */
 const WORD = /(&#?[a-zA-Z0-9]+;)|([\p{L}\p{M}\u200c\u200d]{6,})/gu;
-/** A run of letters long enough to hyphenate: text without one (most of a page: indentation, short labels, numbers) is passed over. */
-const LONG_RUN = /[\p{L}\p{M}\u200c\u200d]{6}/u;
 
 /** Tokens already seen, by the patterns used for Devanagari: a page repeats most of its words, and so do pages. */
 const tokens = new Map<string, Map<string, string>>();
@@ -94,7 +92,9 @@ function hyphenateToken(token: string, devanagari: string): string {
 }
 
 function hyphenateText(text: string, devanagari: string): string {
-  return LONG_RUN.test(text) ? text.replace(/\S{6,}/g, (token) => hyphenateToken(token, devanagari)) : text;
+  // Most text between tags is indentation or a short label: a six-character run is looked for first, without Unicode classes.
+  if (text.length < 6 || !/\S{6}/.test(text)) return text;
+  return text.replace(/\S{6,}/g, (token) => hyphenateToken(token, devanagari));
 }
 
 /**
