@@ -174,7 +174,8 @@ Options:
                         of the same name (letterhead, footer, ...). Templates
                         run in strict mode and must not use {{{ }}}; a
                         template that does not compile exits 2.
-  --lang LANG[,LANG]    the document's language (default en): ${LANGUAGE_LIST};
+  --lang LANG[,LANG]    the document's language (default en):
+                        ${LANGUAGE_LIST};
                         two, such as en,hi, print every label and phrase in
                         both (data once). Drug names and free text are printed
                         as given
