@@ -214,7 +214,7 @@ describe('option errors', () => {
     ['validate', '--schema'],
     ['validate', '--lint=yes'],
     ['build', '--compact=1'],
-    ['render', '--lang', 'ta', '-'],
+    ['render', '--lang', 'fr', '-'],
     ['render', '--size', 'letter', '-'],
     ['render', '--template', '', '-'],
     ['render', 'a.json', 'b.json'],

@@ -75,7 +75,7 @@ const useEveryEntryPoint = `
     console.log(JSON.stringify({
       valid: core.validateLinkRequest(request).success,
       code: bad.success ? null : bad.issues[0].code,
-      page: page.html.includes('Metformin'),
+      page: page.html.replace(/\\u00ad/g, '').includes('Metformin'),
       templates: fs.existsSync(path.join(render.bundledTemplateDirectory(), 'prescription.hbs')),
       openapiPaths: Object.keys(mock.buildOpenApiDocument().paths).length,
       bundles: fhirResult.success ? fhirResult.bundles.length : fhirResult.issues,

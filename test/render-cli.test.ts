@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runInProcess, type CliResult } from './support/run-cli.js';
-import { textOf } from './fixtures/render/html.js';
+import { textOf, unhyphenated } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'abha-link-render-cli-'));
@@ -48,6 +48,16 @@ describe('abha-link render', () => {
     expect(r.stdout).toContain('<html lang="hi" class="page-a5 template-lab-order">');
     expect(textOf(r.stdout)).toContain('जाँच अनुरोध पत्र');
     expect((await run(['render', '--size', 'a5', 'examples/lab-order.input.json'])).stdout).toContain('class="page-a5');
+  });
+
+  it('prints a bilingual document with --lang en,hi and a Tamil one with --lang TA', async () => {
+    const r = await run(['render', '--lang', 'en,hi', 'examples/opd-prescription.input.json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('<html lang="en"');
+    expect(unhyphenated(r.stdout)).toContain('<span class=l1>1-0-1 (twice a day: morning and night)</span><span class=l2 lang=hi>दिन में दो बार: सुबह और रात</span>');
+    const ta = await run(['render', '--lang', 'TA', 'examples/opd-prescription.input.json']);
+    expect(ta.stdout).toContain('<html lang="ta"');
+    expect(textOf(ta.stdout)).toContain('1-0-1 (நாளுக்கு இரண்டு முறை: காலை மற்றும் இரவு)');
   });
 
   it('writes one file per care context into --out DIR, named after the care-context reference, and lists them', async () => {
@@ -182,7 +192,12 @@ describe('abha-link render', () => {
   it.each([
     [['--template', 'discharge'], '--template must be lab-order, prescription, visit-summary or the path of a .hbs file'],
     [['--template', 'nowhere/mine.hbs'], 'nowhere/mine.hbs: no such file'],
-    [['--lang', 'ta'], '--lang must be en or hi'],
+    [
+      ['--lang', 'fr'],
+      '--lang must be one of en (English), hi (हिन्दी), mr (मराठी), bn (বাংলা), ta (தமிழ்), te (తెలుగు), kn (ಕನ್ನಡ), gu (ગુજરાતી), ml (മലയാളം), or (ଓଡ଼ିଆ), pa (ਪੰਜਾਬੀ), or two of them for a bilingual document (en,hi)',
+    ],
+    [['--lang', 'en,hi,ta'], '--lang must be one of en (English)'],
+    [['--lang', 'hi,hi'], 'or two of them for a bilingual document (en,hi)'],
     [['--size', 'letter'], '--size must be A4 or A5'],
     [['--out', 'd', '-o', 'f'], 'give either --out DIR or -o FILE, not both'],
     [['--colour'], 'unknown option --colour (abha-link render --help lists the options)'],
@@ -198,7 +213,7 @@ describe('abha-link render', () => {
     const r = await run(['render', '--template', 'test/fixtures/render/custom/my-prescription.hbs', 'examples/opd-prescription.input.json']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('<h1 class="custom-heading">Rx for Asha Verma</h1>');
-    expect(r.stdout).toContain('Sanjeevani Family Clinic (custom letterhead)');
+    expect(unhyphenated(r.stdout)).toContain('Sanjeevani Family Clinic (custom letterhead)');
     expect(r.stdout).toContain('<footer class="custom-footer">Ref OPD-2026-0042-Prescription</footer>');
   });
 
@@ -235,7 +250,7 @@ describe('abha-link render', () => {
     expect(r.code).toBe(0);
     // The usage line is wrapped at 80 columns.
     expect(r.stdout.replace(/\n +/g, ' ')).toContain(
-      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
     );
     for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
     expect((await run(['--help'])).stdout).toMatch(/^\s+render\s+printable prescription/m);

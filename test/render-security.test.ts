@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { createRenderer, isTemplateError, renderDocuments, safeRenderDocuments, TEMPLATE_NAMES } from '../src/render/index.js';
-import { attributeValues, skeleton, textOf } from './fixtures/render/html.js';
+import { attributeValues, skeleton, textOf, unhyphenated } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const HOSTILE = JSON.parse(readFileSync(join(root, 'test/fixtures/render/hostile-strings.json'), 'utf8')) as Array<{ name: string; value: string }>;
@@ -286,7 +286,7 @@ describe('right-to-left overrides and other bidi controls in the data', () => {
     const input = plant('x').input as unknown as { hospital: { phone: string }; diagnosis: Array<{ diagnosisName: string; icdCode: string }> };
     input.hospital.phone = '080\u202E-4123';
     input.diagnosis[0] = { ...input.diagnosis[0], diagnosisName: 'Hypertension \u202E', icdCode: 'E11.9' };
-    const html = renderDocuments(input as unknown as ClinicalInput, { lint: false })[0]?.html ?? '';
+    const html = unhyphenated(renderDocuments(input as unknown as ClinicalInput, { lint: false })[0]?.html ?? '');
     expect(html).toContain('Phone: <bdi>080\u202E-4123</bdi></span>');
     expect(html).toMatch(/<span class="dx-name"><bdi>Hypertension \u202E<\/bdi><\/span> <span class="icd">ICD-10 <bdi>E11\.9<\/bdi><\/span>/);
   });
@@ -304,7 +304,7 @@ describe('the Content-Security-Policy', () => {
   const input = (): ClinicalInput => JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as ClinicalInput;
   const render = async (template: string): Promise<string> => {
     const renderer = await createRenderer({ templates: { mine: template } });
-    return renderer.render(input(), { template: 'mine' })[0]?.html ?? '';
+    return unhyphenated(renderer.render(input(), { template: 'mine' })[0]?.html ?? '');
   };
 
   it('opens the head of every bundled template, once', () => {

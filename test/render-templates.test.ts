@@ -81,7 +81,7 @@ describe('createRenderer', () => {
     const renderer = await createRenderer({
       partials: { letterhead: '<header class="mine">{{hospital.name}}, since 1987</header>', footer: '<footer class="mine">{{careContext.referenceNumber}}</footer>' },
     });
-    const [doc] = renderer.render(example('opd-prescription'));
+    const [doc] = renderer.render(example('opd-prescription'), { hyphenate: false });
     expect(doc?.html).toContain('<header class="mine">Sanjeevani Family Clinic, since 1987</header>');
     expect(doc?.html).toContain('<footer class="mine">OPD-2026-0042-Prescription</footer>');
     expect(doc?.html).not.toContain('class="letterhead"');
@@ -97,7 +97,7 @@ describe('createRenderer', () => {
     expect(renderer.templates).toContain('my-prescription');
     const input = example('opd-prescription');
     const hostile = { ...input, patient: { ...input.patient, name: '<b onclick="x()">Asha</b>' } };
-    const [doc] = renderer.render(hostile, { template: 'my-prescription' });
+    const [doc] = renderer.render(hostile, { template: 'my-prescription', hyphenate: false });
     expect(doc?.html).toContain('<h1 class="custom-heading">Rx for &lt;b onclick&#x3D;&quot;x()&quot;&gt;Asha&lt;/b&gt;</h1>');
     expect(doc?.html).toContain('Sanjeevani Family Clinic (custom letterhead)');
     expect(doc?.html).toContain('<li>Metformin 500 mg tablet | 1 tablet | 1-0-1 (twice a day: morning and night) | 30 days</li>');

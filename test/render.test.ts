@@ -10,7 +10,7 @@ import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { isValidationError } from '../src/errors.js';
 import { LABELS, TEMPLATE_NAMES, ageAt, detectInputKind, formatVisitDate, isHttpsUrl, renderDocuments, safeRenderDocuments, type RenderedDocument } from '../src/render/index.js';
-import { attributeValues, textOf } from './fixtures/render/html.js';
+import { attributeValues, textOf, unhyphenated } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLES = ['opd-prescription', 'lab-order', 'multi-care-context'] as const;
@@ -65,7 +65,7 @@ describe('renderDocuments', () => {
       const text = textOf(d.html);
       expectCareContextPrinted(text, req, i, 'prescription');
       expect(text).toContain(ci.patient.name ?? 'no name in the example');
-      expect(/<h1>([^<]*)<\/h1>/.exec(d.html)?.[1]).toBe(
+      expect(/<h1>([^<]*)<\/h1>/.exec(unhyphenated(d.html))?.[1]).toBe(
         ({ Prescription: 'Prescription', OPConsultation: 'OP Consultation', DiagnosticReport: 'Diagnostic Report' } as Record<string, string>)[d.hiType],
       );
       expect(text).toContain('Signature and stamp');
@@ -86,7 +86,7 @@ describe('renderDocuments', () => {
 
   it('puts one medicine in each row of the medication table, in order', () => {
     const ci = input('opd-prescription');
-    const { html } = only(renderDocuments(ci));
+    const html = unhyphenated(only(renderDocuments(ci)).html);
     const rows = [...html.matchAll(/<tr><td class="num">(\d+)<\/td><td class="drug"><bdi>([^<]*)<\/bdi><\/td>/g)].map((m) => [Number(m[1]), m[2]]);
     expect(rows).toEqual((ci.medications ?? []).map((m, i) => [i + 1, m.drugName]));
   });
@@ -122,7 +122,7 @@ describe('renderDocuments', () => {
     expect(a5.html).toMatch(/@page a5 \{ size: A5 portrait;/);
   });
 
-  it('prints Hindi labels with --lang hi and the data exactly as given', () => {
+  it('prints Hindi labels and generated text with --lang hi and the data exactly as given', () => {
     const ci = input('opd-prescription');
     const doc = only(renderDocuments(ci, { lang: 'hi' }));
     const text = textOf(doc.html);
@@ -130,10 +130,10 @@ describe('renderDocuments', () => {
     for (const key of ['prescription', 'patient', 'ageSex', 'diagnosis', 'medications', 'drug', 'dosage', 'frequency', 'duration', 'instructions', 'followUp', 'signature', 'licNumber'] as const)
       expect(text).toContain(LABELS.hi[key]);
     expect(text).toContain('20 नवंबर 2026');
-    expect(text).toContain('48 वर्ष / F');
+    expect(text).toContain('48 वर्ष / महिला');
     expect(text).not.toContain('Signature and stamp');
     for (const m of ci.medications ?? []) expect(text).toContain(m.drugName);
-    expect(doc.html).toMatch(/html\[lang="hi"\] body \{ font-family: "Noto Sans Devanagari", "Nirmala UI", Mangal, "Lohit Devanagari"/);
+    expect(doc.html).toMatch(/html\[lang="hi"\] body, html\[lang="mr"\] body \{ font-family: "Noto Sans Devanagari", "Nirmala UI", Mangal, "Lohit Devanagari"/);
   });
 
   it('gives every template a Hindi heading', () => {
@@ -219,7 +219,7 @@ describe('renderDocuments', () => {
   });
 
   it('heads a care context that is not a Prescription, printed with the prescription template, by its record type', () => {
-    const heading = (html: string): string | undefined => /<h1>([^<]*)<\/h1>/.exec(html)?.[1];
+    const heading = (html: string): string | undefined => /<h1>([^<]*)<\/h1>/.exec(unhyphenated(html))?.[1];
     const docs = renderDocuments(input('multi-care-context'));
     expect(docs.map((d) => [d.hiType, heading(d.html)])).toEqual([
       ['OPConsultation', 'OP Consultation'],
@@ -310,7 +310,7 @@ describe('safeRenderDocuments with invalid input', () => {
     }
     const ci = input('lab-order');
     expect(() => renderDocuments(ci, { template: 'discharge' })).toThrow(RangeError);
-    expect(() => renderDocuments(ci, { lang: 'ta' as 'en' })).toThrow(/unknown language "ta"; use en or hi/);
+    expect(() => renderDocuments(ci, { lang: 'fr' as 'en' })).toThrow(/unknown language "fr"; use one of en, hi, mr, bn, ta, te, kn, gu, ml, or, pa, or two of them/);
     expect(() => renderDocuments(ci, { pageSize: 'Letter' as 'A4' })).toThrow(/use A4 or A5/);
   });
 });

@@ -26,8 +26,23 @@ export {
 } from './render.js';
 export { detectInputKind } from '../input-kind.js';
 export { resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
-export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, type PageSize, type DocumentModel, type DocumentSource, type PrintPatient } from './model.js';
-export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
+export {
+  buildDocumentModel,
+  formatVisitDate,
+  ageAt,
+  isHttpsUrl,
+  PAGE_SIZES,
+  type PageSize,
+  type DocumentModel,
+  type DocumentSource,
+  type PrintPatient,
+  type PrintedLabels,
+  type ModelOptions,
+} from './model.js';
+export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, MESSAGES, isLanguage, type Language, type Labels, type Messages } from './labels.js';
+export type { PluralMessage } from './messages/index.js';
+export { bilingual, type BilingualText, type PrintedText } from './text.js';
+export { hyphenateHtml } from './hyphenate.js';
 export { qrCodeSvg } from './qr.js';
 export { CONTENT_SECURITY_POLICY, withContentSecurityPolicy } from './csp.js';
 export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';

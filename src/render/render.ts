@@ -17,7 +17,8 @@ import { uniqueFileName } from './file-name.js';
 import { BUNDLED_PARTIAL_NAMES, BUNDLED_TEMPLATE_NAMES, PARTIAL_SPECS, TEMPLATE_SPECS } from './generated/templates.js';
 import { createCompilerEnv, createRuntimeEnv, type HandlebarsCompilerEnv, type HandlebarsEnv, type TemplateFn } from './handlebars.js';
 import { resolveInput, type RenderContext, type RenderInputKind } from './input.js';
-import { LANGUAGES, type Language } from './labels.js';
+import { hyphenateHtml } from './hyphenate.js';
+import { LANGUAGES, isLanguage, type Language } from './messages/index.js';
 import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type PageSize } from './model.js';
 import { qrCodeSvg } from './qr.js';
 import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from './template-rules.js';
@@ -47,8 +48,13 @@ export const PARTIAL_NAMES: readonly string[] = BUNDLED_PARTIAL_NAMES;
 export interface RenderOptions {
   /** Template name: `prescription` (default), `lab-order`, `visit-summary`, or a user template's name. */
   readonly template?: string;
-  /** Label language: `en` (default) or `hi`. Data is printed as given. */
-  readonly lang?: Language;
+  /**
+   * The document's language (default `en`; see LANGUAGES), or two for a bilingual document (`['en', 'hi']`: each label
+   * and generated phrase in both, the second under or after the first; data once). Data is printed as given.
+   */
+  readonly lang?: Language | readonly Language[];
+  /** Soft hyphens in the printed words, by language, so that a word breaks only at a hyphen. Default true. */
+  readonly hyphenate?: boolean;
   /** `A4` (default) or `A5`. */
   readonly pageSize?: PageSize;
   /** Print a QR code of the documentUrl when it is https. Default true. */
@@ -77,7 +83,10 @@ export interface RenderedDocument {
   /** A safe file name (no extension) derived from the referenceNumber, unique within one render call. */
   readonly fileName: string;
   readonly template: string;
+  /** The document's language (the first of a bilingual document). */
   readonly lang: Language;
+  /** Every language printed: one, or two for a bilingual document. */
+  readonly languages: readonly Language[];
   readonly pageSize: PageSize;
   /**
    * A complete, standalone HTML document: inline CSS, no scripts, no external
@@ -129,6 +138,27 @@ export interface Renderer {
   render(input: unknown, options?: RenderOptions): RenderedDocument[];
 }
 
+/**
+ * The languages of the `lang` option: one, or two different ones for a bilingual document.
+ *
+ * @throws RangeError for an unknown language, more than two, or the same one twice (a programming error)
+ */
+function documentLanguages(lang: Language | readonly Language[] | undefined): readonly Language[] {
+  const list: readonly unknown[] = lang === undefined ? ['en'] : typeof lang === 'string' ? [lang] : Array.isArray(lang) ? lang : [lang];
+  const bad = list.find((l) => !isLanguage(l));
+  if (bad !== undefined || list.length === 0) throw new RangeError(`unknown language "${String(bad)}"; use one of ${LANGUAGES.join(', ')}, or two of them for a bilingual document`);
+  if (list.length > 2 || list[0] === list[1]) throw new RangeError(`lang is one language, or two different ones for a bilingual document (${LANGUAGES.join(', ')})`);
+  return list as readonly Language[];
+}
+
+/**
+ * A bilingual label inside an attribute value (`aria-label="{{labels.patient}}"`) as plain text, `Patient / रोगी`.
+ * Handlebars escapes every `<` of data, so the only markup inside a quoted attribute value is a BilingualText's.
+ */
+function plainBilingualAttributes(html: string): string {
+  return html.replace(/="[^"<>]*<span class=l1>[^"]*"/g, (attr) => attr.replace(/<span class=l1>([^<]*)<\/span><span class=l2 lang=[a-z]+>([^<]*)<\/span>/g, '$1 / $2'));
+}
+
 function setUpHelpers(env: HandlebarsEnv): void {
   // Templates cannot write to the console or look up properties dynamically.
   env.unregisterHelper('log');
@@ -160,25 +190,27 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
     const template = options.template ?? 'prescription';
     const fn = templates.get(template);
     if (fn === undefined) throw new RangeError(`unknown template "${template}"; the templates are ${names.join(', ')}`);
-    const lang = options.lang ?? 'en';
-    if (!(LANGUAGES as readonly string[]).includes(lang)) throw new RangeError(`unknown language "${String(lang)}"; use ${LANGUAGES.join(' or ')}`);
+    const languages = documentLanguages(options.lang);
+    const [lang = 'en', secondLang] = languages;
     const pageSize = options.pageSize ?? 'A4';
     if (!(PAGE_SIZES as readonly string[]).includes(pageSize)) throw new RangeError(`unknown page size "${String(pageSize)}"; use ${PAGE_SIZES.join(' or ')}`);
     const resolved = resolveInput(input, { ...(options.lint === undefined ? {} : { lint: options.lint }), ...(options.context === undefined ? {} : { context: options.context }) });
     if (!resolved.success) return resolved;
     const used = new Set<string>();
     const documents = resolved.sources.map((source): RenderedDocument => {
-      const model = buildDocumentModel(source, { template, lang, pageSize, qrCode: options.qrCode ?? true });
+      const model = buildDocumentModel(source, { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true });
       let html: string;
       try {
         html = fn(model);
       } catch (e) {
         throw runtimeError(template, e);
       }
+      if (secondLang !== undefined) html = plainBilingualAttributes(html);
+      if (options.hyphenate !== false) html = hyphenateHtml(html, languages);
       // The renderer's policy, whatever the template wrote (see csp.ts).
       html = withContentSecurityPolicy(html);
       const cc = source.careContext;
-      return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(cc.referenceNumber, used), template, lang, pageSize, html };
+      return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(cc.referenceNumber, used), template, lang, languages, pageSize, html };
     });
     return { success: true, kind: resolved.kind, documents, warnings: resolved.warnings };
   };

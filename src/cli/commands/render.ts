@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
-import { LANGUAGES, type Language } from '../../render/labels.js';
+import { LANGUAGES, MESSAGES, isLanguage, type Language } from '../../render/messages/index.js';
 import { PAGE_SIZES, type PageSize } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
@@ -20,7 +20,8 @@ export interface RenderArgs {
   file: string | undefined;
   /** A bundled template name or the path of a .hbs file. */
   template: string;
-  lang: Language;
+  /** One language, or two for a bilingual document. */
+  lang: readonly Language[];
   pageSize: PageSize;
   outDir: string | undefined;
   outFile: string | undefined;
@@ -85,7 +86,7 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
  * `abha-link render`: returns the exit code.
  *
  * @example
- * await runRender({ file: 'visit.json', template: 'prescription', lang: 'en', pageSize: 'A4', outDir: 'out', outFile: undefined, pdf: false, force: false, chromium: undefined, now: new Date() }) //=> 0
+ * await runRender({ file: 'visit.json', template: 'prescription', lang: ['en'], pageSize: 'A4', outDir: 'out', outFile: undefined, pdf: false, force: false, chromium: undefined, now: new Date() }) //=> 0
  */
 export async function runRender(args: RenderArgs): Promise<number> {
   if (args.outDir !== undefined && args.outFile !== undefined) throw new UsageError('give either --out DIR or -o FILE, not both');
@@ -142,8 +143,21 @@ export async function runRender(args: RenderArgs): Promise<number> {
   return EXIT.ok;
 }
 
+/** `en (English), hi (हिन्दी), …` for the help text. */
+const LANGUAGE_LIST = LANGUAGES.join(', ');
+
+/** `--lang hi` or `--lang en,hi`: one language, or two different ones; the error lists the languages. */
+function parseLanguages(value: string): Language[] {
+  const parts = value.split(',').map((s) => s.trim().toLowerCase());
+  const expected = `one of ${LANGUAGES.map((l) => `${l} (${MESSAGES[l].name})`).join(', ')}, or two of them for a bilingual document (en,hi)`;
+  const bad = parts.find((p) => !isLanguage(p));
+  if (bad !== undefined) throw optionError('lang', expected, { given: bad, choices: LANGUAGES });
+  if (parts.length > 2 || parts[0] === parts[1]) throw optionError('lang', expected);
+  return parts as Language[];
+}
+
 export const command = defineCommand({
-  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang en|hi] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
   help: `Renders printable documents, one per care context: standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
 PDF with --pdf. The input is a clinical input (see examples/*.input.json) or
@@ -160,7 +174,11 @@ Options:
                         of the same name (letterhead, footer, ...). Templates
                         run in strict mode and must not use {{{ }}}; a
                         template that does not compile exits 2.
-  --lang en|hi          label language (default en); data is printed as given
+  --lang LANG[,LANG]    the document's language (default en):
+                        ${LANGUAGE_LIST};
+                        two, such as en,hi, print every label and phrase in
+                        both (data once). Drug names and free text are printed
+                        as given
   --size A4|A5          page size (default A4)
   --out DIR             write one file per document into DIR, named after the
                         care-context reference (REF.html or REF.pdf), and list
@@ -192,8 +210,7 @@ Options:
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('render', 1, positionals.length);
-    const lang = values.lang ?? 'en';
-    if (!(LANGUAGES as readonly string[]).includes(lang)) throw optionError('lang', LANGUAGES.join(' or '), { given: lang, choices: LANGUAGES });
+    const lang = parseLanguages(values.lang ?? 'en');
     const size = (values.size ?? 'A4').toUpperCase();
     if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
     const template = values.template ?? 'prescription';
@@ -202,7 +219,7 @@ Options:
     return runRender({
       file: positionals[0],
       template,
-      lang: lang as Language,
+      lang,
       pageSize: size as PageSize,
       outDir: values.out,
       outFile: values.output,
