@@ -1,0 +1,123 @@
+/**
+ * Starting and stopping the service: the app, the queue (src/serve/queue/,
+ * when present), the PDF printer, listening, and an orderly stop (no new
+ * connections, the requests in flight answered, the queue's sends drained).
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AbhaClient } from '../client/client.js';
+import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
+import { createServeApp } from './app.js';
+import type { Queue } from './queue-contract.js';
+
+/** What {@link startServe} needs; the CLI reads these from options, files and the environment. */
+export interface StartOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly token: string | undefined;
+  readonly client: AbhaClient | undefined;
+  /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
+  readonly databaseUrl: string | undefined;
+  readonly chromium: string | undefined;
+  readonly now: () => Date;
+  readonly logStream: { write(line: string): unknown };
+  /** A warning for the operator (stderr), without data. */
+  readonly warn: (message: string) => void;
+}
+
+export interface RunningServe {
+  readonly url: string;
+  /** Stops accepting, answers the requests in flight, drains the queue's sends. */
+  close(): Promise<void>;
+}
+
+/** The queue module's entry, loaded by name so that the service runs (without submissions) where it is not built. */
+const QUEUE_MODULE = './queue/index.js';
+
+type OpenQueue = (options: { dataDir: string; databaseUrl?: string; client: AbhaClient; now: () => Date }) => Promise<Queue>;
+
+async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined> {
+  if (options.client === undefined) {
+    options.warn('no upstream service (ABHA_LINK_BASE_URL): /v1/submissions and /v1/service answer 503');
+    return undefined;
+  }
+  let mod: { openQueue?: OpenQueue };
+  try {
+    mod = (await import(QUEUE_MODULE)) as { openQueue?: OpenQueue };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    options.warn('the submissions queue is not part of this build: /v1/submissions answers 503');
+    return undefined;
+  }
+  if (mod.openQueue === undefined) throw new Error('internal: the queue module has no openQueue');
+  const queue = await mod.openQueue({ dataDir: options.dataDir, client: options.client, now: options.now, ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }) });
+  queue.start();
+  return queue;
+}
+
+/** A HEAD request to the service's base URL: any HTTP answer means it is reachable. */
+function upstreamProbe(client: AbhaClient | undefined): (() => Promise<boolean>) | undefined {
+  if (client === undefined) return undefined;
+  return () =>
+    fetch(client.baseUrl, { method: 'HEAD', signal: AbortSignal.timeout(1500) }).then(
+      async (r) => {
+        await r.body?.cancel();
+        return true;
+      },
+      () => false,
+    );
+}
+
+/** One Chromium, started on the first PDF request and kept for the next ones. */
+function printerOpener(chromium: string | undefined): { open: () => Promise<PdfPrinter>; close: () => Promise<void> } {
+  let printer: Promise<PdfPrinter> | undefined;
+  return {
+    open: () => {
+      const p = (printer ??= createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium }));
+      // A failed start is not kept: Chromium may be installed later.
+      p.catch(() => {
+        if (printer === p) printer = undefined;
+      });
+      return p;
+    },
+    close: async () => {
+      const p = printer;
+      printer = undefined;
+      if (p !== undefined) await p.then((x) => x.close()).catch(() => undefined);
+    },
+  };
+}
+
+/** Starts the service; resolves once it listens. */
+export async function startServe(options: StartOptions): Promise<RunningServe> {
+  await mkdir(options.dataDir, { recursive: true });
+  const queue = await openQueueIfAny(options);
+  const printer = printerOpener(options.chromium);
+  const probe = upstreamProbe(options.client);
+  const app = await createServeApp({
+    now: options.now,
+    logStream: options.logStream,
+    openPrinter: printer.open,
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.client === undefined ? {} : { client: options.client }),
+    ...(queue === undefined ? {} : { queue }),
+    ...(probe === undefined ? {} : { probeUpstream: probe }),
+  });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (e) {
+    await queue?.close();
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    close: async () => {
+      await app.close();
+      await queue?.close();
+      await printer.close();
+    },
+  };
+}
