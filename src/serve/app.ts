@@ -109,9 +109,14 @@ function addAuth(app: FastifyInstance, token: string | undefined): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/v1/') && request.url !== '/v1') return undefined;
     if (check(request.headers.authorization)) return undefined;
-    sendProblem(reply, 401, problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' }).issues, {
-      'www-authenticate': 'Bearer realm="abha-link"',
-    });
+    sendProblem(
+      reply,
+      401,
+      problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' }).issues,
+      {
+        'www-authenticate': 'Bearer realm="abha-link"',
+      },
+    );
     return reply;
   });
 }

@@ -14,7 +14,12 @@ export interface ServeMetrics {
 
 export function createMetrics(queue: Queue | undefined): ServeMetrics {
   const registry = new Registry();
-  const requests = new Counter({ name: 'abha_link_http_requests_total', help: 'HTTP requests answered, by method, route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'abha_link_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'abha_link_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by method and route',

@@ -53,7 +53,9 @@ function documentPaths(): Record<string, Json> {
   const issues422 = problems('The input has errors: every issue, with JSON Pointer paths into the body.');
   return {
     '/v1/validate': { post: op('Validate a document against a schema (200 either way)', {}, { '200': json(VALIDATION, 'valid, errors, warnings') }, parameters(QUERY.validate)) },
-    '/v1/build': { post: op('Build the link request from a clinical input', ref('clinical-input'), { '200': json(ref('link-carecontext-request'), 'The link request.'), '422': issues422 }, parameters(QUERY.build)) },
+    '/v1/build': {
+      post: op('Build the link request from a clinical input', ref('clinical-input'), { '200': json(ref('link-carecontext-request'), 'The link request.'), '422': issues422 }, parameters(QUERY.build)),
+    },
     '/v1/render': {
       post: op(
         'Render a printable document (HTML, or PDF with Accept: application/pdf)',
@@ -92,11 +94,21 @@ function submissionPaths(): Record<string, Json> {
         },
         parameters(SUBMISSION_QUERY.create),
       ),
-      get: op('List submissions', undefined, { '200': json({ type: 'object', properties: { submissions: { type: 'array', items: SUBMISSION } } }, 'Newest first.') }, parameters(SUBMISSION_QUERY.list)),
+      get: op(
+        'List submissions',
+        undefined,
+        { '200': json({ type: 'object', properties: { submissions: { type: 'array', items: SUBMISSION } } }, 'Newest first.') },
+        parameters(SUBMISSION_QUERY.list),
+      ),
     },
     '/v1/submissions/{id}': { get: op('One submission', undefined, { '200': json(SUBMISSION, 'The submission.'), '404': problems('No submission has this id.') }, idParam) },
     '/v1/submissions/{id}/retry': {
-      post: op('Send a failed or unknown submission again', undefined, { '200': json(SUBMISSION, 'Queued again.'), '404': problems('No such id.'), '409': problems('Not failed or unknown.') }, idParam),
+      post: op(
+        'Send a failed or unknown submission again',
+        undefined,
+        { '200': json(SUBMISSION, 'Queued again.'), '404': problems('No such id.'), '409': problems('Not failed or unknown.') },
+        idParam,
+      ),
     },
   };
 }
@@ -133,7 +145,11 @@ export function buildServeOpenApi(): Record<string, Json> {
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    info: { title: 'abha-link serve', version: base.info.version, description: 'The local service of abha-link: validate, build, render, FHIR, a submissions queue, and the identity endpoints of the ABHA service.' },
+    info: {
+      title: 'abha-link serve',
+      version: base.info.version,
+      description: 'The local service of abha-link: validate, build, render, FHIR, a submissions queue, and the identity endpoints of the ABHA service.',
+    },
     paths: { ...opsPaths(), ...documentPaths(), ...submissionPaths(), ...servicePaths() },
     components: {
       schemas: {

@@ -69,7 +69,8 @@ export function upstreamProblem(e: TransportError): HttpProblem {
   const upstream = e.status === undefined ? 'no answer' : `HTTP ${e.status}`;
   const base = `the ABHA service call failed (${e.name}, ${upstream}, request ${e.requestId})`;
   if (e instanceof RateLimitedError) return problem(429, e.reason, `${base}: rate limited; try again later`, { headers: { 'retry-after': '1' } });
-  if (e instanceof InvalidResponseError) return new HttpProblem(502, [issue('', e.reason, `${base}: its answer is not the spec's shape`), ...e.issues.map((i) => ({ ...i, path: `/upstream${i.path}` }))]);
+  if (e instanceof InvalidResponseError)
+    return new HttpProblem(502, [issue('', e.reason, `${base}: its answer is not the spec's shape`), ...e.issues.map((i) => ({ ...i, path: `/upstream${i.path}` }))]);
   if (isOutcomeUnknownError(e)) return problem(502, 'outcome-unknown', `${base}: no usable answer came (${e.reason}); the request may have been processed`);
   switch (e.reason) {
     case 'rejected':

@@ -104,10 +104,7 @@ async function sendDocument(context: ServeContext, reply: FastifyReply, doc: Ren
   reply.header('x-abha-link-warnings', String(warnings));
   if (!wantsPdf(accept)) return reply.type('text/html; charset=utf-8').send(doc.html);
   const pdf = await printPdf(context, doc);
-  return reply
-    .type('application/pdf')
-    .header('content-disposition', `inline; filename="${doc.fileName}.pdf"`)
-    .send(Buffer.from(pdf));
+  return reply.type('application/pdf').header('content-disposition', `inline; filename="${doc.fileName}.pdf"`).send(Buffer.from(pdf));
 }
 
 export function registerCoreRoutes(app: FastifyInstance, context: ServeContext): void {

@@ -122,7 +122,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     }
     cliIo().stdout.write(`listening on ${running.url}\n`);
     const signal = await nextSignal();
-    cliIo().stderr.write('abha-link serve: stopping: no new requests; finishing those in flight and the queue\'s sends\n');
+    cliIo().stderr.write("abha-link serve: stopping: no new requests; finishing those in flight and the queue's sends\n");
     await running.close();
     cliIo().stderr.write('abha-link serve: stopped\n');
     return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
