@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildLinkRequest } from '../src/builders/link-request.js';
@@ -26,19 +25,6 @@ const read = (f: string): unknown => JSON.parse(readFileSync(new URL(`../example
 const input = read('opd-prescription.input.json') as ClinicalInput;
 const request = read('opd-prescription.request.json') as Record<string, unknown>;
 const multi = read('multi-care-context.input.json');
-
-function logCollector(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  return {
-    stream: new Writable({
-      write(chunk: Buffer, _e, done) {
-        chunks.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    text: () => chunks.join(''),
-  };
-}
 
 async function app(extra: Partial<ServeAppOptions> = {}): Promise<FastifyInstance> {
   return createServeApp({ token: TOKEN, now: () => NOW, ...extra });
