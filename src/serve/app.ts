@@ -122,6 +122,26 @@ function addAuth(app: FastifyInstance, token: string | undefined): void {
 }
 
 /**
+ * While the server closes, the answers of the requests still in flight end
+ * their connections (`Connection: close`), and connections left idle are
+ * closed, so that close() resolves once the last answer is out (a client's
+ * keep-alive connection would otherwise hold it open).
+ */
+function addKeepAliveEnd(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) app.server.closeIdleConnections();
+  });
+}
+
+/**
  * Creates the service (not listening yet: call `listen`, or `inject` in tests).
  *
  * @example
@@ -154,6 +174,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<FastifyI
     metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
+  addKeepAliveEnd(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     try {
