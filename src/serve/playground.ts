@@ -21,9 +21,10 @@ pre{font:12px/1.35 ui-monospace,monospace;white-space:pre-wrap;word-break:break-
 .warn{background:#fff4d6}
 .note{display:block;font-family:system-ui,sans-serif;padding:1px 6px;margin:1px 0 3px 16px;border-left:3px solid #c62828;color:#8e1b1b}
 .note.w{border-color:#b7791f;color:#7a4e00}
-#status{font-weight:600}
+#status{font-weight:600;background:#fff;border-radius:4px;padding:2px 8px}
+#status:empty{display:none}
 .ok{color:#1d6b2f}.err{color:#b3261e}
-iframe{width:100%;height:520px;border:1px solid #d8dde3;background:#fff}
+iframe{width:100%;height:640px;border:1px solid #d8dde3;background:#fff}
 button{padding:5px 14px}
 `;
 
@@ -142,8 +143,9 @@ async function run() {
   show('built', JSON.stringify(request, null, 2));
   const several = Array.isArray(request.careContexts) && request.careContexts.length > 1 ? '&index=0' : '';
   const [html, fhir] = await Promise.all([call('/v1/render?template=prescription' + several, value, 'text/html'), call('/v1/fhir?' + several.slice(1), value)]);
-  if (html.status === 200) $('preview').srcdoc = html.data; else show('fhir', 'render: ' + JSON.stringify(html.data));
-  show('fhir', fhir.status === 200 ? JSON.stringify(fhir.data, null, 2) : 'FHIR: ' + JSON.stringify(fhir.data, null, 2));
+  if (html.status === 200) $('preview').srcdoc = html.data;
+  else setStatus('The preview could not be made: ' + ((html.data && html.data.issues) || []).map((i) => i.message).join('; '), false);
+  show('fhir', fhir.status === 200 ? JSON.stringify(fhir.data, null, 2) : 'No FHIR bundle: ' + ((fhir.data && fhir.data.issues) || []).filter((i) => i.severity === 'error').map((i) => (i.path || '/') + ': ' + i.message).join(String.fromCharCode(10)));
 }
 
 $('run').addEventListener('click', () => { run().catch((e) => setStatus('Failed: ' + e.message, false)); });
