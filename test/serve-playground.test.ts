@@ -62,7 +62,10 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
     await page.fill('#input', JSON.stringify(broken));
     await page.click('#run');
     await page.waitForSelector('.note');
-    const notes = await page.$$eval('.note', (els) => els.map((e) => ({ path: (e as HTMLElement).dataset.path ?? '', text: e.textContent ?? '', above: e.previousElementSibling?.textContent ?? '' })));
+    // Each note's field path and the line just above it (the page's DOM, read as the page sees it).
+    const notes = (await page.evaluate(
+      "[...document.querySelectorAll('.note')].map((e) => ({ path: e.dataset.path, text: e.textContent, above: e.previousElementSibling ? e.previousElementSibling.textContent : '' }))",
+    )) as { path: string; text: string; above: string }[];
     const at = notes.find((n) => n.path === '/visit/at');
     expect(at?.above).toContain('"at": "yesterday"');
     expect(notes.some((n) => n.path === '/patient/abhaAddress')).toBe(true);
@@ -74,7 +77,7 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
   it('shows the built request, the printed prescription and the FHIR bundle of a valid input', async () => {
     await page.fill('#input', JSON.stringify(input));
     await page.click('#run');
-    await page.waitForFunction(() => (document.getElementById('fhir')?.textContent ?? '').includes('"resourceType"'));
+    await page.waitForFunction(`document.getElementById('fhir').textContent.includes('"resourceType"')`);
     expect(JSON.parse((await page.textContent('#built')) ?? '')).toMatchObject({ abhaAddress: input.patient.abhaAddress, careContexts: [expect.any(Object)] });
     expect(JSON.parse((await page.textContent('#fhir')) ?? '')).toMatchObject({ resourceType: 'Bundle', type: 'document' });
     const preview = page.frameLocator('#preview');
@@ -86,14 +89,14 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
 
   it('loads a file chosen with the upload button', async () => {
     await page.setInputFiles('#file', { name: 'visit.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(input)) });
-    await page.waitForFunction(() => (document.getElementById('input') as HTMLTextAreaElement).value.includes('"patient"'));
-    await page.waitForFunction(() => (document.getElementById('built')?.textContent ?? '') !== '');
+    await page.waitForFunction(`document.getElementById('input').value.includes('"patient"')`);
+    await page.waitForFunction(`document.getElementById('built').textContent !== ''`);
   });
 
   it('says so when the token is wrong', async () => {
     await page.fill('#token', 'not-the-token');
     await page.click('#run');
-    await page.waitForFunction(() => (document.getElementById('status')?.textContent ?? '').includes('token'));
+    await page.waitForFunction(`document.getElementById('status').textContent.includes('token')`);
     await page.fill('#token', TOKEN);
   });
 

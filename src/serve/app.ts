@@ -11,7 +11,7 @@ import type { AbhaClient } from '../client/client.js';
 import type { PdfPrinter } from '../render/pdf.js';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
 import { registerCoreRoutes } from './routes-core.js';
@@ -67,7 +67,7 @@ function onError(error: FastifyError | HttpProblem | Error, request: FastifyRequ
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return sendProblem(reply, e.statusCode, problem(e.statusCode, 'bad-request', 'the request could not be read').issues);
   }
-  request.log.error({ err: { name: error.name, code: e.code } }, 'internal error');
+  request.log.error({ reqId: request.id, err: { name: error.name, code: e.code } }, 'internal error');
   return sendProblem(reply, 500, problem(500, 'internal', `internal error (request ${request.id}); the server's log has the details`).issues);
 }
 
@@ -84,60 +84,47 @@ function loggerOptions(stream: ServeAppOptions['logStream']): object | false {
   };
 }
 
-/** Counts the requests in flight and refuses those beyond the limit. */
-function addConcurrencyLimit(app: FastifyInstance, max: number): void {
+/**
+ * The hooks every request goes through, in one place (callback hooks: they
+ * cost less than async ones on the hot path): the request id header, the
+ * concurrency limit, the bearer token on /v1 routes, one log line and the
+ * metrics when the answer is out, and, while the server closes, the end of
+ * keep-alive connections once their answers are out (a client's idle
+ * connection would otherwise hold close() open).
+ */
+function addRequestHooks(app: FastifyInstance, options: ServeAppOptions, metrics: ServeMetrics): void {
+  const max = options.maxConcurrent ?? 64;
+  const check = options.token === undefined ? undefined : bearerCheck(options.token);
   let inFlight = 0;
-  const counted = new WeakSet<FastifyRequest>();
-  app.addHook('onRequest', async (request, reply) => {
+  let closing = false;
+  const unauthorized = problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
     if (inFlight >= max) {
       sendProblem(reply, 503, problem(503, 'overloaded', `the server is handling ${max} requests; try again shortly`).issues, { 'retry-after': '1' });
-      return reply;
+      return;
     }
+    // Counted until the answer is out or the connection is gone, whichever comes first ('close' fires for both).
     inFlight++;
-    counted.add(request);
-    return undefined;
+    reply.raw.once('close', () => inFlight--);
+    if (check !== undefined && request.url.startsWith('/v1') && !check(request.headers.authorization)) {
+      sendProblem(reply, 401, unauthorized.issues, { 'www-authenticate': 'Bearer realm="abha-link"' });
+      return;
+    }
+    done();
   });
-  app.addHook('onResponse', async (request) => {
-    if (counted.delete(request)) inFlight--;
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    request.log.info({ reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    // The connection becomes idle once this answer is out: close it then.
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
   });
-}
-
-/** Requires the bearer token on /v1 routes. */
-function addAuth(app: FastifyInstance, token: string | undefined): void {
-  if (token === undefined) return;
-  const check = bearerCheck(token);
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/v1/') && request.url !== '/v1') return undefined;
-    if (check(request.headers.authorization)) return undefined;
-    sendProblem(
-      reply,
-      401,
-      problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' }).issues,
-      {
-        'www-authenticate': 'Bearer realm="abha-link"',
-      },
-    );
-    return reply;
-  });
-}
-
-/**
- * While the server closes, the answers of the requests still in flight end
- * their connections (`Connection: close`), and connections left idle are
- * closed, so that close() resolves once the last answer is out (a client's
- * keep-alive connection would otherwise hold it open).
- */
-function addKeepAliveEnd(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     closing = true;
-  });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) reply.header('connection', 'close');
-    return payload;
-  });
-  app.addHook('onResponse', async () => {
-    if (closing) app.server.closeIdleConnections();
+    done();
   });
 }
 
@@ -151,6 +138,8 @@ function addKeepAliveEnd(app: FastifyInstance): void {
 export async function createServeApp(options: ServeAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(options.logStream),
+    // No child logger per request: the one line per request (the onResponse hook) names its request id itself.
+    childLoggerFactory: (logger) => logger,
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
@@ -164,17 +153,7 @@ export async function createServeApp(options: ServeAppOptions): Promise<FastifyI
     forceCloseConnections: 'idle',
   });
   const metrics = createMetrics(options.queue);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  addConcurrencyLimit(app, options.maxConcurrent ?? 64);
-  addAuth(app, options.token);
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
-  });
-  addKeepAliveEnd(app);
+  addRequestHooks(app, options, metrics);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     try {

@@ -47,11 +47,20 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
       },
     });
   }
+  // The labelled children, made once per route and status (labelling costs more than counting).
+  const counters = new Map<string, Counter.Internal>();
+  const timers = new Map<string, Histogram.Internal<'method' | 'route'>>();
   return {
     registry,
     observe(method, route, status, seconds) {
-      requests.inc({ method, route, status: String(status) });
-      latency.observe({ method, route }, seconds);
+      const key = `${method} ${route}`;
+      const countKey = `${key} ${status}`;
+      let counter = counters.get(countKey);
+      if (counter === undefined) counters.set(countKey, (counter = requests.labels({ method, route, status: String(status) })));
+      let timer = timers.get(key);
+      if (timer === undefined) timers.set(key, (timer = latency.labels({ method, route })));
+      counter.inc();
+      timer.observe(seconds);
     },
   };
 }
