@@ -80,8 +80,9 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
     await page.waitForFunction(`document.getElementById('fhir').textContent.includes('"resourceType"')`);
     expect(JSON.parse((await page.textContent('#built')) ?? '')).toMatchObject({ abhaAddress: input.patient.abhaAddress, careContexts: [expect.any(Object)] });
     expect(JSON.parse((await page.textContent('#fhir')) ?? '')).toMatchObject({ resourceType: 'Bundle', type: 'document' });
-    const preview = page.frameLocator('#preview');
-    await expect(preview.locator('body').textContent()).resolves.toContain(String((input as unknown as { doctor: { name: string } }).doctor.name));
+    // The frame loads its document after the page set it: wait for the doctor's name to show in it.
+    const doctor = (input as unknown as { doctor: { name: string } }).doctor.name;
+    await page.frameLocator('#preview').getByText(doctor, { exact: false }).first().waitFor();
     expect(await page.textContent('#status')).toMatch(/valid/);
     const shot = join(tmpdir(), 'abha-link-playground.png');
     await page.screenshot({ path: shot, fullPage: true });
