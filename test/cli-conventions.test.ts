@@ -43,7 +43,7 @@ function file(name: string, content: string | Buffer): string {
 
 const example = (name: string): string => readFileSync(join(root, 'examples', name), 'utf8');
 const STACK = /^\s+at .+:\d+:\d+\)?$/m;
-const COMMANDS = ['build', 'validate', 'schemas', 'fhir', 'submit', 'mock', 'openapi', 'render'];
+const COMMANDS = ['build', 'validate', 'schemas', 'fhir', 'submit', 'mock', 'openapi', 'render', 'serve'];
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
 
 /** A FIFO nobody writes to: reading it would wait for ever. */

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   mock: { summary: 'run a local mock of the service (12 endpoints, synthetic accounts)', load: () => import('./commands/mock.js') },
   openapi: { summary: 'print the OpenAPI 3.1 document of the service', load: () => import('./commands/openapi.js') },
   render: { summary: 'printable prescription, lab order or visit summary (HTML or PDF)', load: () => import('./commands/render.js') },
+  serve: { summary: 'run the HTTP service (validate, build, render, FHIR, a queue)', load: () => import('./commands/serve.js') },
 };
 
 export const EXIT_CODES = `Exit codes:

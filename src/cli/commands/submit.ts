@@ -470,7 +470,7 @@ async function readConfirmed(file: string): Promise<{ keys: Set<string>; lines: 
   return { keys, lines };
 }
 
-async function readApiKeyFile(file: string): Promise<string> {
+export async function readApiKeyFile(file: string): Promise<string> {
   // A regular file only: a FIFO or a device would hang the run or feed it endless bytes.
   const { bytes, stats } = await readRegularFile(file, { maxBytes: 4096 });
   if ((stats.mode & 0o077) !== 0 && process.platform !== 'win32') {

@@ -1,0 +1,135 @@
+import { parseBaseUrl } from '../../client/base-url.js';
+import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
+import { isLoopbackHost } from '../../serve/auth.js';
+import { startServe } from '../../serve/start.js';
+import { defineCommand, optionError } from '../command.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, readRegularFile } from '../io.js';
+import { readApiKeyFile } from './submit.js';
+
+/** The serve token from --token-file or ABHA_LINK_SERVE_TOKEN; undefined when neither is given. */
+async function readToken(file: string | undefined, env: string | undefined): Promise<string | undefined> {
+  if (file !== undefined) {
+    const { bytes, stats } = await readRegularFile(file, { maxBytes: 4096 });
+    if ((stats.mode & 0o077) !== 0 && process.platform !== 'win32') cliIo().stderr.write(`abha-link: warning: ${file} can be read by other users; restrict it (chmod 600)\n`);
+    const token = decodeUtf8(bytes, file).trim();
+    if (token === '' || /\s/.test(token)) throw new UsageError(`${file} must hold the token on one line, without spaces`);
+    return token;
+  }
+  const t = env?.trim();
+  if (t === undefined || t === '') return undefined;
+  if (/\s/.test(t)) throw new UsageError('ABHA_LINK_SERVE_TOKEN must not contain spaces');
+  return t;
+}
+
+/** The upstream client from ABHA_LINK_BASE_URL and the API key, as submit reads them; undefined without a base URL. */
+async function readUpstream(keyFile: string | undefined): Promise<{ client: AbhaClient; options: ClientOptions } | undefined> {
+  const raw = cliIo().env.ABHA_LINK_BASE_URL;
+  if (raw === undefined || raw.trim() === '') {
+    if (keyFile !== undefined) throw new UsageError('--api-key-file needs ABHA_LINK_BASE_URL, the service to send to');
+    return undefined;
+  }
+  let baseUrl: string;
+  try {
+    baseUrl = parseBaseUrl(raw.trim());
+  } catch (e) {
+    throw new UsageError(`ABHA_LINK_BASE_URL: ${(e as Error).message.replace(/^baseUrl /, '')}`);
+  }
+  const envKey = cliIo().env.ABHA_LINK_API_KEY?.trim();
+  const apiKey = keyFile !== undefined ? await readApiKeyFile(keyFile) : envKey !== undefined && envKey !== '' ? envKey : undefined;
+  if (apiKey === undefined) throw new UsageError('no API key for ABHA_LINK_BASE_URL: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
+  const options: ClientOptions = { baseUrl, apiKey };
+  return { client: createClient(options), options };
+}
+
+/** Waits for SIGTERM or SIGINT; resolves to the signal. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (sig: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const command = defineCommand({
+  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE]',
+  help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
+a submissions queue that stores each link request before answering 202 and
+sends it with the client's guarantees, and the identity endpoints of the spec
+passed through with this server's API key. The first line on stdout is
+"listening on http://HOST:PORT"; logs are JSON lines on stderr (route, status,
+time: never a body, header or URL). docs/serve.md has the routes and examples.
+
+Every /v1 request needs "Authorization: Bearer TOKEN", TOKEN from the
+environment variable ABHA_LINK_SERVE_TOKEN or --token-file. Without a token
+the server listens only on a loopback host. /healthz, /readyz, /metrics,
+/openapi.json and the playground page (/) need no token.
+
+The upstream service: ABHA_LINK_BASE_URL and ABHA_LINK_API_KEY (or
+--api-key-file), as for submit; abha-link mock prints both. Without
+ABHA_LINK_BASE_URL the service runs without submissions and pass-through.
+ABHA_LINK_DATABASE_URL=postgres://... shares the queue between servers.
+
+Options:
+  --host H              address to listen on (default 127.0.0.1)
+  --port N              port (default 8080; 0 picks a free port)
+  --data DIR            the queue's folder (default ./abha-link-data)
+  --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
+  --token-file FILE     read the serve token from FILE (default:
+                        $ABHA_LINK_SERVE_TOKEN)
+  -h, --help            show this help
+  -v, --version         print the version
+
+SIGTERM stops the server in order (no new requests, those in flight answered,
+the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
+  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' } },
+  async run({ values, positionals }) {
+    if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
+    const host = values.host ?? '127.0.0.1';
+    if (host.trim() === '') throw optionError('host', 'an address such as 127.0.0.1 or 0.0.0.0');
+    const portText = values.port ?? '8080';
+    if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw optionError('port', 'a number from 0 to 65535');
+    const token = await readToken(values['token-file'], cliIo().env.ABHA_LINK_SERVE_TOKEN);
+    if (token === undefined && !isLoopbackHost(host)) {
+      throw new UsageError(`--host ${host} listens beyond this machine: set ABHA_LINK_SERVE_TOKEN or give --token-file FILE, so that only your systems can call the service`);
+    }
+    const upstream = await readUpstream(values['api-key-file']);
+    const secret = cliIo().env.ABHA_LINK_CALLBACK_SECRET?.trim();
+    if (secret !== undefined && secret !== '' && secret.length < 16) throw new UsageError('ABHA_LINK_CALLBACK_SECRET must be at least 16 characters');
+    const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
+    if (token === undefined) warn('no token (ABHA_LINK_SERVE_TOKEN): any program on this machine can call /v1');
+    const databaseUrl = cliIo().env.ABHA_LINK_DATABASE_URL?.trim();
+    let running;
+    try {
+      running = await startServe({
+        host,
+        port: Number(portText),
+        dataDir: values.data ?? 'abha-link-data',
+        token,
+        client: upstream?.client,
+        clientOptions: upstream?.options,
+        callbackSecret: secret === '' ? undefined : secret,
+        databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
+        chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
+        now: () => cliIo().now(),
+        logStream: { write: (line: string) => cliIo().stderr.write(line) },
+        warn,
+      });
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} is already in use; choose another or use --port 0`);
+      if (code === 'EACCES') throw new UsageError(`port ${portText} needs privileges; choose a port above 1023`);
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`--host ${host} is not an address of this machine`);
+      throw e;
+    }
+    cliIo().stdout.write(`listening on ${running.url}\n`);
+    const signal = await nextSignal();
+    cliIo().stderr.write("abha-link serve: stopping: no new requests; finishing those in flight and the queue's sends\n");
+    await running.close();
+    cliIo().stderr.write('abha-link serve: stopped\n');
+    return signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+  },
+});

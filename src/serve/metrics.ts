@@ -1,0 +1,66 @@
+/**
+ * The service's Prometheus metrics (prom-client, one registry per server):
+ * requests by route and status, their latencies, the queue's depth and the
+ * submissions by status.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { SUBMISSION_STATUSES, type Queue } from './queue-contract.js';
+
+export interface ServeMetrics {
+  readonly registry: Registry;
+  /** Records one answered request. `route` is the route pattern, never the URL (which could hold data). */
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createMetrics(queue: Queue | undefined): ServeMetrics {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'abha_link_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'abha_link_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  if (queue !== undefined) {
+    new Gauge({
+      name: 'abha_link_queue_depth',
+      help: 'Submissions waiting to be sent (status queued)',
+      registers: [registry],
+      async collect() {
+        this.set((await queue.counts()).queued);
+      },
+    });
+    new Gauge({
+      name: 'abha_link_submissions',
+      help: 'Submissions by status (acknowledged, failed and unknown are outcomes)',
+      labelNames: ['status'],
+      registers: [registry],
+      async collect() {
+        const counts = await queue.counts();
+        for (const s of SUBMISSION_STATUSES) this.set({ status: s }, counts[s]);
+      },
+    });
+  }
+  // The labelled children, made once per route and status (labelling costs more than counting).
+  const counters = new Map<string, Counter.Internal>();
+  const timers = new Map<string, Histogram.Internal<'method' | 'route'>>();
+  return {
+    registry,
+    observe(method, route, status, seconds) {
+      const key = `${method} ${route}`;
+      const countKey = `${key} ${status}`;
+      let counter = counters.get(countKey);
+      if (counter === undefined) counters.set(countKey, (counter = requests.labels({ method, route, status: String(status) })));
+      let timer = timers.get(key);
+      if (timer === undefined) timers.set(key, (timer = latency.labels({ method, route })));
+      counter.inc();
+      timer.observe(seconds);
+    },
+  };
+}

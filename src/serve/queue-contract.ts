@@ -1,0 +1,39 @@
+/**
+ * The queue as the HTTP routes use it. The queue itself (the embedded store
+ * and PostgreSQL) lives in src/serve/queue/; the routes depend only on this
+ * contract, so that a test can give them an in-memory queue.
+ */
+import type { LinkCareContextRequest } from '../generated/types.js';
+
+/** Where a submission is: waiting, in flight, done, failed, or sent without a clear answer. */
+export type SubmissionStatus = 'queued' | 'sending' | 'acknowledged' | 'failed' | 'unknown';
+
+/** Every status, in the order of a submission's life. */
+export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['queued', 'sending', 'acknowledged', 'failed', 'unknown'];
+
+/** One link request handed to the queue. */
+export interface Submission {
+  readonly id: string;
+  readonly status: SubmissionStatus;
+  readonly attempts: number;
+  /** Why it failed or is unknown: a stable code and a message without health data. */
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The queue of link requests to send. */
+export interface Queue {
+  /** Stores the request (before it resolves); the same request twice is one submission (`created: false`). */
+  enqueue(linkRequest: LinkCareContextRequest, options: { readonly callbackUrl?: string }): Promise<{ submission: Submission; created: boolean }>;
+  get(id: string): Promise<Submission | undefined>;
+  list(options: { readonly status?: SubmissionStatus; readonly limit?: number }): Promise<Submission[]>;
+  /** Resends a failed or unknown submission deliberately. */
+  retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'>;
+  counts(): Promise<Record<SubmissionStatus, number>>;
+  /** True when the store can be read and written. */
+  ready(): Promise<boolean>;
+  start(): void;
+  /** Stops taking work and waits for the sends in flight. */
+  close(): Promise<void>;
+}

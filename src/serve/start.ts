@@ -1,0 +1,153 @@
+/**
+ * Starting and stopping the service: the app, the queue (src/serve/queue/,
+ * when present), the PDF printer, listening, and an orderly stop (no new
+ * connections, the requests in flight answered, the queue's sends drained).
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AbhaClient, ClientOptions } from '../client/client.js';
+import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
+import { createServeApp } from './app.js';
+import type { Queue } from './queue-contract.js';
+import { openQueue } from './queue/index.js';
+
+/** What {@link startServe} needs; the CLI reads these from options, files and the environment. */
+export interface StartOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly token: string | undefined;
+  readonly client: AbhaClient | undefined;
+  /** The options the client was made with: the queue's worker makes its own client from them. */
+  readonly clientOptions?: ClientOptions | undefined;
+  /** ABHA_LINK_CALLBACK_SECRET: the HMAC-SHA-256 key that signs submission callbacks; without it a callbackUrl is refused. */
+  readonly callbackSecret?: string | undefined;
+  /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
+  readonly databaseUrl: string | undefined;
+  readonly chromium: string | undefined;
+  readonly now: () => Date;
+  readonly logStream: { write(line: string): unknown };
+  /** A warning for the operator (stderr), without data. */
+  readonly warn: (message: string) => void;
+}
+
+export interface RunningServe {
+  readonly url: string;
+  /** Stops accepting, answers the requests in flight, drains the queue's sends. */
+  close(): Promise<void>;
+}
+
+async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined> {
+  if (options.client === undefined || options.clientOptions === undefined) {
+    options.warn('no upstream service (ABHA_LINK_BASE_URL): /v1/submissions and /v1/service answer 503');
+    return undefined;
+  }
+  const queue = await openQueue({
+    dataDir: options.dataDir,
+    client: options.clientOptions,
+    now: () => options.now().getTime(),
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.callbackSecret === undefined ? {} : { callback: { secret: options.callbackSecret } }),
+  });
+  queue.start();
+  return queue;
+}
+
+/** A HEAD request to the service's base URL: any HTTP answer means it is reachable. */
+function upstreamProbe(client: AbhaClient | undefined): (() => Promise<boolean>) | undefined {
+  if (client === undefined) return undefined;
+  return () =>
+    fetch(client.baseUrl, { method: 'HEAD', signal: AbortSignal.timeout(1500) }).then(
+      async (r) => {
+        await r.body?.cancel();
+        return true;
+      },
+      () => false,
+    );
+}
+
+/** One Chromium, started on the first PDF request and kept for the next ones. */
+function printerOpener(chromium: string | undefined): { open: () => Promise<PdfPrinter>; close: () => Promise<void> } {
+  let printer: Promise<PdfPrinter> | undefined;
+  return {
+    open: () => {
+      const p = (printer ??= createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium }));
+      // A failed start is not kept: Chromium may be installed later.
+      p.catch(() => {
+        if (printer === p) printer = undefined;
+      });
+      return p;
+    },
+    close: async () => {
+      const p = printer;
+      printer = undefined;
+      if (p !== undefined) await p.then((x) => x.close()).catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Log lines written in batches: every line logged in one turn of the event
+ * loop goes out in one write (at most 64 KiB waits), instead of one write
+ * (a system call on a file or pipe) per request.
+ */
+function batchedLines(out: { write(text: string): unknown }): { stream: { write(line: string): void }; flush: () => void } {
+  let pending = '';
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    out.write(text);
+  };
+  return {
+    stream: {
+      write(line) {
+        pending += line;
+        if (pending.length >= 64 * 1024) flush();
+        else if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      },
+    },
+    flush,
+  };
+}
+
+/** Starts the service; resolves once it listens. */
+export async function startServe(options: StartOptions): Promise<RunningServe> {
+  await mkdir(options.dataDir, { recursive: true });
+  const queue = await openQueueIfAny(options);
+  const printer = printerOpener(options.chromium);
+  const probe = upstreamProbe(options.client);
+  const logs = batchedLines(options.logStream);
+  const app = await createServeApp({
+    now: options.now,
+    logStream: logs.stream,
+    openPrinter: printer.open,
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.client === undefined ? {} : { client: options.client }),
+    ...(queue === undefined ? {} : { queue }),
+    ...(probe === undefined ? {} : { probeUpstream: probe }),
+  });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (e) {
+    await queue?.close();
+    logs.flush();
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    close: async () => {
+      await app.close();
+      await queue?.close();
+      await printer.close();
+      logs.flush();
+    },
+  };
+}
