@@ -77,7 +77,8 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
   it('shows the built request, the printed prescription and the FHIR bundle of a valid input', async () => {
     await page.fill('#input', JSON.stringify(input));
     await page.click('#run');
-    await page.waitForFunction(`document.getElementById('fhir').textContent.includes('"resourceType"')`);
+    // Polled through the DevTools protocol: the page's policy forbids the eval of page.waitForFunction(string).
+    await expect.poll(async () => (await page.textContent('#fhir')) ?? '', { timeout: 20_000 }).toContain('"resourceType"');
     expect(JSON.parse((await page.textContent('#built')) ?? '')).toMatchObject({ abhaAddress: input.patient.abhaAddress, careContexts: [expect.any(Object)] });
     expect(JSON.parse((await page.textContent('#fhir')) ?? '')).toMatchObject({ resourceType: 'Bundle', type: 'document' });
     // The frame loads its document after the page set it: wait for the doctor's name to show in it.
@@ -90,14 +91,14 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
 
   it('loads a file chosen with the upload button', async () => {
     await page.setInputFiles('#file', { name: 'visit.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(input)) });
-    await page.waitForFunction(`document.getElementById('input').value.includes('"patient"')`);
-    await page.waitForFunction(`document.getElementById('built').textContent !== ''`);
+    await expect.poll(async () => page.inputValue('#input'), { timeout: 20_000 }).toContain('"patient"');
+    await expect.poll(async () => (await page.textContent('#built')) ?? '', { timeout: 20_000 }).not.toBe('');
   });
 
   it('says so when the token is wrong', async () => {
     await page.fill('#token', 'not-the-token');
     await page.click('#run');
-    await page.waitForFunction(`document.getElementById('status').textContent.includes('token')`);
+    await expect.poll(async () => (await page.textContent('#status')) ?? '', { timeout: 20_000 }).toContain('token');
     await page.fill('#token', TOKEN);
   });
 
