@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/index.js';
-import { toFhirBundles, type Binary, type Bundle, type Composition, type DocumentReference, type FhirDocument } from '../src/fhir/index.js';
+import { toFhirBundles, validateFhirBundle, type Binary, type Bundle, type Composition, type DocumentReference, type FhirDocument } from '../src/fhir/index.js';
 import { findChromium } from '../src/render/index.js';
 import { ATTACHMENTS, DR_URL, PDF_BYTES, bundlesOf, example, expectReferencesResolve } from './fhir-helpers.js';
 import { runInProcess } from './support/run-cli.js';
@@ -77,6 +77,28 @@ describe('toFhirBundles with printedDocuments', () => {
     const reportBundle = bundles.find((d) => d.hiType === 'DiagnosticReport') as FhirDocument;
     expect(printedIn(reportBundle, 'DocumentReference')).toHaveLength(1);
     expect(r.success && r.warnings.filter((w) => w.code === 'printed-document-not-embedded').map((w) => w.path)).toEqual(['/careContexts/2']);
+  });
+
+  it.each([
+    ['discharge-summary', '373942005'],
+    ['immunization', '41000179103'],
+    ['wellness', undefined],
+  ])("puts the page of the %s example in its record profile's document place, and the bundle still passes the NRCeS validator", (name, sectionCode) => {
+    const input = example(name, 'input');
+    const ref = bundlesOf(toFhirBundles(input))[0]?.referenceNumber ?? '';
+    const [d] = bundlesOf(toFhirBundles(input, { printedDocuments: { [ref]: { data: PRINTED, sha1: sha1(PRINTED) } } }));
+    const found = printedIn(d as FhirDocument, 'DocumentReference');
+    expect(found.map((f) => f.section)).toEqual([sectionCode]);
+    expect(decoded((found[0]?.resource as DocumentReference).content[0]?.attachment.data)).toEqual(Buffer.from(PRINTED));
+    if (sectionCode === undefined) expect(compositionOf((d as FhirDocument).bundle).section?.find((s) => s.entry?.some((e) => e.type === 'DocumentReference'))?.title).toBe('Document Reference');
+    expect(validateFhirBundle((d as FhirDocument).bundle).issues.filter((i) => i.severity === 'error')).toEqual([]);
+  });
+
+  it('warns that an InvoiceRecord has no place for the printed page', () => {
+    const input = example('invoice', 'input');
+    const ref = bundlesOf(toFhirBundles(input))[0]?.referenceNumber ?? '';
+    const r = toFhirBundles(input, { printedDocuments: { [ref]: { data: PRINTED } } });
+    expect(r.success ? r.warnings.map((w) => w.code) : r.issues).toContain('printed-document-not-embedded');
   });
 
   it('makes a HealthDocumentRecord of the printed page alone when the care context has no document of its own', () => {

@@ -6,7 +6,7 @@
  * rest of the FHIR builder, never starts a browser.
  */
 import { issue, type Assembly } from './assembly.js';
-import { OP_CONSULT_SECTIONS, PROFILES, type FixedCoding } from './constants.js';
+import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, type FixedCoding } from './constants.js';
 import { coded, narrative } from './narrative.js';
 import type { Attachment, Binary, CompositionSection, DocumentReference, Reference } from './r4.js';
 import { fhirInstant, instantOf } from './time.js';
@@ -33,13 +33,24 @@ export interface FhirPrintedDocument {
  * - `record-section`: a DocumentReference in its single section.
  * A hiType without a slot (DiagnosticReportRecord, whose one document place holds the report) gets a warning.
  */
-export type PrintedSlot = { readonly kind: 'binary' } | { readonly kind: 'document-section'; readonly coding: FixedCoding; readonly title: string } | { readonly kind: 'record-section' };
+export type PrintedSlot =
+  | { readonly kind: 'binary' }
+  | { readonly kind: 'document-section'; readonly coding: FixedCoding; readonly title: string }
+  | { readonly kind: 'record-section' }
+  | { readonly kind: 'titled-section'; readonly title: string };
 
 /** The printed-document slot of each record profile, by hiType. Add a line when a record profile gains a place for documents. */
 export const PRINTED_DOCUMENT_SLOTS: Readonly<Record<string, PrintedSlot>> = {
   Prescription: { kind: 'binary' },
   OPConsultation: { kind: 'document-section', coding: OP_CONSULT_SECTIONS.DocumentReference.coding, title: 'Documents' },
   HealthDocumentRecord: { kind: 'record-section' },
+  // DischargeSummaryRecord's DocumentReference slice (373942005).
+  DischargeSummary: { kind: 'document-section', coding: DISCHARGE_SUMMARY_SECTIONS.DocumentReference.coding, title: 'Documents' },
+  // ImmunizationRecord's one section takes DocumentReference entries.
+  ImmunizationRecord: { kind: 'record-section' },
+  // WellnessRecord's sections are sliced by title; one is "Document Reference".
+  WellnessRecord: { kind: 'titled-section', title: 'Document Reference' },
+  // InvoiceRecord's one section holds the Invoice only: no place for a page.
 };
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -133,6 +144,11 @@ export function withPrintedDocument(a: Assembly, sections: CompositionSection[],
     const [section, ...rest] = sections;
     if (section === undefined) return sections;
     return [withLine({ ...section, entry: [...(section.entry ?? []), ref] }, line), ...rest];
+  }
+  if (slot.kind === 'titled-section') {
+    const i = sections.findIndex((s) => s.title === slot.title);
+    if (i >= 0) return sections.map((s, j) => (j === i ? withLine({ ...s, entry: [...(s.entry ?? []), ref] }, line) : s));
+    return [...sections, { title: slot.title, text: narrative(`<p>${line}</p>`), entry: [ref] }];
   }
   const at = sections.findIndex((s) => s.code?.coding?.some((c) => c.code === slot.coding.code && c.system === slot.coding.system) === true);
   if (at >= 0) return sections.map((s, i) => (i === at ? withLine({ ...s, entry: [...(s.entry ?? []), ref] }, line) : s));
