@@ -526,6 +526,19 @@ export function safeElementName(key: string | number): string {
   return typeof key === 'string' && KNOWN_ELEMENT_NAMES.has(key) ? key : 'this element';
 }
 
+/** The last readable element name in a path (`section[2]`), for messages; `fallback` when there is none. */
+export function pathLabel(path: ReadonlyArray<string | number>, fallback: string): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const t = path[i];
+    if (typeof t === 'string') {
+      const name = safeElementName(t);
+      const n = path[i + 1];
+      return typeof n === 'number' && name !== 'this element' ? `${name}[${n}]` : name;
+    }
+  }
+  return fallback;
+}
+
 /** A resource type for a message when FHIR-shaped; a neutral word otherwise. */
 export function safeResourceType(type: string): string {
   return /^[A-Z][A-Za-z]{1,40}$/.test(type) ? type : 'this resource';

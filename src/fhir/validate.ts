@@ -13,7 +13,7 @@ import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, RECORD_PROFI
 import {
   CHOICES,
   DATATYPES,
-  safeElementName,
+  pathLabel,
   safeResourceType,
   PRIMITIVE_PATTERNS,
   PRIMITIVE_WORDS,
@@ -35,18 +35,7 @@ type Path = ReadonlyArray<string | number>;
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** The last readable name in a path, for messages. */
-function label(path: Path): string {
-  for (let i = path.length - 1; i >= 0; i--) {
-    const t = path[i];
-    if (typeof t === 'string') {
-      const name = safeElementName(t);
-      const n = path[i + 1];
-      return typeof n === 'number' && name !== 'this element' ? `${name}[${n}]` : name;
-    }
-  }
-  return 'the bundle';
-}
+const label = (path: Path): string => pathLabel(path, 'the bundle');
 
 /** The elements a datatype may carry beside its own (element id and extensions), and none for a resource. */
 const DATATYPE_EXTRAS: ReadonlySet<string> = new Set(['id', 'extension']);

@@ -5,22 +5,9 @@
  */
 import type { LinkCareContextRequest } from '../generated/types.js';
 
-/** Where a submission is: waiting, in flight, done, failed, or sent without a clear answer. */
-export type SubmissionStatus = 'queued' | 'sending' | 'acknowledged' | 'failed' | 'unknown';
+import type { Submission, SubmissionStatus } from './queue/types.js';
 
-/** Every status, in the order of a submission's life. */
-export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['queued', 'sending', 'acknowledged', 'failed', 'unknown'];
-
-/** One link request handed to the queue. */
-export interface Submission {
-  readonly id: string;
-  readonly status: SubmissionStatus;
-  readonly attempts: number;
-  /** Why it failed or is unknown: a stable code and a message without health data. */
-  readonly error?: { readonly code: string; readonly message: string };
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+export { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './queue/types.js';
 
 /** The queue of link requests to send. */
 export interface Queue {

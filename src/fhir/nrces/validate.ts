@@ -16,7 +16,7 @@
  */
 import { compile } from 'fhirpath';
 import type { Issue } from '../../errors.js';
-import { RESOURCES, safeElementName } from '../structure.js';
+import { RESOURCES, pathLabel } from '../structure.js';
 import { validateFhirBundle as validateDocumentRules } from '../validate.js';
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
@@ -590,17 +590,7 @@ function describe(v: unknown): string {
   return s.length > 160 ? `${s.slice(0, 157)}...` : s;
 }
 
-function label(path: Path): string {
-  for (let i = path.length - 1; i >= 0; i--) {
-    const t = path[i];
-    if (typeof t === 'string') {
-      const name = safeElementName(t);
-      const n = path[i + 1];
-      return typeof n === 'number' && name !== 'this element' ? `${name}[${n}]` : name;
-    }
-  }
-  return 'the resource';
-}
+const label = (path: Path): string => pathLabel(path, 'the resource');
 
 /**
  * Validates any FHIR R4 bundle or resource: base R4 structure and, for each
