@@ -71,6 +71,37 @@ export interface Labels {
   readonly noMedications: string;
   readonly noInvestigations: string;
   readonly noDiagnosis: string;
+  readonly address: string;
+  readonly qualification: string;
+  readonly specialty: string;
+  /** The medical council that registered the doctor. */
+  readonly council: string;
+  /** Registration particulars: the council and the registration number. */
+  readonly registration: string;
+  readonly genericName: string;
+  readonly strength: string;
+  readonly form: string;
+  readonly route: string;
+  readonly mobile: string;
+  readonly weight: string;
+  readonly vitals: string;
+  readonly bloodPressure: string;
+  readonly pulse: string;
+  readonly temperature: string;
+  readonly spo2: string;
+  readonly respiratoryRate: string;
+  readonly height: string;
+  readonly bmi: string;
+  readonly morning: string;
+  readonly afternoon: string;
+  readonly evening: string;
+  readonly night: string;
+  /** The page number in the page margin: `{page}` and `{pages}` are replaced by the numbers. */
+  readonly pageOf: string;
+  /** Printed, with a line to write on, where the patient's name is not known. */
+  readonly patientNameBlank: string;
+  /** Said of a section that goes on from the previous page. */
+  readonly continued: string;
 }
 
 /**
@@ -124,6 +155,32 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     noMedications: 'No medicines prescribed.',
     noInvestigations: 'No investigations ordered.',
     noDiagnosis: 'No diagnosis recorded.',
+    address: 'Address',
+    qualification: 'Qualification',
+    specialty: 'Specialty',
+    council: 'Council',
+    registration: 'Registration',
+    genericName: 'Generic name',
+    strength: 'Strength',
+    form: 'Form',
+    route: 'Route',
+    mobile: 'Mobile',
+    weight: 'Weight',
+    vitals: 'Vitals',
+    bloodPressure: 'BP',
+    pulse: 'Pulse',
+    temperature: 'Temp.',
+    spo2: 'SpO₂',
+    respiratoryRate: 'Resp. rate',
+    height: 'Height',
+    bmi: 'BMI',
+    morning: 'Morning',
+    afternoon: 'Afternoon',
+    evening: 'Evening',
+    night: 'Night',
+    pageOf: 'Page {page} of {pages}',
+    patientNameBlank: 'Patient name:',
+    continued: 'continued',
   },
   hi: {
     prescription: 'दवा का पर्चा',
@@ -168,6 +225,32 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     noMedications: 'कोई दवा नहीं लिखी गई।',
     noInvestigations: 'कोई जाँच नहीं लिखी गई।',
     noDiagnosis: 'कोई निदान दर्ज नहीं।',
+    address: 'पता',
+    qualification: 'योग्यता',
+    specialty: 'विशेषज्ञता',
+    council: 'परिषद',
+    registration: 'पंजीकरण',
+    genericName: 'जेनेरिक नाम',
+    strength: 'मात्रा',
+    form: 'रूप',
+    route: 'कैसे लें',
+    mobile: 'मोबाइल',
+    weight: 'वज़न',
+    vitals: 'जाँच के माप',
+    bloodPressure: 'बीपी',
+    pulse: 'नब्ज़',
+    temperature: 'तापमान',
+    spo2: 'SpO₂',
+    respiratoryRate: 'साँस की दर',
+    height: 'लंबाई',
+    bmi: 'BMI',
+    morning: 'सुबह',
+    afternoon: 'दोपहर',
+    evening: 'शाम',
+    night: 'रात',
+    pageOf: 'पृष्ठ {page} / {pages}',
+    patientNameBlank: 'रोगी का नाम:',
+    continued: 'जारी',
   },
 };
 
