@@ -314,8 +314,8 @@ describe('lintLinkRequest', () => {
     expect(validateLinkRequest(r).success).toBe(true);
     report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
-    // abha-number-shape is about the clinical input (lintClinicalInput), not the request.
-    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && c !== 'abha-number-shape');
+    // abha-number-shape and medication-without-generic-name are about the clinical input (lintClinicalInput), not the request.
+    const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && c !== 'abha-number-shape' && c !== 'medication-without-generic-name');
     expect([...found].sort()).toEqual([...documented].sort());
     expect(lintLinkRequest({ ...r, careContexts: [] }).map((f) => f.code)).toContain('empty-care-contexts');
     expect(LINT_RULES.every((rule) => rule.description.length > 0)).toBe(true);
@@ -357,5 +357,19 @@ describe('lintClinicalInput', () => {
     m.frequency = 'alternate days';
     const r = safeBuildLinkRequest(i);
     expect(r.success && r.warnings.map((w) => [w.path, w.code])).toEqual([['/medications/0/frequency', 'frequency-not-understood']]);
+  });
+});
+
+describe('medication-without-generic-name', () => {
+  const base = JSON.parse(readFileSync(new URL('../examples/opd-prescription.input.json', import.meta.url), 'utf8')) as ClinicalInput;
+  it('warns, never errs, for each medication of a clinical input that has no generic name', () => {
+    const ci = structuredClone(base);
+    const meds = ci.medications ?? [];
+    delete meds[1]?.genericName;
+    const found = lintClinicalInput(ci).filter((f) => f.code === 'medication-without-generic-name');
+    expect(found).toEqual([expect.objectContaining({ path: '/medications/1', severity: 'warning' })]);
+  });
+  it('says nothing when every medication has its generic name', () => {
+    expect(lintClinicalInput(base).filter((f) => f.code === 'medication-without-generic-name')).toEqual([]);
   });
 });

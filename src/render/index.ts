@@ -26,7 +26,20 @@ export {
 } from './render.js';
 export { detectInputKind } from '../input-kind.js';
 export { resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
-export { buildDocumentModel, formatVisitDate, ageAt, isHttpsUrl, PAGE_SIZES, type PageSize, type DocumentModel, type DocumentSource, type PrintPatient } from './model.js';
+export {
+  buildDocumentModel,
+  formatVisitDate,
+  ageAt,
+  isHttpsUrl,
+  PAGE_SIZES,
+  type PageSize,
+  type DocumentModel,
+  type DocumentSource,
+  type PrintPatient,
+  type CustomData,
+  type DoseSlot,
+  type ModelOptions,
+} from './model.js';
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, type Language, type Labels } from './labels.js';
 export { qrCodeSvg } from './qr.js';
 export { CONTENT_SECURITY_POLICY, withContentSecurityPolicy } from './csp.js';
