@@ -34,7 +34,7 @@ describe('abha-link fhir', () => {
     expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
     expect(validateFhirBundle(b).success).toBe(true);
     expect(r.stderr).toBe(
-      'examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out (content-not-in-profile)\n',
+      'examples/opd-prescription.input.json:30 /visit/followUp warning: followUp has a place only in an OPConsultRecord and no care context of this visit is an OPConsultation; it is left out (content-not-in-profile)\n',
     );
   });
 

@@ -745,7 +745,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":12},"end":{"line":13,"column":54}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"freq\">"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":25},"end":{"line":14,"column":339}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":339},"end":{"line":14,"column":405}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":339},"end":{"line":14,"column":418}}})) != null ? stack1 : "")
     + "</td>\n        <td>"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(16, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":12},"end":{"line":15,"column":58}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"instr\">"
@@ -814,9 +814,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 },"14":function(container,depth0,helpers,partials,data) {
     return " on";
 },"15":function(container,depth0,helpers,partials,data) {
-    return "<bdi class=\"freq-text\">"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":14,"column":381},"end":{"line":14,"column":390}} ), depth0))
-    + "</bdi>";
+    return "<span class=\"freq-text\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":14,"column":387},"end":{"line":14,"column":396}} ), depth0))
+    + "</bdi></span>";
 },"16":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":15,"column":35},"end":{"line":15,"column":43}} ), depth0))
