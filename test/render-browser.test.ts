@@ -297,14 +297,14 @@ describe(`in Chromium${SKIP}`, () => {
       // Lists that end at every height of the last page, on both sizes; without a follow-up the signature follows the
       // last medicine directly (checked where the break is the first one: see docs/render.md for Chromium's limit).
       const cases = [
-        ...[18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28].map((n) => ({ pageSize: 'A5' as const, doc: { ...input, medications: meds(n) } })),
-        ...[12, 13, 14, 15, 16, 17, 18, 30, 31, 32, 33, 34, 35, 36].map((n) => ({ pageSize: 'A4' as const, doc: { ...input, medications: meds(n) } })),
-        ...[5, 6, 7, 8, 9].map((n) => ({ pageSize: 'A5' as const, doc: { ...input, visit, medications: meds(n) } })),
-        ...[14, 15, 16, 17, 18].map((n) => ({ pageSize: 'A4' as const, doc: { ...input, visit, medications: meds(n) } })),
+        ...[18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28].map((n) => ({ pageSize: 'A5' as const, n, doc: { ...input, medications: meds(n) } as ClinicalInput })),
+        ...[12, 13, 14, 15, 16, 17, 18, 30, 31, 32, 33, 34, 35, 36].map((n) => ({ pageSize: 'A4' as const, n, doc: { ...input, medications: meds(n) } as ClinicalInput })),
+        ...[5, 6, 7, 8, 9].map((n) => ({ pageSize: 'A5' as const, n, doc: { ...input, visit, medications: meds(n) } as ClinicalInput })),
+        ...[14, 15, 16, 17, 18].map((n) => ({ pageSize: 'A4' as const, n, doc: { ...input, visit, medications: meds(n) } as ClinicalInput })),
       ];
-      for (const { pageSize, doc } of cases) {
+      for (const { pageSize, n, doc } of cases) {
         const pages = pdfText(await p().pdf(html(doc, { pageSize }), { pageSize }));
-        const label = `${pageSize}, ${doc.medications.length} medicines${doc.visit.followUp === undefined ? ', no follow-up' : ''}`;
+        const label = `${pageSize}, ${n} medicines${doc.visit.followUp === undefined ? ', no follow-up' : ''}`;
         const last = pages[pages.length - 1] ?? '';
         expect(last, label).toContain('Signature and stamp');
         // Above the signature on its page: a medicine row or the follow-up, not only the page margin.
