@@ -131,6 +131,9 @@ describe('values a page expects and the input lacks', () => {
     const cc = request('opd-prescription').careContexts[0];
     const alone = safeRenderDocuments(cc, { patient: { name: 'Asha Verma' } });
     expect(alone.success && alone.warnings.map((w) => w.code)).toContain('missing-visit-date');
+    // A patient option beside a clinical input, which carries its own, is said to be unused.
+    const ignored = safeRenderDocuments(ci, { patient: { name: 'Someone Else' } });
+    expect(ignored.success && ignored.warnings.map((w) => w.code)).toContain('patient-option-ignored');
     // The bundled examples lack nothing.
     for (const name of ['opd-prescription', 'lab-order', 'multi-care-context', 'long-prescription']) {
       const ok = safeRenderDocuments(input(name), { lint: false });

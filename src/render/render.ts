@@ -195,6 +195,13 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
     const sources = template === 'visit-summary' ? [gatherVisit(resolved.sources)] : resolved.sources;
     const modelOptions = { template, lang, pageSize, qrCode: options.qrCode ?? true, caps: options.caps === true, ...(custom === undefined ? {} : { custom }) };
     const warnings = [...resolved.warnings, ...missingValueWarnings(resolved.kind, sources)];
+    if ((options.patient !== undefined || options.context !== undefined) && resolved.kind === 'clinical-input')
+      warnings.push({
+        path: '/patient',
+        code: 'patient-option-ignored',
+        message: 'a clinical input carries its own patient and visit: the patient (or context) option is not used',
+        severity: 'warning',
+      });
     const documents = sources.map((source): RenderedDocument => {
       const model = buildDocumentModel(source, modelOptions);
       let html: string;
