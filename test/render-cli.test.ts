@@ -86,7 +86,7 @@ describe('abha-link render', () => {
     const bare = await run(['render', 'examples/opd-prescription.request.json']);
     expect(bare.code).toBe(0);
     expect(bare.stderr).toMatch(/warning: .*blank line.*--patient FILE.*\(missing-patient-name\)/);
-    expect(textOf(bare.stdout)).toMatch(/Patient name:\s+_{10,}/);
+    expect(textOf(bare.stdout)).toMatch(/Patient name\s+_{10,}/);
     const patient = file('patient.json', JSON.stringify({ name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }));
     const named = await run(['render', '--patient', patient, 'examples/opd-prescription.request.json']);
     expect(named).toMatchObject({ code: 0, stderr: '' });

@@ -211,7 +211,7 @@ describe('renderDocuments', () => {
   it('prints patient details given as context beside a link request, which carries only the ABHA address', () => {
     const req = request('opd-prescription');
     const bare = textOf(only(renderDocuments(req)).html);
-    expect(bare).toMatch(/Patient name:\s+_{10,}/);
+    expect(bare).toMatch(/Patient name\s+_{10,}/);
     const doc = only(renderDocuments(req, { context: { patient: { name: 'Asha Verma', gender: 'F', age: 48, ABHANumber: '91-1111-2222-3333' }, followUp: 'Review after 2 weeks' } }));
     const text = textOf(doc.html);
     expect(text).toMatch(/Asha Verma\s+Age \/ Sex\s+48 y \/ F/);
