@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { cssContent } from '../src/render/css-content.js';
-import { LABELS, LANGUAGES, renderDocuments, safeRenderDocuments } from '../src/render/index.js';
+import { LABELS, LANGUAGES, renderDocuments, safeRenderDocuments, type Language } from '../src/render/index.js';
 import { doseMarks } from '../src/render/model.js';
 import { textOf } from './fixtures/render/html.js';
 
@@ -87,6 +87,18 @@ describe('the page margins', () => {
     expect(html).toContain('@bottom-left { content: "Asha Verma \\b7  20 Nov 2026";');
     expect(html).toContain('@bottom-right { content: "Page " counter(page) " of " counter(pages);');
     for (const lang of LANGUAGES) expect(LABELS[lang].pageOf).toMatch(/\{page\}.*\{pages\}/);
+  });
+
+  it('are in the language of the document, and in both languages of a bilingual one', () => {
+    const margins = (lang: Language | readonly Language[]): string[] => {
+      const html = renderDocuments(input('opd-prescription'), { lang })[0]?.html ?? '';
+      return [/@bottom-left \{ content: ([^;]*);/, /@bottom-right \{ content: ([^;]*);/].map((re) => re.exec(html)?.[1] ?? '');
+    };
+    expect(margins('hi')).toEqual([cssContent('Asha Verma · 20 नवंबर 2026'), cssContent('पृष्ठ {page} / {pages}')]);
+    expect(margins('ta')[1]).toBe(cssContent(LABELS.ta.pageOf));
+    expect(margins(['en', 'hi'])).toEqual([cssContent('Asha Verma · 20 Nov 2026 / 20 नवंबर 2026'), cssContent('Page {page} of {pages} / पृष्ठ {page} / {pages}')]);
+    const blank = renderDocuments(request('opd-prescription'), { lang: 'hi' })[0]?.html ?? '';
+    expect(blank).toContain(`@bottom-left { content: ${cssContent('रोगी का नाम ____________________ · 20 नवंबर 2026')};`);
   });
 
   it('cannot be left by a name that holds quotes, braces, a closing style tag or bidi controls', () => {
