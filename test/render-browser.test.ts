@@ -245,9 +245,11 @@ describe(`in Chromium${SKIP}`, () => {
     60_000,
   );
 
+  // The text of each page, without the soft hyphens the renderer puts in words (pdftotext keeps them).
   const pdfText = (pdf: Uint8Array): string[] =>
     spawnSync('pdftotext', ['-layout', '-', '-'], { input: Buffer.from(pdf), encoding: 'utf8' })
-      .stdout.split('\f')
+      .stdout.replace(/\u00AD/g, '')
+      .split('\f')
       .filter((t) => t.trim() !== '');
   const POPPLER_SKIP = hasPdfToText ? SKIP : ' [skipped: no Chromium or no pdftotext (poppler-utils)]';
 
