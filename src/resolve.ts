@@ -7,7 +7,7 @@
  * patient, the visit and the follow-up.
  */
 import type { Issue } from './errors.js';
-import type { CareContext, CareContextInput, ClinicalInput, PatientInput } from './generated/types.js';
+import type { CareContext, CareContextInput, ClinicalInput, PatientInput, VitalsInput } from './generated/types.js';
 import { detectInputKind, type InputKind } from './input-kind.js';
 import { contentsOf, safeBuildLinkRequest } from './builders/link-request.js';
 import { lintLinkRequest, type LintOptions } from './validation/lint.js';
@@ -56,6 +56,19 @@ export interface ResolvedVisit {
   readonly visitAt: string | Date | undefined;
   readonly timeZone: string | undefined;
   readonly followUp: string | undefined;
+  /** The facility's postal address (a clinical input's hospital.address), for printing. */
+  readonly hospitalAddress: string | undefined;
+}
+
+/**
+ * What a clinical input says of one care context beyond the link request
+ * (whose bundleData the spec fixes): the doctor's registration particulars
+ * and, per medication (same order as bundleData.medications), the generic
+ * name, strength, form and route. Empty for other inputs.
+ */
+export interface CareContextDetails {
+  readonly doctor: { readonly qualification?: string; readonly specialty?: string; readonly council?: string };
+  readonly medications: ReadonlyArray<{ readonly genericName?: string; readonly strength?: string; readonly form?: string; readonly route?: string }>;
 }
 
 /** What {@link resolveCareContexts} returns: the care contexts to document (in input order) and their visit, or every issue. */
@@ -65,6 +78,8 @@ export type Resolution =
       readonly kind: InputKind;
       readonly visit: ResolvedVisit;
       readonly careContexts: readonly CareContext[];
+      /** One entry per care context, in the same order. */
+      readonly details: readonly CareContextDetails[];
       readonly warnings: readonly Issue[];
       /**
        * A clinical input's content of each care context as given, in the same
@@ -118,8 +133,8 @@ export function resolveCareContexts(input: unknown, options: ResolveOptions = {}
       if (findings.some((f) => f.severity === 'error')) return { success: false, issues: findings };
       const req = r.value;
       const patient: PatientDetails = { ...pickPatient(context.patient), abhaAddress: req.abhaAddress };
-      const visit = { patient, hipId: req.hipId, visitId: req.visitId, visitDate: req.visitDate, visitAt: undefined, timeZone: undefined, followUp: context.followUp };
-      return { success: true, kind, warnings: findings, visit, careContexts: req.careContexts };
+      const visit = { patient, hipId: req.hipId, visitId: req.visitId, visitDate: req.visitDate, visitAt: undefined, timeZone: undefined, followUp: context.followUp, hospitalAddress: undefined };
+      return { success: true, kind, warnings: findings, visit, careContexts: req.careContexts, details: req.careContexts.map(() => NO_DETAILS) };
     }
     case 'care-context': {
       const r = validate('care-context', input);
@@ -127,8 +142,8 @@ export function resolveCareContexts(input: unknown, options: ResolveOptions = {}
       if (context.visitDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(context.visitDate))
         return { success: false, issues: [{ path: '/context/visitDate', code: 'invalid-date', message: 'context.visitDate must be a calendar date YYYY-MM-DD', severity: 'error' }] };
       const { visitId, visitDate, followUp } = context;
-      const visit = { patient: pickPatient(context.patient), hipId: undefined, visitId, visitDate, visitAt: undefined, timeZone: undefined, followUp };
-      return { success: true, kind, warnings: [], visit, careContexts: [r.value] };
+      const visit = { patient: pickPatient(context.patient), hipId: undefined, visitId, visitDate, visitAt: undefined, timeZone: undefined, followUp, hospitalAddress: undefined };
+      return { success: true, kind, warnings: [], visit, careContexts: [r.value], details: [NO_DETAILS] };
     }
   }
 }
@@ -146,19 +161,59 @@ function fromClinicalInput(ci: ClinicalInput, lint: LintOptions | false): Resolu
     visitAt: ci.visit.at,
     timeZone: typeof ci.visit.timeZone === 'string' ? ci.visit.timeZone : undefined,
     followUp: typeof ci.visit.followUp === 'string' ? ci.visit.followUp : undefined,
+    hospitalAddress: textOf(ci.hospital.address),
   };
+  // The builder makes one care context per content, in order: the top-level content, or each of careContexts.
   const contents = contentsOf(ci).map((c) => c.content);
-  return { success: true, kind: 'clinical-input', warnings: built.warnings, visit, careContexts: req.careContexts, contents };
+  const details = contents.map((c): CareContextDetails => {
+    const d = c.doctor ?? ci.doctor;
+    return {
+      doctor: defined({ qualification: textOf(d.qualification), specialty: textOf(d.specialty), council: textOf(d.council) }),
+      medications: (c.medications ?? []).map((m) => defined({ genericName: textOf(m.genericName), strength: textOf(m.strength), form: textOf(m.form), route: textOf(m.route) })),
+    };
+  });
+  return { success: true, kind: 'clinical-input', warnings: built.warnings, visit, careContexts: req.careContexts, contents, details };
+}
+
+const NO_DETAILS: CareContextDetails = { doctor: {}, medications: [] };
+
+/** A trimmed string, or undefined when blank or not a string. */
+function textOf(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/** The object without its undefined entries (exactOptionalPropertyTypes). */
+function defined<T extends Record<string, string | undefined>>(o: T): { [K in keyof T]?: string } {
+  const out: { [K in keyof T]?: string } = {};
+  for (const k of Object.keys(o) as Array<keyof T>) {
+    const v = o[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }
 
 /** Copies the patient fields that are of the right type, and nothing else. */
 function pickPatient(p: PatientDetails | undefined): PatientDetails {
   if (p === undefined || p === null || typeof p !== 'object') return {};
   const out: { -readonly [K in keyof PatientDetails]: PatientDetails[K] } = {};
-  for (const k of ['name', 'gender', 'birthDate', 'ABHANumber', 'abhaAddress'] as const) {
+  for (const k of ['name', 'gender', 'birthDate', 'ABHANumber', 'abhaAddress', 'mobile', 'address'] as const) {
     const v: unknown = p[k];
     if (typeof v === 'string') out[k] = v;
   }
-  if (typeof p.age === 'number') out.age = p.age;
+  for (const k of ['age', 'weight', 'height'] as const) {
+    const v: unknown = p[k];
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  const vitals: unknown = p.vitals;
+  if (vitals !== null && typeof vitals === 'object') {
+    const src = vitals as Readonly<Record<string, unknown>>;
+    const v: { -readonly [K in keyof VitalsInput]: VitalsInput[K] } = {};
+    if (typeof src.bloodPressure === 'string') v.bloodPressure = src.bloodPressure;
+    for (const k of ['pulse', 'temperature', 'spo2', 'respiratoryRate'] as const) {
+      const n = src[k];
+      if (typeof n === 'number' && Number.isFinite(n)) v[k] = n;
+    }
+    out.vitals = v;
+  }
   return out;
 }

@@ -33,7 +33,7 @@ function visit(at: Date | string, extra: Partial<ClinicalInput> = {}): ClinicalI
     doctor,
     patient: { abhaAddress: 'asha.verma@sbx' },
     visit: { id: 'OPD-1', at },
-    medications: [{ drugName: 'Cetirizine 10 mg tablet', dosage: '1 tablet', frequency: 'HS' }],
+    medications: [{ drugName: 'Cetirizine 10 mg tablet', genericName: 'Cetirizine', dosage: '1 tablet', frequency: 'HS' }],
     ...extra,
   };
 }
@@ -459,7 +459,7 @@ describe('buildLinkRequest', () => {
   });
 
   it('returns lint warnings beside a successful build', () => {
-    const input = visit('2026-11-20', { medications: [{ drugName: 'Cetirizine 10 mg tablet' }] });
+    const input = visit('2026-11-20', { medications: [{ drugName: 'Cetirizine 10 mg tablet', genericName: 'Cetirizine' }] });
     const r = safeBuildLinkRequest(input);
     expect(r.success).toBe(true);
     if (r.success)

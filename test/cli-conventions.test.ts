@@ -99,6 +99,7 @@ describe('several files and glob patterns', () => {
       'examples/immunization.request.json',
       'examples/invoice.request.json',
       'examples/lab-order.request.json',
+      'examples/long-prescription.request.json',
       'examples/multi-care-context.request.json',
       'examples/opd-prescription.request.json',
       'examples/wellness.request.json',

@@ -35,13 +35,13 @@ describe('abha-link fhir', () => {
     expect(validateFhirBundle(b).success).toBe(true);
     // Issue 12 item 4: an ICD-10 code whose title is not known is kept in Condition.code.text, with a warning.
     expect(r.stderr.split('\n').map((l) => l.replace(/ warning: .* \(/, ' ('))).toEqual([
-      'examples/opd-prescription.input.json:26 /diagnosis/0/icdCode (icd10-title-unknown)',
-      'examples/opd-prescription.input.json:27 /diagnosis/1/icdCode (icd10-title-unknown)',
-      'examples/opd-prescription.input.json:22 /visit/followUp (content-not-in-profile)',
+      'examples/opd-prescription.input.json:34 /diagnosis/0/icdCode (icd10-title-unknown)',
+      'examples/opd-prescription.input.json:35 /diagnosis/1/icdCode (icd10-title-unknown)',
+      'examples/opd-prescription.input.json:30 /visit/followUp (content-not-in-profile)',
       '',
     ]);
     expect(r.stderr).toContain(
-      'examples/opd-prescription.input.json:22 /visit/followUp warning: followUp has a place only in an OPConsultRecord or a DischargeSummaryRecord and no care context of this visit is an OPConsultation or a DischargeSummary; it is left out (content-not-in-profile)\n',
+      'examples/opd-prescription.input.json:30 /visit/followUp warning: followUp has a place only in an OPConsultRecord or a DischargeSummaryRecord and no care context of this visit is an OPConsultation or a DischargeSummary; it is left out (content-not-in-profile)\n',
     );
   });
 

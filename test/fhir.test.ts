@@ -270,7 +270,7 @@ describe('clinical content', () => {
     const r = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }, { lint: false });
     expect(r.success ? r.warnings.map((w) => [w.path, w.code]) : []).toEqual([['/medications/0', 'medication-without-dosage']]);
     // With lint on (the default), the lint rules say it first, as buildLinkRequest does.
-    const linted = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] });
+    const linted = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg', genericName: 'Cetirizine' }] });
     expect(linted.success ? linted.warnings.map((w) => w.code) : []).toEqual(['medication-without-dosage', 'medication-without-frequency', 'medication-without-dosage']);
     const [mr] = resources<MedicationRequest>(bundlesOf(r)[0]?.bundle as Bundle, 'MedicationRequest');
     expect(mr?.dosageInstruction).toEqual([{ text: 'No dosage instructions recorded' }]);
@@ -407,12 +407,12 @@ describe('narratives', () => {
 describe('lint', () => {
   it('runs as buildLinkRequest runs it, on clinical inputs and link requests alike; lint: false skips it', () => {
     const now = new Date('2026-11-21T00:00:00+05:30');
-    const future = { ...base, visit: { ...base.visit, at: '2026-12-01T10:00:00+05:30' }, medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
+    const future = { ...base, visit: { ...base.visit, at: '2026-12-01T10:00:00+05:30' }, medications: [{ drugName: 'X', genericName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
     const a = toFhirBundles(future, { lint: { now } });
     expect(a.success ? [] : a.issues.map((i) => [i.path, i.code])).toEqual([['/visit/at', 'visit-date-in-future']]);
     expect(toFhirBundles(future).success).toBe(true); // no clock, no "future" rule
     expect(toFhirBundles(future, { lint: false }).success).toBe(true);
-    const http = { ...base, documentUrl: 'http://emr.example/rx.pdf', medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
+    const http = { ...base, documentUrl: 'http://emr.example/rx.pdf', medications: [{ drugName: 'X', genericName: 'X', dosage: '1 tablet', frequency: 'OD' }] };
     const b = toFhirBundles(http);
     expect(b.success ? [] : b.issues.map((i) => [i.path, i.code])).toEqual([['/documentUrl', 'document-url-not-https']]);
     const req = example('opd-prescription', 'request');

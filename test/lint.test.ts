@@ -314,7 +314,7 @@ describe('lintLinkRequest', () => {
     expect(validateLinkRequest(r).success).toBe(true);
     report.bundleData.documentUrl = 'http://user:pw@x.example/a.pdf';
     const found = new Set(lintLinkRequest(r, { now: new Date('2026-11-21T12:00:00Z') }).map((f) => f.code));
-    // abha-number-shape and the observation and invoice rules are about the clinical input (lintClinicalInput), not the request.
+    // abha-number-shape, medication-without-generic-name and the observation and invoice rules are about the clinical input (lintClinicalInput), not the request.
     const inputOnly = new Set<string>([
       'abha-number-shape',
       'discharge-summary-without-stay',
@@ -326,6 +326,7 @@ describe('lintLinkRequest', () => {
       'invoice-record-without-invoice',
       'invoice-line-arithmetic',
       'invoice-total-arithmetic',
+      'medication-without-generic-name',
     ]);
     const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.has(c));
     expect([...found].sort()).toEqual([...documented].sort());
@@ -381,7 +382,7 @@ describe('lintClinicalInput: hiType vs the discharge and immunisation content', 
   });
 
   it('warns about a DischargeSummary with neither an inpatient stay nor a document, at its inpatientStay', () => {
-    const found = lintClinicalInput({ ...base(), hiType: 'DischargeSummary', medications: [{ drugName: 'Paracetamol 650 mg' }] });
+    const found = lintClinicalInput({ ...base(), hiType: 'DischargeSummary', medications: [{ drugName: 'Paracetamol 650 mg', genericName: 'Paracetamol' }] });
     expect(found.map((f) => [f.path, f.code, f.severity])).toEqual([['/inpatientStay', 'discharge-summary-without-stay', 'warning']]);
   });
 
@@ -408,7 +409,12 @@ describe('lintClinicalInput: hiType vs the discharge and immunisation content', 
     const input: ClinicalInput = {
       ...base(),
       careContexts: [
-        { hiType: 'Prescription', medications: [{ drugName: 'X', dosage: '1 tablet', frequency: 'OD' }], inpatientStay: stay, immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }] },
+        {
+          hiType: 'Prescription',
+          medications: [{ drugName: 'X', genericName: 'X', dosage: '1 tablet', frequency: 'OD' }],
+          inpatientStay: stay,
+          immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }],
+        },
         { hiType: 'DischargeSummary', inpatientStay: stay },
         { inpatientStay: stay },
       ],
@@ -425,5 +431,19 @@ describe('lintClinicalInput: hiType vs the discharge and immunisation content', 
     expect(r.success && r.warnings.map((w) => w.code)).toEqual(['immunization-record-without-immunizations']);
     const off = safeBuildLinkRequest(input, { lint: { disable: ['immunization-record-without-immunizations'] } });
     expect(off.success && off.warnings).toEqual([]);
+  });
+});
+
+describe('medication-without-generic-name', () => {
+  const base = JSON.parse(readFileSync(new URL('../examples/opd-prescription.input.json', import.meta.url), 'utf8')) as ClinicalInput;
+  it('warns, never errs, for each medication of a clinical input that has no generic name', () => {
+    const ci = structuredClone(base);
+    const meds = ci.medications ?? [];
+    delete meds[1]?.genericName;
+    const found = lintClinicalInput(ci).filter((f) => f.code === 'medication-without-generic-name');
+    expect(found).toEqual([expect.objectContaining({ path: '/medications/1', severity: 'warning' })]);
+  });
+  it('says nothing when every medication has its generic name', () => {
+    expect(lintClinicalInput(base).filter((f) => f.code === 'medication-without-generic-name')).toEqual([]);
   });
 });

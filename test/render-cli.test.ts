@@ -62,23 +62,64 @@ describe('abha-link render', () => {
 
   it('writes one file per care context into --out DIR, named after the care-context reference, and lists them', async () => {
     const dir = join(tmp, 'out', 'nested');
-    const r = await run(['render', '--template', 'visit-summary', '--out', dir, 'examples/multi-care-context.input.json']);
+    const r = await run(['render', '--template', 'prescription', '--out', dir, 'examples/multi-care-context.input.json']);
     expect(r.code).toBe(0);
     const names = ['GVH-ENC-55012-OPConsultation.html', 'GVH-ENC-55012-Prescription.html', 'GVH-LAB-2026-88120.html'];
     expect(readdirSync(dir).sort()).toEqual(names);
     expect(r.stdout).toBe(names.map((n) => `${join(dir, n)}\n`).join(''));
     expect(textOf(readFileSync(join(dir, names[1] ?? ''), 'utf8'))).toContain('Ferrous ascorbate + folic acid tablet');
-    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Blood test report, Green Valley Hospital, 19 Nov 2026');
+    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Complete blood count (CBC)');
+  });
+
+  it('writes one visit summary per visit, gathering the diagnoses, medicines, investigations and advice of every care context', async () => {
+    const out = join(tmp, 'summary.html');
+    const r = await run(['render', '--template', 'visit-summary', '-o', out, 'examples/multi-care-context.input.json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const text = textOf(readFileSync(out, 'utf8'));
+    for (const s of ['Iron deficiency anaemia', 'Ferrous ascorbate + folic acid', 'Vitamin C 500 mg tablet', 'Serum ferritin', 'Complete blood count (CBC)', 'Iron-rich diet', 'Review after 1 week'])
+      expect(text).toContain(s);
+    expect(text).not.toContain('No diagnosis recorded');
+    for (const ref of ['GVH-ENC-55012-OPConsultation', 'GVH-ENC-55012-Prescription', 'GVH-LAB-2026-88120']) expect(text).toContain(ref);
+  });
+
+  it('prints a blank line for the name of a link request and says so, or takes the patient from --patient FILE', async () => {
+    const bare = await run(['render', 'examples/opd-prescription.request.json']);
+    expect(bare.code).toBe(0);
+    expect(bare.stderr).toMatch(/warning: .*blank line.*--patient FILE.*\(missing-patient-name\)/);
+    expect(textOf(bare.stdout)).toMatch(/Patient name\s+_{10,}/);
+    const patient = file('patient.json', JSON.stringify({ name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' }));
+    const named = await run(['render', '--patient', patient, 'examples/opd-prescription.request.json']);
+    expect(named).toMatchObject({ code: 0, stderr: '' });
+    expect(textOf(named.stdout)).toMatch(/Asha Verma[\s\S]*48 y \/ F/);
+    const bad = await run(['render', '--patient', file('bad-patient.json', JSON.stringify({ name: 'X', birthDate: 'soon' })), 'examples/opd-prescription.request.json']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('/birthDate');
+    expect(bad.stderr).not.toContain('soon');
+  });
+
+  it('prints drug names in capitals with --caps and passes --custom FILE to the letterhead', async () => {
+    const custom = file('custom.json', JSON.stringify({ letterheadLines: ['Mon to Sat, 9 am to 1 pm'], timings: 'Closed on Sundays' }));
+    const r = await run(['render', '--caps', '--custom', custom, 'examples/opd-prescription.input.json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const text = textOf(r.stdout);
+    expect(text).toContain('METFORMIN 500 MG TABLET');
+    expect(text).toContain('POVIDONE-IODINE');
+    expect(text).toContain('Mon to Sat, 9 am to 1 pm');
+    expect(text).toContain('Closed on Sundays');
+    const notObject = await run(['render', '--custom', file('list.json', '[1,2]'), 'examples/opd-prescription.input.json']);
+    expect(notObject.code).toBe(2);
+    expect(notObject.stderr).toContain('--custom: custom must be a JSON object');
   });
 
   it('asks for --out DIR when there are several documents and writes -o FILE for one', async () => {
     const several = await run(['render', 'examples/multi-care-context.request.json']);
     expect(several.code).toBe(2);
-    expect(several.stderr).toBe('abha-link: the input has 3 care contexts, so 3 documents: give --out DIR to write one file per document\n');
+    expect(several.stderr).toContain('abha-link: the input has 3 care contexts, so 3 documents: give --out DIR to write one file per document\n');
     expect((await run(['render', '-o', join(tmp, 'x.html'), 'examples/multi-care-context.request.json'])).code).toBe(2);
     const out = join(tmp, 'one.html');
     const one = await run(['render', '-o', out, 'examples/opd-prescription.request.json']);
-    expect(one).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(one).toMatchObject({ code: 0, stdout: '' });
+    expect(one.stderr).toContain('(missing-patient-name)');
     expect(textOf(readFileSync(out, 'utf8'))).toContain('Telmisartan 40 mg tablet');
   });
 
@@ -112,7 +153,7 @@ describe('abha-link render', () => {
     const victim = file('other-patient-2.html', 'OTHER PATIENT');
     symlinkSync(victim, join(dir, 'GVH-ENC-55012-OPConsultation.html'));
     writeFileSync(join(dir, 'GVH-LAB-2026-88120.html'), 'EARLIER DOCUMENT');
-    const r = await run(['render', '--force', '--template', 'visit-summary', '--out', dir, 'examples/multi-care-context.input.json']);
+    const r = await run(['render', '--force', '--template', 'prescription', '--out', dir, 'examples/multi-care-context.input.json']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const names = ['GVH-ENC-55012-OPConsultation.html', 'GVH-ENC-55012-Prescription.html', 'GVH-LAB-2026-88120.html'];
     expect(readdirSync(dir).sort()).toEqual(names);
@@ -120,7 +161,7 @@ describe('abha-link render', () => {
     expect(readFileSync(victim, 'utf8')).toBe('OTHER PATIENT');
     expect(lstatSync(join(dir, names[0] ?? '')).isSymbolicLink()).toBe(false);
     expect(textOf(readFileSync(join(dir, names[0] ?? ''), 'utf8'))).toContain('OP Consultation');
-    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Blood test report');
+    expect(textOf(readFileSync(join(dir, names[2] ?? ''), 'utf8'))).toContain('Complete blood count (CBC)');
   });
 
   it('-o FILE refuses an existing file or a planted link without --force (exit 2, nothing written), and --force replaces the link, not its target', async () => {
@@ -250,9 +291,10 @@ describe('abha-link render', () => {
     expect(r.code).toBe(0);
     // The usage line is wrapped at 80 columns.
     expect(r.stdout.replace(/\n +/g, ' ')).toContain(
-      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
     );
-    for (const o of ['--template', '--lang', '--size', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:']) expect(r.stdout).toContain(o);
+    for (const o of ['--template', '--lang', '--size', '--caps', '--patient FILE', '--custom FILE', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:'])
+      expect(r.stdout).toContain(o);
     expect((await run(['--help'])).stdout).toMatch(/^\s+render\s+printable prescription/m);
   });
 });

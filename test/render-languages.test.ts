@@ -153,6 +153,21 @@ function givenText(req: LinkCareContextRequest): string[] {
   return out.sort((a, b) => b.length - a.length);
 }
 
+/** The data of a clinical input that only printing uses (not in the link request): letterhead, patient and medicine details, as given. */
+function printOnlyText(ci: ClinicalInput): string[] {
+  const doctors = [ci.doctor, ...(ci.careContexts ?? []).map((c) => c.doctor)];
+  const meds = [...(ci.medications ?? []), ...(ci.careContexts ?? []).flatMap((c) => c.medications ?? [])];
+  return [
+    ci.hospital.address,
+    ci.patient.mobile,
+    ci.patient.address,
+    ...doctors.flatMap((d) => [d?.qualification, d?.specialty, d?.council]),
+    ...meds.flatMap((m) => [m.genericName, m.strength, m.form, m.route]),
+  ]
+    .filter((s): s is string => typeof s === 'string' && s.trim() !== '')
+    .sort((a, b) => b.length - a.length);
+}
+
 /** The library's own English words: every catalogue string with its placeholders taken out. */
 const ENGLISH = [...new Set(strings(en).flatMap(([path, s]) => (path.startsWith('intl.') || path === 'date' || path === 'name' ? [] : s.split(/\{[a-z]+\}/i).map((p) => p.trim()))))]
   .filter((s) => /[a-z]{3}/i.test(s))
@@ -164,7 +179,7 @@ describe('documents in every language', () => {
     (lang, template, example) => {
       const ci = input(example);
       const req = buildLinkRequest(ci);
-      const given = [...givenText(req), ci.patient.name ?? '', ci.visit.followUp ?? '', ci.visit.id].filter((s) => s !== '');
+      const given = [...givenText(req), ...printOnlyText(ci), ci.patient.name ?? '', ci.visit.followUp ?? '', ci.visit.id].filter((s) => s !== '');
       for (const doc of renderDocuments(ci, { lang, template })) {
         expect(doc.html).toContain(`<html lang="${lang}"`);
         let text = textOf(doc.html);
@@ -196,7 +211,8 @@ describe('documents in every language', () => {
   });
 
   it('writes the Tamil, Telugu, Kannada, Marathi, Bengali and Gujarati frequency of 1-0-1 with the notation kept', () => {
-    const freq = (lang: Language): string => /<td><bdi>(1-0-1 [^<]*)<\/bdi><\/td>/.exec(unhyphenated(renderDocuments(input('opd-prescription'), { lang })[0]?.html ?? ''))?.[1] ?? '';
+    const freq = (lang: Language): string =>
+      /<span class="freq-text"><bdi>(1-0-1 [^<]*)<\/bdi><\/span>/.exec(unhyphenated(renderDocuments(input('opd-prescription'), { lang })[0]?.html ?? ''))?.[1] ?? '';
     expect(freq('ta')).toBe('1-0-1 (நாளுக்கு இரண்டு முறை: காலை மற்றும் இரவு)');
     expect(freq('te')).toBe('1-0-1 (రోజుకు రెండుసార్లు: ఉదయం మరియు రాత్రి)');
     expect(freq('kn')).toBe('1-0-1 (ದಿನಕ್ಕೆ ಎರಡು ಬಾರಿ: ಬೆಳಿಗ್ಗೆ ಮತ್ತು ರಾತ್ರಿ)');
@@ -215,7 +231,7 @@ describe('bilingual documents', () => {
     expect(doc).toMatchObject({ lang: 'en', languages: ['en', 'hi'] });
     expect(html).toContain('<html lang="en"');
     expect(html).toContain('<h1><span class=l1>Prescription</span><span class=l2 lang=hi>दवा का पर्चा</span></h1>');
-    expect(html).toContain('<th class="freq"><span class=l1>Frequency</span><span class=l2 lang=hi>कितनी बार</span></th>');
+    expect(html).toContain('<th class="freq"><span class=l1>Frequency</span><span class=l2 lang=hi>कितनी बार</span><span class="dose-grid head"');
     expect(html).toMatch(/\.l2 \{ display: block;/);
     // A label that is the same in both languages is printed once.
     expect(html).toContain('<span class="icd">ICD-10 <bdi>E11.9</bdi></span>');

@@ -164,6 +164,21 @@ export const SCHEMA_MANIFEST = [
     "file": "schemas/medication-input.schema.json"
   },
   {
+    "name": "hospital-input",
+    "title": "Hospital input",
+    "file": "schemas/hospital-input.schema.json"
+  },
+  {
+    "name": "doctor-input",
+    "title": "Doctor input",
+    "file": "schemas/doctor-input.schema.json"
+  },
+  {
+    "name": "vitals-input",
+    "title": "Vitals input",
+    "file": "schemas/vitals-input.schema.json"
+  },
+  {
     "name": "patient-input",
     "title": "Patient input",
     "file": "schemas/patient-input.schema.json"

@@ -409,6 +409,82 @@ export interface MedicationInput {
   duration?: string | DurationInput;
   /** @example "after food" */
   instructions?: string;
+  /**
+   * The generic (non-proprietary) name, printed with the brand (drugName). For printed documents only.
+   * @example "Metformin"
+   */
+  genericName?: string;
+  /**
+   * Strength per unit. For printed documents only.
+   * @example "500 mg"
+   */
+  strength?: string;
+  /**
+   * Dosage form. For printed documents only.
+   * @example "tablet"
+   */
+  form?: string;
+  /**
+   * Route of administration. For printed documents only.
+   * @example "oral"
+   */
+  route?: string;
+}
+
+/** Hospital input: The facility: the fields of bundleData.hospital, and its address for printed documents (not sent). (abha-link builder input) */
+export interface HospitalInput {
+  name: string;
+  /** Facility id (the HFR id for ABDM). */
+  id: string;
+  phone?: string;
+  /** Must be an email address. */
+  email?: string;
+  /**
+   * Postal address, printed on the letterhead. For printed documents only.
+   * @example "12 MG Road, Bengaluru 560001"
+   */
+  address?: string;
+}
+
+/** Doctor input: The doctor: the fields of bundleData.doctor, and the registration particulars printed on the letterhead (not sent). (abha-link builder input) */
+export interface DoctorInput {
+  name: string;
+  /** Medical registration (licence) number. */
+  licNumber?: string;
+  /** Healthcare Professionals Registry (HPR) id. */
+  hpId?: string;
+  /**
+   * Qualifications. For printed documents only.
+   * @example "MBBS, MD (General Medicine)"
+   */
+  qualification?: string;
+  /**
+   * Specialty. For printed documents only.
+   * @example "Consultant Physician"
+   */
+  specialty?: string;
+  /**
+   * The medical council that registered licNumber. For printed documents only.
+   * @example "Karnataka Medical Council"
+   */
+  council?: string;
+}
+
+/** Vitals input: Vital signs taken at the visit, printed in the patient header. For printed documents only. (abha-link builder input) */
+export interface VitalsInput {
+  /**
+   * Systolic/diastolic in mmHg.
+   * @example "120/80"
+   */
+  bloodPressure?: string;
+  /** Beats per minute. */
+  pulse?: number;
+  /** Body temperature: degrees Celsius up to 50, degrees Fahrenheit above. */
+  temperature?: number;
+  /** Oxygen saturation in %. */
+  spo2?: number;
+  /** Breaths per minute. */
+  respiratoryRate?: number;
 }
 
 /** Patient input: The patient. Only abhaAddress goes into the link request; the rest is for printed documents and FHIR. (abha-link builder input) */
@@ -424,6 +500,18 @@ export interface PatientInput {
   birthDate?: string;
   /** Age in years, when the birth date is not known. */
   age?: number;
+  /**
+   * Mobile number, exactly 10 digits. For printed documents only.
+   * Must be exactly 10 digits.
+   */
+  mobile?: string;
+  /** Postal address. For printed documents only. */
+  address?: string;
+  /** Weight in kg. For printed documents only. */
+  weight?: number;
+  /** Height in cm. For printed documents only. */
+  height?: number;
+  vitals?: VitalsInput;
 }
 
 /** Visit input: The visit: its id and when it happened. (abha-link builder input) */
@@ -468,7 +556,7 @@ export interface CareContextInput {
   /** Patient-readable label. Default: hiType, date and hospital. */
   display?: string;
   /** The doctor of this care context, when not the visit doctor. */
-  doctor?: Doctor;
+  doctor?: DoctorInput;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
   diagnosis?: Diagnosis[];
@@ -497,7 +585,7 @@ export interface CareContextBuildInput {
   /** Patient-readable label. Default: hiType, date and hospital. */
   display?: string;
   /** The doctor of this care context, when not the visit doctor. */
-  doctor: Doctor;
+  doctor: DoctorInput;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
   diagnosis?: Diagnosis[];
@@ -524,9 +612,9 @@ export interface CareContextBuildInput {
 export interface ClinicalInput {
   /** Health-information-provider id. Default: hospital.id. */
   hipId?: string;
-  hospital: Hospital;
+  hospital: HospitalInput;
   /** The doctor of this care context, when not the visit doctor. */
-  doctor: Doctor;
+  doctor: DoctorInput;
   patient: PatientInput;
   visit: VisitInput;
   /**
@@ -992,6 +1080,9 @@ export interface SchemaTypes {
   "duration-input": DurationInput;
   "frequency-input": FrequencyInput;
   "medication-input": MedicationInput;
+  "hospital-input": HospitalInput;
+  "doctor-input": DoctorInput;
+  "vitals-input": VitalsInput;
   "patient-input": PatientInput;
   "visit-input": VisitInput;
   "bundle-data-input": BundleDataInput;

@@ -38,6 +38,8 @@ export {
   type PrintPatient,
   type PrintedLabels,
   type ModelOptions,
+  type CustomData,
+  type DoseSlot,
 } from './model.js';
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, MESSAGES, isLanguage, type Language, type Labels, type Messages } from './labels.js';
 export type { PluralMessage } from './messages/index.js';

@@ -62,7 +62,15 @@ export type ResolvedInput =
 export function resolveInput(input: unknown, options: { readonly lint?: LintOptions | false; readonly context?: RenderContext } = {}): ResolvedInput {
   const r = resolveCareContexts(input, options);
   if (!r.success) return r;
-  const { patient, visitId, visitDate, followUp } = r.visit;
-  const sources = r.careContexts.map((careContext): DocumentSource => ({ careContext, patient, visitId, visitDate, followUp }));
+  const { patient, visitId, visitDate, followUp, hospitalAddress } = r.visit;
+  const sources = r.careContexts.map((careContext, i): DocumentSource => ({
+    careContext,
+    patient,
+    visitId,
+    visitDate,
+    followUp,
+    hospitalAddress,
+    ...(r.details[i] === undefined ? {} : { details: r.details[i] }),
+  }));
   return { success: true, kind: r.kind, warnings: r.warnings, sources };
 }

@@ -4,8 +4,9 @@
  * caller's objects or their prototypes. Every field is always present
  * (`null` when unknown), because templates run in strict mode.
  */
+import { readFrequency } from '../builders/frequency.js';
 import type { CareContext } from '../generated/types.js';
-import type { PatientDetails } from '../resolve.js';
+import type { CareContextDetails, PatientDetails } from '../resolve.js';
 import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import type { Labels } from './labels.js';
 import { frequencyWords, localAge, localDate, localDose, localDuration, localSex, localStatus, localTiming } from './localize.js';
@@ -48,6 +49,32 @@ export interface DocumentSource {
   readonly visitId: string | undefined;
   readonly visitDate: string | undefined;
   readonly followUp: string | undefined;
+  /** What the clinical input says beyond the link request (registration particulars, generic names…); default none. */
+  readonly details?: CareContextDetails;
+  /** The facility's postal address, when known. */
+  readonly hospitalAddress?: string | undefined;
+  /** The care contexts a visit summary gathers (default: just `careContext`). */
+  readonly records?: readonly CareContext[];
+}
+
+/**
+ * The open part of the model: any JSON object a caller passes (`custom` render
+ * option, CLI `--custom FILE`), for templates. The bundled letterhead prints
+ * `custom.letterheadLines` (an array of strings) and `custom.timings` (a string) when given.
+ *
+ * @example
+ * const custom: CustomData = { letterheadLines: ['Mon–Sat 9 am – 1 pm'], timings: 'Sunday closed' }
+ */
+export type CustomData = Readonly<Record<string, unknown>>;
+
+/** One time of day of the dosing grid. */
+export interface DoseSlot {
+  /** `Morning`, `Afternoon`, `Evening`, `Night` in the document's language(s). */
+  readonly name: PrintedText;
+  /** The first letter (grapheme) of the name in each language, printed above the box. */
+  readonly short: PrintedText;
+  /** The dose at that time (`1`, `½`, or `●` when the frequency says "when" but not "how much"); null when none is taken. */
+  readonly mark: string | null;
 }
 
 /**
@@ -77,8 +104,16 @@ export interface DocumentModel {
   readonly heading: PrintedText;
   /** The HTML `<title>`: heading and care-context reference (no patient data), the reference isolated between U+2068 and U+2069. */
   readonly title: string;
-  readonly hospital: { readonly name: string; readonly id: string; readonly phone: string | null; readonly email: string | null };
-  readonly doctor: { readonly name: string; readonly licNumber: string | null; readonly hpId: string | null };
+  readonly hospital: { readonly name: string; readonly id: string; readonly phone: string | null; readonly email: string | null; readonly address: string | null };
+  readonly doctor: {
+    readonly name: string;
+    readonly licNumber: string | null;
+    readonly hpId: string | null;
+    readonly qualification: string | null;
+    readonly specialty: string | null;
+    /** The medical council that registered licNumber. */
+    readonly council: string | null;
+  };
   readonly patient: {
     readonly name: string | null;
     readonly age: PrintedText | null;
@@ -88,6 +123,16 @@ export interface DocumentModel {
     readonly ageSex: PrintedText | null;
     readonly abhaAddress: string | null;
     readonly abhaNumber: string | null;
+    readonly mobile: string | null;
+    readonly address: string | null;
+    /** `62 kg`. */
+    readonly weight: string | null;
+    /** `158 cm`. */
+    readonly height: string | null;
+    /** From weight and height, one decimal: `24.8`. */
+    readonly bmi: string | null;
+    /** The vitals given, in print order, each with its label: `[{ name: 'BP', value: '130/84 mmHg' }]`. */
+    readonly vitals: ReadonlyArray<{ readonly name: PrintedText; readonly value: string }>;
   };
   readonly visit: {
     readonly id: string | null;
@@ -98,6 +143,8 @@ export interface DocumentModel {
     readonly followUp: string | null;
   };
   readonly careContext: { readonly referenceNumber: string; readonly display: string; readonly hiType: string; readonly hiTypeText: PrintedText };
+  /** Every care context the document covers: the one of `careContext`, or all those of the visit in a visit summary. */
+  readonly records: ReadonlyArray<{ readonly referenceNumber: string; readonly display: string; readonly hiType: string; readonly hiTypeText: PrintedText }>;
   /** `status`: a known status (confirmed, provisional…) in the document's language, anything else as given. */
   readonly diagnoses: ReadonlyArray<{ readonly number: number; readonly name: string; readonly icdCode: string | null; readonly status: PrintedText | null }>;
   /**
@@ -107,12 +154,30 @@ export interface DocumentModel {
    */
   readonly medications: ReadonlyArray<{
     readonly number: number;
+    /** As written (the brand, often); in capitals with the `caps` option. */
     readonly drugName: string;
+    /** The generic name when given (in capitals with `caps`). */
+    readonly genericName: string | null;
+    /** The name printed first: the generic name when given and the drugName does not already say it, else the drugName. */
+    readonly name: string;
+    /** The drugName (the brand) printed after the generic name, or null when the drugName already says the generic name. */
+    readonly brandName: string | null;
+    /** Strength, form and route that the printed names do not already say, joined with ` · `: `500 mg · tablet · oral`. */
+    readonly particulars: string | null;
+    readonly strength: string | null;
+    readonly form: string | null;
+    readonly route: string | null;
     readonly dosage: PrintedText | null;
     readonly frequency: PrintedText | null;
+    /** Morning, afternoon, evening and night, when the frequency says at which times (1-0-1, BD, HS…); null otherwise (OD, SOS, free text). */
+    readonly doseGrid: readonly DoseSlot[] | null;
     readonly duration: PrintedText | null;
     readonly instructions: PrintedText | null;
   }>;
+  /** The four times of day with their short marks, for a legend of the dosing grid. */
+  readonly doseSlots: readonly DoseSlot[];
+  /** Whether any medication has a dosing grid. */
+  readonly hasDoseGrid: boolean;
   readonly labInvestigations: ReadonlyArray<{ readonly number: number; readonly testName: string; readonly instructions: string | null }>;
   readonly advice: string | null;
   readonly document: {
@@ -123,6 +188,29 @@ export interface DocumentModel {
   };
   /** Whether to print a QR code of `document.link`. */
   readonly showQrCode: boolean;
+  /**
+   * What the page margins print on every page (see the styles partial), in the document's language(s): the patient's
+   * name (or the blank-name label) and the date, and the page number pattern (`{page}`, `{pages}`).
+   */
+  readonly page: { readonly identity: string; readonly number: string };
+  /** Whether drug names are printed in capitals. */
+  readonly caps: boolean;
+  /** The caller's `custom` object, as given (JSON values only); `{}` when none. */
+  readonly custom: CustomData;
+}
+
+/** Options of {@link buildDocumentModel}. */
+export interface ModelOptions {
+  readonly template: string;
+  readonly lang: Language;
+  /** A second language: a bilingual document. */
+  readonly secondLang?: Language | undefined;
+  readonly pageSize: PageSize;
+  readonly qrCode: boolean;
+  /** Drug names in capitals. Default false. */
+  readonly caps?: boolean;
+  /** Passed through as `custom`. */
+  readonly custom?: CustomData;
 }
 
 const str = (v: unknown): string | null => {
@@ -231,21 +319,6 @@ const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   'visit-summary': 'visitSummary',
 } satisfies Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], keyof Labels>;
 
-/**
- * Options of {@link buildDocumentModel}.
- *
- * @example
- * const options: ModelOptions = { template: 'prescription', lang: 'en', secondLang: 'hi', pageSize: 'A4', qrCode: true }
- */
-export interface ModelOptions {
-  readonly template: string;
-  readonly lang: Language;
-  /** A second language: a bilingual document. */
-  readonly secondLang?: Language | undefined;
-  readonly pageSize: PageSize;
-  readonly qrCode: boolean;
-}
-
 /** Text in the document's language(s): `say` words it for one language, or returns null for text it leaves as given. */
 type Say = (say: (m: Messages) => string | null) => PrintedText | null;
 
@@ -272,9 +345,159 @@ function frequencyText(text: string, first: Language, second: Language | null): 
 /** Free text, or the words of the language(s) when `local` recognises it exactly. */
 const orAsGiven = (say: Say, value: string | null, local: (m: Messages, text: string) => string | null): PrintedText | null => (value === null ? null : (say((m) => local(m, value)) ?? value));
 
+const SLOT_KEYS = ['morning', 'afternoon', 'evening', 'night'] as const;
+
+/** The first grapheme of a word: `M` of Morning, `सु` of सुबह. */
+function firstGrapheme(word: string, lang: string): string {
+  const first = new Intl.Segmenter(lang, { granularity: 'grapheme' }).segment(word)[Symbol.iterator]().next();
+  return first.done === true ? '' : first.value.segment;
+}
+
+/** Which times of day an abbreviation means, as Indian prescriptions print them (BD is 1-0-1). */
+const ABBREVIATION_SLOTS: Readonly<Record<string, readonly boolean[]>> = {
+  BD: [true, false, false, true],
+  TDS: [true, true, false, true],
+  QID: [true, true, true, true],
+  HS: [false, false, false, true],
+};
+
+/** The marks of the four times of day for a frequency, or null when it does not say at which times. */
+export function doseMarks(frequency: string): ReadonlyArray<string | null> | null {
+  const f = readFrequency(frequency);
+  if (f.kind === 'pattern') {
+    const doses = f.doses.length === 3 ? [f.doses[0], f.doses[1], '0', f.doses[2]] : f.doses;
+    return doses.map((d) => (d === undefined || /^0+(\.0+)?$/.test(d) ? null : d));
+  }
+  if (f.kind === 'abbreviation') {
+    const slots = ownValue(ABBREVIATION_SLOTS, f.code);
+    return slots === undefined ? null : slots.map((on) => (on ? '●' : null));
+  }
+  return null;
+}
+
+/** The document's language(s): `say` for generated text, the labels, and the languages. */
+interface Speech {
+  readonly say: Say;
+  readonly labels: PrintedLabels;
+  readonly first: Language;
+  readonly second: Language | null;
+}
+
+function vitalsOf(p: PrintPatient, labels: PrintedLabels, fmt: (n: number) => string): Array<{ name: PrintedText; value: string }> {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
+  const v = p.vitals ?? {};
+  const vitals: Array<{ name: PrintedText; value: string }> = [];
+  const bp = str(v.bloodPressure);
+  if (bp !== null) vitals.push({ name: labels.bloodPressure, value: `${bp} mmHg` });
+  const pulse = num(v.pulse);
+  if (pulse !== null) vitals.push({ name: labels.pulse, value: `${fmt(pulse)} /min` });
+  const temp = num(v.temperature);
+  // Body temperatures in Celsius and Fahrenheit do not overlap: up to 50 is Celsius.
+  if (temp !== null) vitals.push({ name: labels.temperature, value: `${fmt(temp)} °${temp > 50 ? 'F' : 'C'}` });
+  const spo2 = num(v.spo2);
+  if (spo2 !== null) vitals.push({ name: labels.spo2, value: `${fmt(spo2)}%` });
+  const rr = num(v.respiratoryRate);
+  if (rr !== null) vitals.push({ name: labels.respiratoryRate, value: `${fmt(rr)} /min` });
+  return vitals;
+}
+
+function patientModel(p: PrintPatient, visitDate: string | undefined, speech: Speech): DocumentModel['patient'] {
+  const { say } = speech;
+  const ageYm = ageOf(p, visitDate);
+  const age = ageYm === undefined ? null : say((m) => localAge(m, ageYm));
+  const gender = str(p.gender);
+  const sex = orAsGiven(say, gender, localSex);
+  const ageSex =
+    ageYm === undefined && gender === null
+      ? null
+      : say((m) => [ageYm === undefined ? null : localAge(m, ageYm), gender === null ? null : (localSex(m, gender) ?? gender)].filter((x) => x !== null).join(' / '));
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
+  const weight = num(p.weight);
+  const height = num(p.height);
+  const fmt = (n: number): string => String(Math.round(n * 10) / 10);
+  return {
+    name: str(p.name),
+    age,
+    sex,
+    ageSex,
+    abhaAddress: str(p.abhaAddress),
+    abhaNumber: str(p.ABHANumber),
+    mobile: str(p.mobile),
+    address: str(p.address),
+    weight: weight === null ? null : `${fmt(weight)} kg`,
+    height: height === null ? null : `${fmt(height)} cm`,
+    bmi: weight === null || height === null ? null : (weight / (height / 100) ** 2).toFixed(1),
+    vitals: vitalsOf(p, speech.labels, fmt),
+  };
+}
+
+/** The four times of day, named from the catalogue(s), each with its first grapheme as the short mark. */
+function doseSlotsOf(speech: Speech): DoseSlot[] {
+  return SLOT_KEYS.map((k): DoseSlot => ({ name: speech.labels[k], short: speech.say((m) => firstGrapheme(m.labels[k], m.intl.locale)) ?? '', mark: null }));
+}
+
+function medicationsModel(records: readonly CareContext[], details: CareContextDetails | undefined, caps: boolean, speech: Speech): DocumentModel['medications'] {
+  const { say } = speech;
+  const slots = doseSlotsOf(speech);
+  const upper = (t: string): string => (caps ? t.toLocaleUpperCase('en-IN') : t);
+  const meds = records.flatMap((cc) => cc.bundleData.medications ?? []);
+  return meds.map((m, i) => {
+    const d = details?.medications[i] ?? {};
+    const frequency = str(m.frequency);
+    const marks = frequency === null ? null : doseMarks(frequency);
+    const generic = str(d.genericName);
+    const has = (text: string, part: string): boolean => text.toLocaleLowerCase('en-IN').includes(part.toLocaleLowerCase('en-IN'));
+    const withBrand = generic !== null && !has(m.drugName, generic);
+    const printed = withBrand ? `${generic} ${m.drugName}` : m.drugName;
+    const particulars = [str(d.strength), str(d.form), str(d.route)].filter((x): x is string => x !== null && !has(printed, x));
+    return {
+      number: i + 1,
+      drugName: upper(m.drugName),
+      genericName: generic === null ? null : upper(generic),
+      name: upper(withBrand ? generic : m.drugName),
+      brandName: withBrand ? upper(m.drugName) : null,
+      particulars: particulars.length === 0 ? null : particulars.join(' · '),
+      strength: str(d.strength),
+      form: str(d.form),
+      route: str(d.route),
+      dosage: orAsGiven(say, str(m.dosage), localDose),
+      frequency: frequency === null ? null : frequencyText(frequency, speech.first, speech.second),
+      doseGrid: marks === null ? null : slots.map((s, k) => ({ ...s, mark: marks[k] ?? null })),
+      duration: orAsGiven(say, str(m.duration), localDuration),
+      instructions: orAsGiven(say, str(m.instructions), localTiming),
+    };
+  });
+}
+
+/** Diagnoses of the records, the same diagnosis (name and code) once. */
+function diagnosesModel(records: readonly CareContext[], say: Say): DocumentModel['diagnoses'] {
+  const seen = new Set<string>();
+  const out: Array<DocumentModel['diagnoses'][number]> = [];
+  for (const d of records.flatMap((cc) => cc.bundleData.diagnosis ?? [])) {
+    const key = `${d.diagnosisName.trim().toLowerCase()}|${(d.icdCode ?? '').trim().toUpperCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ number: out.length + 1, name: d.diagnosisName, icdCode: str(d.icdCode), status: orAsGiven(say, str(d.status), localStatus) });
+  }
+  return out;
+}
+
+/** The advice of the records, each distinct text once, in order. */
+function adviceOf(records: readonly CareContext[]): string | null {
+  const texts = [...new Set(records.map((cc) => str(cc.bundleData.advice)).filter((t): t is string => t !== null))];
+  return texts.length === 0 ? null : texts.join('\n');
+}
+
+/** What the page margins print: name (or the blank-name label) and date; the page-number pattern. Plain text (CSS `content`), both languages joined. */
+function pageOf(name: string | null, dateText: PrintedText | null, labels: PrintedLabels): DocumentModel['page'] {
+  const who = name ?? `${String(labels.patientNameBlank)} ____________________`;
+  return { identity: [who, dateText === null ? null : String(dateText)].filter((x) => x !== null).join(' · '), number: String(labels.pageOf) };
+}
+
 /**
- * Builds the model a template renders from one care context and what is
- * known of the patient and visit. Pure; copies every field.
+ * Builds the model a template renders from one care context (or, for a
+ * visit summary, every care context of the visit: `source.records`) and
+ * what is known of the patient and visit. Pure; copies every field.
  *
  * @example
  * buildDocumentModel(source, { template: 'prescription', lang: 'en', pageSize: 'A4', qrCode: true }).heading
@@ -284,24 +507,31 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
   const second = options.secondLang !== undefined && options.secondLang !== options.lang ? options.secondLang : null;
   const labels = labelsFor(options.lang, second);
   const say = sayer(options.lang, second);
+  const speech: Speech = { say, labels, first: options.lang, second };
   const cc = source.careContext;
+  const records = source.records ?? [cc];
   const b = cc.bundleData;
-  const p = source.patient;
   const headingKey = ownValue(HEADINGS, options.template) ?? 'prescription';
-  const hiTypeName = (m: Messages): string | null => ownValue<string>(m.hiTypes, cc.hiType) ?? null;
+  const hiTypeName =
+    (hiType: string) =>
+    (m: Messages): string | null =>
+      ownValue<string>(m.hiTypes, hiType) ?? null;
   // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
   // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
-  const heading = headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (say(hiTypeName) ?? labels.visitSummary) : labels[headingKey];
-  const ageYm = ageOf(p, source.visitDate);
-  const age = ageYm === undefined ? null : say((m) => localAge(m, ageYm));
-  const gender = str(p.gender);
-  const sex = orAsGiven(say, gender, localSex);
-  const ageSex =
-    ageYm === undefined && gender === null
-      ? null
-      : say((m) => [ageYm === undefined ? null : localAge(m, ageYm), gender === null ? null : (localSex(m, gender) ?? gender)].filter((x) => x !== null).join(' / '));
+  const heading = headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (say(hiTypeName(cc.hiType)) ?? labels.visitSummary) : labels[headingKey];
   const url = str(b.documentUrl);
   const link = url !== null && isHttpsUrl(url) ? url : null;
+  const recordOf = (r: CareContext): DocumentModel['careContext'] => ({
+    referenceNumber: r.referenceNumber,
+    display: r.display,
+    hiType: r.hiType,
+    hiTypeText: say(hiTypeName(r.hiType)) ?? r.hiType,
+  });
+  const patient = patientModel(source.patient, source.visitDate, speech);
+  const visitDate = source.visitDate;
+  const dateText = visitDate === undefined ? null : say((m) => localDate(m, visitDate));
+  const medications = medicationsModel(records, source.details, options.caps === true, speech);
+  const d = source.details?.doctor ?? {};
   return {
     lang: options.lang,
     secondLang: second,
@@ -311,31 +541,22 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     heading,
     // The reference is data: first-strong isolate … pop directional isolate keep its bidi controls to itself.
     title: `${String(heading)} · \u2068${cc.referenceNumber}\u2069`,
-    hospital: { name: b.hospital.name, id: b.hospital.id, phone: str(b.hospital.phone), email: str(b.hospital.email) },
-    doctor: { name: b.doctor.name, licNumber: str(b.doctor.licNumber), hpId: str(b.doctor.hpId) },
-    patient: { name: str(p.name), age, sex, ageSex, abhaAddress: str(p.abhaAddress), abhaNumber: str(p.ABHANumber) },
-    visit: {
-      id: str(source.visitId),
-      date: str(source.visitDate),
-      dateText: source.visitDate === undefined ? null : say((m) => localDate(m, source.visitDate ?? '')),
-      followUp: str(source.followUp),
-    },
-    careContext: { referenceNumber: cc.referenceNumber, display: cc.display, hiType: cc.hiType, hiTypeText: say(hiTypeName) ?? cc.hiType },
-    diagnoses: (b.diagnosis ?? []).map((d, i) => ({ number: i + 1, name: d.diagnosisName, icdCode: str(d.icdCode), status: orAsGiven(say, str(d.status), localStatus) })),
-    medications: (b.medications ?? []).map((m, i) => {
-      const frequency = str(m.frequency);
-      return {
-        number: i + 1,
-        drugName: m.drugName,
-        dosage: orAsGiven(say, str(m.dosage), localDose),
-        frequency: frequency === null ? null : frequencyText(frequency, options.lang, second),
-        duration: orAsGiven(say, str(m.duration), localDuration),
-        instructions: orAsGiven(say, str(m.instructions), localTiming),
-      };
-    }),
-    labInvestigations: (b.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) })),
-    advice: str(b.advice),
+    hospital: { name: b.hospital.name, id: b.hospital.id, phone: str(b.hospital.phone), email: str(b.hospital.email), address: str(source.hospitalAddress) },
+    doctor: { name: b.doctor.name, licNumber: str(b.doctor.licNumber), hpId: str(b.doctor.hpId), qualification: str(d.qualification), specialty: str(d.specialty), council: str(d.council) },
+    patient,
+    visit: { id: str(source.visitId), date: str(visitDate), dateText, followUp: str(source.followUp) },
+    careContext: recordOf(cc),
+    records: records.map(recordOf),
+    diagnoses: diagnosesModel(records, say),
+    medications,
+    doseSlots: doseSlotsOf(speech),
+    hasDoseGrid: medications.some((m) => m.doseGrid !== null),
+    labInvestigations: records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) })),
+    advice: adviceOf(records),
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
+    page: pageOf(patient.name, dateText, labels),
+    caps: options.caps === true,
+    custom: options.custom ?? {},
   };
 }

@@ -16,10 +16,12 @@ import { TemplateError } from './errors.js';
 import { uniqueFileName } from './file-name.js';
 import { BUNDLED_PARTIAL_NAMES, BUNDLED_TEMPLATE_NAMES, PARTIAL_SPECS, TEMPLATE_SPECS } from './generated/templates.js';
 import { createCompilerEnv, createRuntimeEnv, type HandlebarsCompilerEnv, type HandlebarsEnv, type TemplateFn } from './handlebars.js';
+import { cssContent } from './css-content.js';
 import { resolveInput, type RenderContext, type RenderInputKind } from './input.js';
 import { hyphenateHtml } from './hyphenate.js';
 import { LANGUAGES, isLanguage, type Language } from './messages/index.js';
-import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type PageSize } from './model.js';
+import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type CustomData, type PageSize, type PrintPatient } from './model.js';
+import { VISIT_SUMMARY_HI_TYPE, checkCustom, gatherVisit, missingValueWarnings } from './visit.js';
 import { qrCodeSvg } from './qr.js';
 import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from './template-rules.js';
 
@@ -67,18 +69,36 @@ export interface RenderOptions {
   readonly lint?: LintOptions | false;
   /** Patient and visit details for a link request or care-context input. */
   readonly context?: RenderContext;
+  /**
+   * The patient, for a link request or a care context, which carry no name
+   * (the same as `context.patient`, which it overrides). Without a name the
+   * page prints a blank line to write it on, and a warning says so.
+   */
+  readonly patient?: PrintPatient;
+  /** Drug names (brand and generic) in capital letters, as the Indian Medical Council recommends. Default false. */
+  readonly caps?: boolean;
+  /**
+   * Anything a template wants (letterhead lines, clinic timings…), passed to
+   * it as `custom`: a JSON object (plain objects, arrays, strings, numbers,
+   * booleans, null) of at most 64 KiB and 8 levels. The bundled letterhead
+   * prints `custom.letterheadLines` (strings) and `custom.timings`.
+   * Anything else is a TypeError.
+   */
+  readonly custom?: CustomData;
 }
 
 /**
- * One rendered document.
+ * One rendered document: one per care context, or one per visit with the
+ * `visit-summary` template (which gathers every care context of the visit).
  *
  * @example
  * const [doc] = renderDocuments(input)
  * writeFileSync(`${doc.fileName}.html`, doc.html) // OPD-2026-0042-Prescription.html
  */
 export interface RenderedDocument {
-  /** The care context's referenceNumber. */
+  /** The care context's referenceNumber; for a visit summary, the visit id (else the first care context's reference). */
   readonly referenceNumber: string;
+  /** The care context's hiType; `VisitSummary` for a visit summary (not an ABDM hiType). */
   readonly hiType: string;
   /** A safe file name (no extension) derived from the referenceNumber, unique within one render call. */
   readonly fileName: string;
@@ -168,6 +188,8 @@ function setUpHelpers(env: HandlebarsEnv): void {
     const svg = qrCodeSvg(url);
     return svg === undefined ? '' : new env.SafeString(svg);
   });
+  // Text for a CSS content property (page margins): every character escaped, so data cannot leave the string.
+  env.registerHelper('cssContent', (text: unknown) => new env.SafeString(cssContent(typeof text === 'string' ? text : '')));
 }
 
 /** A template error at render time, without data: field names and lines only. */
@@ -194,11 +216,24 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
     const [lang = 'en', secondLang] = languages;
     const pageSize = options.pageSize ?? 'A4';
     if (!(PAGE_SIZES as readonly string[]).includes(pageSize)) throw new RangeError(`unknown page size "${String(pageSize)}"; use ${PAGE_SIZES.join(' or ')}`);
-    const resolved = resolveInput(input, { ...(options.lint === undefined ? {} : { lint: options.lint }), ...(options.context === undefined ? {} : { context: options.context }) });
+    const custom = options.custom === undefined ? undefined : checkCustom(options.custom);
+    const context: RenderContext | undefined = options.patient === undefined ? options.context : { ...options.context, patient: options.patient };
+    const resolved = resolveInput(input, { ...(options.lint === undefined ? {} : { lint: options.lint }), ...(context === undefined ? {} : { context }) });
     if (!resolved.success) return resolved;
     const used = new Set<string>();
-    const documents = resolved.sources.map((source): RenderedDocument => {
-      const model = buildDocumentModel(source, { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true });
+    // The visit summary is one document per visit; the other templates, one per care context.
+    const sources = template === 'visit-summary' ? [gatherVisit(resolved.sources)] : resolved.sources;
+    const modelOptions = { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true, caps: options.caps === true, ...(custom === undefined ? {} : { custom }) };
+    const warnings = [...resolved.warnings, ...missingValueWarnings(resolved.kind, sources)];
+    if ((options.patient !== undefined || options.context !== undefined) && resolved.kind === 'clinical-input')
+      warnings.push({
+        path: '/patient',
+        code: 'patient-option-ignored',
+        message: 'a clinical input carries its own patient and visit: the patient (or context) option is not used',
+        severity: 'warning',
+      });
+    const documents = sources.map((source): RenderedDocument => {
+      const model = buildDocumentModel(source, modelOptions);
       let html: string;
       try {
         html = fn(model);
@@ -210,9 +245,10 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
       // The renderer's policy, whatever the template wrote (see csp.ts).
       html = withContentSecurityPolicy(html);
       const cc = source.careContext;
-      return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(cc.referenceNumber, used), template, lang, languages, pageSize, html };
+      const stem = cc.hiType === VISIT_SUMMARY_HI_TYPE ? `${cc.referenceNumber}-${VISIT_SUMMARY_HI_TYPE}` : cc.referenceNumber;
+      return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(stem, used), template, lang, languages, pageSize, html };
     });
-    return { success: true, kind: resolved.kind, documents, warnings: resolved.warnings };
+    return { success: true, kind: resolved.kind, documents, warnings };
   };
   return {
     templates: names,

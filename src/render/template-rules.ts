@@ -10,9 +10,9 @@ import { TemplateError } from './errors.js';
  * The helpers a template may call besides handlebars' `if`, `unless`, `each` and `with`.
  *
  * @example
- * HELPER_NAMES //=> ['qrCode'], used as {{qrCode document.link}}
+ * HELPER_NAMES //=> ['qrCode', 'cssContent'], used as {{qrCode document.link}} and, in a style sheet, content: {{cssContent page.identity}}
  */
-export const HELPER_NAMES = ['qrCode'] as const;
+export const HELPER_NAMES = ['qrCode', 'cssContent'] as const;
 
 /**
  * Compile options of every template: strict (a missing field is an error,
@@ -26,7 +26,7 @@ export const HELPER_NAMES = ['qrCode'] as const;
 export const COMPILE_OPTIONS = {
   strict: true,
   knownHelpersOnly: true,
-  knownHelpers: { qrCode: true, log: false, lookup: false },
+  knownHelpers: { qrCode: true, cssContent: true, log: false, lookup: false },
 } as const;
 
 /**

@@ -133,6 +133,9 @@ export type ResourceName =
   | 'frequency-input'
   | 'medication-input'
   | 'patient-input'
+  | 'hospital-input'
+  | 'doctor-input'
+  | 'vitals-input'
   | 'visit-input'
   | 'bundle-data-input'
   | 'care-context-input'
@@ -1004,7 +1007,7 @@ const CONTENT_FIELDS: Record<string, FieldDef> = {
   hiType: str(64, { minLength: 1, examples: ['Prescription', 'OPConsultation', 'DiagnosticReport'], description: 'ABDM hiType code. Default: derived from the content (see buildCareContext).' }),
   referenceNumber: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Care-context reference. Default: derived from the visit id and hiType.' }),
   display: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Patient-readable label. Default: hiType, date and hospital.' }),
-  doctor: { ...ref('doctor'), description: 'The doctor of this care context, when not the visit doctor.' },
+  doctor: { ...ref('doctor-input'), description: 'The doctor of this care context, when not the visit doctor.' },
   documentUrl: str(BOUNDS.url, { format: 'uri' }),
   diagnosis: arr(ref('diagnosis'), BOUNDS.listItems),
   medications: arr(ref('medication-input'), BOUNDS.listItems),
@@ -1193,6 +1196,59 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
         description: 'Free text such as "5 days", or a number and a unit.',
       },
       instructions: str(BOUNDS.text, { examples: ['after food'] }),
+      genericName: str(BOUNDS.name, { minLength: 1, examples: ['Metformin'], description: 'The generic (non-proprietary) name, printed with the brand (drugName). For printed documents only.' }),
+      strength: str(64, { minLength: 1, examples: ['500 mg'], description: 'Strength per unit. For printed documents only.' }),
+      form: str(64, { minLength: 1, examples: ['tablet', 'syrup'], description: 'Dosage form. For printed documents only.' }),
+      route: str(64, { minLength: 1, examples: ['oral', 'topical'], description: 'Route of administration. For printed documents only.' }),
+    },
+  },
+  {
+    name: 'hospital-input',
+    typeName: 'HospitalInput',
+    title: 'Hospital input',
+    section: '4.12',
+    description: 'The facility: the fields of bundleData.hospital, and its address for printed documents (not sent).',
+    closed: true,
+    required: ['name', 'id'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1 }),
+      id: str(BOUNDS.id, { minLength: 1, description: 'Facility id (the HFR id for ABDM).' }),
+      phone: str(BOUNDS.phone),
+      email: str(BOUNDS.email, { format: 'email' }),
+      address: str(BOUNDS.text, { minLength: 1, examples: ['12 MG Road, Bengaluru 560001'], description: 'Postal address, printed on the letterhead. For printed documents only.' }),
+    },
+  },
+  {
+    name: 'doctor-input',
+    typeName: 'DoctorInput',
+    title: 'Doctor input',
+    section: '4.12',
+    description: 'The doctor: the fields of bundleData.doctor, and the registration particulars printed on the letterhead (not sent).',
+    closed: true,
+    required: ['name'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1 }),
+      licNumber: str(BOUNDS.id, { description: 'Medical registration (licence) number.' }),
+      hpId: str(BOUNDS.id, { description: 'Healthcare Professionals Registry (HPR) id.' }),
+      qualification: str(BOUNDS.name, { minLength: 1, examples: ['MBBS, MD (General Medicine)'], description: 'Qualifications. For printed documents only.' }),
+      specialty: str(BOUNDS.name, { minLength: 1, examples: ['Consultant Physician'], description: 'Specialty. For printed documents only.' }),
+      council: str(BOUNDS.name, { minLength: 1, examples: ['Karnataka Medical Council'], description: 'The medical council that registered licNumber. For printed documents only.' }),
+    },
+  },
+  {
+    name: 'vitals-input',
+    typeName: 'VitalsInput',
+    title: 'Vitals input',
+    section: '4.12',
+    description: 'Vital signs taken at the visit, printed in the patient header. For printed documents only.',
+    closed: true,
+    required: [],
+    properties: {
+      bloodPressure: str(16, { minLength: 3, examples: ['120/80'], description: 'Systolic/diastolic in mmHg.' }),
+      pulse: { type: 'number', exclusiveMinimum: 0, maximum: 400, description: 'Beats per minute.' },
+      temperature: { type: 'number', exclusiveMinimum: 0, maximum: 115, description: 'Body temperature: degrees Celsius up to 50, degrees Fahrenheit above.' },
+      spo2: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'Oxygen saturation in %.' },
+      respiratoryRate: { type: 'number', exclusiveMinimum: 0, maximum: 200, description: 'Breaths per minute.' },
     },
   },
   {
@@ -1210,6 +1266,11 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
       gender: str(16, { examples: ['M', 'F', 'O'] }),
       birthDate: str(10, { format: 'date' }),
       age: int({ minimum: 0, maximum: 150, description: 'Age in years, when the birth date is not known.' }),
+      mobile: { ...MOBILE, description: 'Mobile number, exactly 10 digits. For printed documents only.' } as FieldDef,
+      address: str(BOUNDS.text, { minLength: 1, description: 'Postal address. For printed documents only.' }),
+      weight: { type: 'number', exclusiveMinimum: 0, maximum: 500, description: 'Weight in kg. For printed documents only.' },
+      height: { type: 'number', exclusiveMinimum: 0, maximum: 300, description: 'Height in cm. For printed documents only.' },
+      vitals: ref('vitals-input'),
     },
   },
   {
@@ -1281,8 +1342,8 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
     required: ['hospital', 'doctor', 'patient', 'visit'],
     properties: {
       hipId: str(BOUNDS.id, { minLength: 1, description: 'Health-information-provider id. Default: hospital.id.' }),
-      hospital: ref('hospital'),
-      doctor: ref('doctor'),
+      hospital: ref('hospital-input'),
+      doctor: ref('doctor-input'),
       patient: ref('patient-input'),
       visit: ref('visit-input'),
       ...CONTENT_FIELDS,

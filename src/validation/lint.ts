@@ -498,6 +498,21 @@ const RULE_DEFINITIONS = [
       for (const c of careContentsOf(input)) if (c.content.invoice !== undefined) for (const f of totalFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
     },
   },
+  {
+    code: 'medication-without-generic-name',
+    severity: 'warning',
+    description:
+      'A medication of a clinical input has no genericName: the Indian Medical Council regulations recommend prescribing by generic name, legibly (a recommendation, so a warning). Checked by lintClinicalInput, which build runs.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      const lists = input.careContexts === undefined ? [{ meds: input.medications, at: [] as string[] }] : input.careContexts.map((c, i) => ({ meds: c.medications, at: ['careContexts', String(i)] }));
+      for (const { meds, at } of lists)
+        (meds ?? []).forEach((m, i) => {
+          if (m.genericName === undefined || m.genericName.trim() === '')
+            run.report('this medication has no genericName; give the generic name (printed with the brand)', ...at, 'medications', String(i));
+        });
+    },
+  },
 ] as const satisfies readonly RuleDefinition[];
 
 /** The code of a lint rule, e.g. `'icd10-not-who'`. */

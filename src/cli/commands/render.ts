@@ -2,8 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isPdfUnavailableError, isTemplateError } from '../../render/errors.js';
 import { LANGUAGES, MESSAGES, isLanguage, type Language } from '../../render/messages/index.js';
-import { PAGE_SIZES, type PageSize } from '../../render/model.js';
+import { PAGE_SIZES, type CustomData, type PageSize, type PrintPatient } from '../../render/model.js';
 import { createPdfPrinter } from '../../render/pdf.js';
+import { checkCustom } from '../../render/visit.js';
+import { validate } from '../../validation/validate.js';
 import { TEMPLATE_NAMES, createRenderer, readTemplateDirectory, type RenderedDocument, type Renderer } from '../../render/render.js';
 import { isTemplateName } from '../../render/template-rules.js';
 import { plural } from '../../util.js';
@@ -31,6 +33,40 @@ export interface RenderArgs {
   /** Chromium executable for --pdf: --chromium, else ABHA_LINK_CHROMIUM, else the usual places. */
   chromium: string | undefined;
   now: Date;
+  /** Drug names in capitals. */
+  caps?: boolean;
+  /** A JSON file with the patient (for a link request, which carries no name). */
+  patientFile?: string | undefined;
+  /** A JSON file with an object passed to templates as `custom`. */
+  customFile?: string | undefined;
+}
+
+/** The --patient file: a patient as a clinical input gives it (abhaAddress optional), or undefined after printing its issues. */
+async function readPatient(file: string): Promise<PrintPatient | undefined> {
+  const input = await readJsonInput(file, { regularOnly: true });
+  if (input === undefined) throw new UsageError(`${file}: --patient must be a JSON file`);
+  if (input.value === null || typeof input.value !== 'object' || Array.isArray(input.value))
+    throw new UsageError(`${input.name}: --patient must hold a JSON object (name, gender, birthDate or age, ...)`);
+  // The schema asks for abhaAddress, which a link request already has: a placeholder stands in when the file has none.
+  const value = input.value as Record<string, unknown>;
+  const r = validate('patient-input', { abhaAddress: 'placeholder@sbx', ...value });
+  if (!r.success) {
+    cliIo().stderr.write(`${issueLines(r.issues, input.name, input.lineOf)}${input.name}: cannot use the patient: ${plural(r.issues.length, 'error')}\n`);
+    return undefined;
+  }
+  return value as PrintPatient;
+}
+
+/** The --custom file: a JSON object of at most 64 KiB. */
+async function readCustom(file: string): Promise<CustomData> {
+  const input = await readJsonInput(file, { regularOnly: true });
+  if (input === undefined) throw new UsageError(`${file}: --custom must be a JSON file`);
+  try {
+    return checkCustom(input.value);
+  } catch (e) {
+    if (e instanceof TypeError) throw new UsageError(`${input.name}: --custom: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Loads the renderer: the bundled templates, or a .hbs file with the partials/ beside it. Returns the renderer and the template name to use. */
@@ -98,12 +134,23 @@ export async function runRender(args: RenderArgs): Promise<number> {
     if (isTemplateError(e)) throw new UsageError(e.message);
     throw e;
   }
+  const custom = args.customFile === undefined ? undefined : await readCustom(args.customFile);
+  const patient = args.patientFile === undefined ? undefined : await readPatient(args.patientFile);
+  if (args.patientFile !== undefined && patient === undefined) return EXIT.invalid;
   const input = await readJsonInput(args.file);
   if (input === undefined) return EXIT.usage;
   const { name, lineOf } = input;
   let r;
   try {
-    r = loaded.renderer.safeRender(input.value, { template: loaded.name, lang: args.lang, pageSize: args.pageSize, lint: { now: args.now } });
+    r = loaded.renderer.safeRender(input.value, {
+      template: loaded.name,
+      lang: args.lang,
+      pageSize: args.pageSize,
+      lint: { now: args.now },
+      caps: args.caps === true,
+      ...(custom === undefined ? {} : { custom }),
+      ...(patient === undefined ? {} : { patient }),
+    });
   } catch (e) {
     if (isTemplateError(e)) throw new UsageError(e.message);
     throw e;
@@ -157,8 +204,10 @@ function parseLanguages(value: string): Language[] {
 }
 
 export const command = defineCommand({
-  usage: 'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
-  help: `Renders printable documents, one per care context: standalone HTML (inline
+  usage:
+    'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+  help: `Renders printable documents, one per care context (the visit summary: one
+per visit, gathering every care context): standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
 PDF with --pdf. The input is a clinical input (see examples/*.input.json) or
 a link request (the 4.12 body); it is validated and linted first, and every
@@ -180,6 +229,14 @@ Options:
                         both (data once). Drug names and free text are printed
                         as given
   --size A4|A5          page size (default A4)
+  --caps                drug names (brand and generic) in capital letters
+  --patient FILE        the patient (JSON: name, gender, birthDate or age,
+                        ...) for a link request, which carries no name;
+                        without it the page has a blank line for the name
+                        and a warning says so
+  --custom FILE         a JSON object (at most 64 KiB) passed to templates as
+                        custom; the bundled letterhead prints
+                        custom.letterheadLines and custom.timings
   --out DIR             write one file per document into DIR, named after the
                         care-context reference (REF.html or REF.pdf), and list
                         the files on stdout; needed when there are several.
@@ -207,6 +264,9 @@ Options:
     pdf: { type: 'boolean' },
     force: { type: 'boolean' },
     chromium: { type: 'string' },
+    caps: { type: 'boolean' },
+    patient: { type: 'string' },
+    custom: { type: 'string' },
   },
   run({ values, positionals }) {
     if (positionals.length > 1) throw fileCountError('render', 1, positionals.length);
@@ -227,6 +287,9 @@ Options:
       force: values.force,
       chromium,
       now: cliIo().now(),
+      caps: values.caps,
+      patientFile: values.patient,
+      customFile: values.custom,
     });
   },
 });
