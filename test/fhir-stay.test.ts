@@ -179,7 +179,10 @@ describe('DischargeSummaryRecord', () => {
   });
 
   it('leaves an inpatient stay out of another record with a warning at its path', () => {
-    const r = toFhirBundles({ ...base, careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'Paracetamol 650 mg', dosage: '1 tablet', frequency: 'SOS' }], inpatientStay: stay }] });
+    const r = toFhirBundles({
+      ...base,
+      careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'Paracetamol 650 mg', genericName: 'Paracetamol', dosage: '1 tablet', frequency: 'SOS' }], inpatientStay: stay }],
+    });
     // Lint says it when the input is built; the FHIR layer says it again for the document it leaves it out of.
     expect(codes(r)).toEqual([
       ['/careContexts/0/inpatientStay', 'clinical-content-outside-hi-type', 'warning'],
@@ -188,7 +191,10 @@ describe('DischargeSummaryRecord', () => {
     expect(
       codes(
         toFhirBundles(
-          { ...base, careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'Paracetamol 650 mg', dosage: '1 tablet', frequency: 'SOS' }], inpatientStay: stay }] },
+          {
+            ...base,
+            careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'Paracetamol 650 mg', genericName: 'Paracetamol', dosage: '1 tablet', frequency: 'SOS' }], inpatientStay: stay }],
+          },
           { lint: false },
         ),
       ),
@@ -247,7 +253,7 @@ describe('ImmunizationRecord', () => {
       hiType: 'ImmunizationRecord',
       immunizations: [{ vaccine: 'BCG', date: '2026-11-18' }],
       diagnosis: [{ diagnosisName: 'Fever' }],
-      medications: [{ drugName: 'Paracetamol', dosage: '2.5 ml', frequency: 'SOS' }],
+      medications: [{ drugName: 'Paracetamol', genericName: 'Paracetamol', dosage: '2.5 ml', frequency: 'SOS' }],
       advice: 'Cold compress',
     });
     expect(codes(r)).toEqual([

@@ -32,7 +32,7 @@ describe('defaultHiType with observations and an invoice', () => {
   });
 
   it('falls back to OPConsultation when observations come with medications, and says the observations stay out of FHIR', () => {
-    const input = { ...wellness(), medications: [{ drugName: 'Amlodipine 5 mg', dosage: '1 tablet', frequency: 'OD' }] };
+    const input = { ...wellness(), medications: [{ drugName: 'Amlodipine 5 mg', genericName: 'Amlodipine', dosage: '1 tablet', frequency: 'OD' }] };
     expect(defaultHiType(input)).toBe('OPConsultation');
     expect(found(input)).toEqual([['/observations', 'observations-outside-wellness-record']]);
   });
@@ -44,7 +44,10 @@ describe('defaultHiType with observations and an invoice', () => {
 
 describe('lint of observations and invoices (hiType vs content)', () => {
   it('warns about an invoice on a care context of another hiType, at its path', () => {
-    const input: ClinicalInput = { ...invoiced(), careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'X', dosage: '1', frequency: 'OD' }], invoice: invoiced().invoice! }] };
+    const input: ClinicalInput = {
+      ...invoiced(),
+      careContexts: [{ hiType: 'Prescription', medications: [{ drugName: 'X', genericName: 'X', dosage: '1', frequency: 'OD' }], invoice: invoiced().invoice! }],
+    };
     delete (input as { invoice?: unknown }).invoice;
     expect(found(input)).toEqual([['/careContexts/0/invoice', 'invoice-outside-invoice-record']]);
   });
