@@ -63,6 +63,9 @@ export function resolveInput(input: unknown, options: { readonly lint?: LintOpti
   const r = resolveCareContexts(input, options);
   if (!r.success) return r;
   const { patient, visitId, visitDate, followUp } = r.visit;
-  const sources = r.careContexts.map((careContext): DocumentSource => ({ careContext, patient, visitId, visitDate, followUp }));
+  const many = r.contents !== undefined && (input as ClinicalInput).careContexts !== undefined;
+  const sources = r.careContexts.map(
+    (careContext, i): DocumentSource => ({ careContext, patient, visitId, visitDate, followUp, content: r.contents?.[i], contentPath: many ? `/careContexts/${i}` : '' }),
+  );
   return { success: true, kind: r.kind, warnings: r.warnings, sources };
 }

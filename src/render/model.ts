@@ -4,12 +4,13 @@
  * caller's objects or their prototypes. Every field is always present
  * (`null` when unknown), because templates run in strict mode.
  */
-import type { CareContext } from '../generated/types.js';
+import type { CareContext, CareContextInput } from '../generated/types.js';
 import type { PatientDetails } from '../resolve.js';
 import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import type { Labels } from './labels.js';
 import { frequencyWords, localAge, localDate, localDose, localDuration, localSex, localStatus, localTiming } from './localize.js';
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
+import { buildRecordsModel, type RecordsModel } from './records-model.js';
 import { bilingual, type PrintedText } from './text.js';
 
 /**
@@ -48,6 +49,10 @@ export interface DocumentSource {
   readonly visitId: string | undefined;
   readonly visitDate: string | undefined;
   readonly followUp: string | undefined;
+  /** A clinical input's content of this care context as given (inpatient stay, immunisations…); absent for other inputs. */
+  readonly content?: CareContextInput | undefined;
+  /** The JSON Pointer of that content in the input (`''` or `/careContexts/1`). */
+  readonly contentPath?: string | undefined;
 }
 
 /**
@@ -123,6 +128,8 @@ export interface DocumentModel {
   };
   /** Whether to print a QR code of `document.link`. */
   readonly showQrCode: boolean;
+  /** What the record templates print: inpatient stay, immunisations, observations, invoice (see RecordsModel). */
+  readonly records: RecordsModel;
 }
 
 const str = (v: unknown): string | null => {
@@ -229,6 +236,10 @@ const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   prescription: 'prescription',
   'lab-order': 'labOrder',
   'visit-summary': 'visitSummary',
+  'discharge-summary': 'dischargeSummary',
+  'immunisation-certificate': 'immunisationCertificate',
+  wellness: 'wellnessRecord',
+  invoice: 'invoice',
 } satisfies Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], keyof Labels>;
 
 /**
@@ -337,5 +348,6 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     advice: str(b.advice),
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
+    records: buildRecordsModel(source.content, options.lang, second),
   };
 }

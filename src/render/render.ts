@@ -21,6 +21,7 @@ import { hyphenateHtml } from './hyphenate.js';
 import { LANGUAGES, isLanguage, type Language } from './messages/index.js';
 import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type PageSize } from './model.js';
 import { qrCodeSvg } from './qr.js';
+import { recordTemplateFor, recordWarnings } from './records-model.js';
 import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from './template-rules.js';
 
 /**
@@ -46,7 +47,11 @@ export const PARTIAL_NAMES: readonly string[] = BUNDLED_PARTIAL_NAMES;
  * const options: RenderOptions = { template: 'lab-order', lang: 'hi', pageSize: 'A5', lint: { now: new Date() } }
  */
 export interface RenderOptions {
-  /** Template name: `prescription` (default), `lab-order`, `visit-summary`, or a user template's name. */
+  /**
+   * Template name: `prescription`, `lab-order`, `visit-summary`, `discharge-summary`, `immunisation-certificate`,
+   * `wellness`, `invoice`, or a user template's name. Default: the record template of the care context's hiType
+   * (DischargeSummary, ImmunizationRecord, WellnessRecord, Invoice), else `prescription`.
+   */
   readonly template?: string;
   /**
    * The document's language (default `en`; see LANGUAGES), or two for a bilingual document (`['en', 'hi']`: each label
@@ -187,9 +192,7 @@ function runtimeError(template: string, e: unknown): TemplateError {
 function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: readonly string[]): Renderer {
   const names = [...templates.keys()].sort();
   const safeRender = (input: unknown, options: RenderOptions = {}): RenderResult => {
-    const template = options.template ?? 'prescription';
-    const fn = templates.get(template);
-    if (fn === undefined) throw new RangeError(`unknown template "${template}"; the templates are ${names.join(', ')}`);
+    if (options.template !== undefined && !templates.has(options.template)) throw new RangeError(`unknown template "${options.template}"; the templates are ${names.join(', ')}`);
     const languages = documentLanguages(options.lang);
     const [lang = 'en', secondLang] = languages;
     const pageSize = options.pageSize ?? 'A4';
@@ -197,7 +200,12 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
     const resolved = resolveInput(input, { ...(options.lint === undefined ? {} : { lint: options.lint }), ...(options.context === undefined ? {} : { context: options.context }) });
     if (!resolved.success) return resolved;
     const used = new Set<string>();
+    const warnings = [...resolved.warnings];
     const documents = resolved.sources.map((source): RenderedDocument => {
+      // Without a template named, a discharge summary, immunisation record, wellness record or invoice prints on its own template.
+      const template = options.template ?? recordTemplateFor(source.careContext.hiType) ?? 'prescription';
+      const fn = templates.get(template) as TemplateFn;
+      warnings.push(...recordWarnings(template, source.content, source.contentPath ?? ''));
       const model = buildDocumentModel(source, { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true });
       let html: string;
       try {
@@ -212,7 +220,7 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
       const cc = source.careContext;
       return { referenceNumber: cc.referenceNumber, hiType: cc.hiType, fileName: uniqueFileName(cc.referenceNumber, used), template, lang, languages, pageSize, html };
     });
-    return { success: true, kind: resolved.kind, documents, warnings: resolved.warnings };
+    return { success: true, kind: resolved.kind, documents, warnings };
   };
   return {
     templates: names,
