@@ -64,8 +64,14 @@ export function resolveInput(input: unknown, options: { readonly lint?: LintOpti
   if (!r.success) return r;
   const { patient, visitId, visitDate, followUp } = r.visit;
   const many = r.contents !== undefined && (input as ClinicalInput).careContexts !== undefined;
-  const sources = r.careContexts.map(
-    (careContext, i): DocumentSource => ({ careContext, patient, visitId, visitDate, followUp, content: r.contents?.[i], contentPath: many ? `/careContexts/${i}` : '' }),
-  );
+  const sources = r.careContexts.map((careContext, i): DocumentSource => ({
+    careContext,
+    patient,
+    visitId,
+    visitDate,
+    followUp,
+    content: r.contents?.[i],
+    contentPath: many ? `/careContexts/${i}` : '',
+  }));
   return { success: true, kind: r.kind, warnings: r.warnings, sources };
 }

@@ -263,10 +263,7 @@ function invoiceModel(inv: InvoiceInput | undefined, m: Messages, say: Say): Rec
     hasDiscount: lines.some((l) => l.discount !== null),
     hasTax: lines.some((l) => l.tax !== null),
     total: money(inv.total),
-    payment:
-      p === undefined
-        ? null
-        : { method: p.method, amountPaid: money(p.amountPaid), date: paymentDate === null ? null : say((c) => whenText(c, paymentDate)), reference: text(p.reference) },
+    payment: p === undefined ? null : { method: p.method, amountPaid: money(p.amountPaid), date: paymentDate === null ? null : say((c) => whenText(c, paymentDate)), reference: text(p.reference) },
     balanceDue: due > 0 ? money(due) : null,
   };
 }
