@@ -204,3 +204,64 @@ describe('bilingual record pages', () => {
     expect(text).toMatch(/18 Dec 2026\s+18 दिसंबर 2026/);
   });
 });
+
+describe('hostile data in the record content', () => {
+  const FREE_TEXT = new Set([
+    'vaccine',
+    'lotNumber',
+    'manufacturer',
+    'site',
+    'route',
+    'item',
+    'method',
+    'reference',
+    'number',
+    'reasonForAdmission',
+    'chiefComplaints',
+    'presentIllness',
+    'pastHistory',
+    'allergies',
+    'name',
+    'notes',
+    'testName',
+    'referenceRange',
+    'interpretation',
+    'courseInHospital',
+    'conditionAtDischarge',
+    'smoking',
+    'alcohol',
+    'diet',
+    'physicalActivity',
+  ]);
+  const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>{{constructor}}';
+  /** The content with the hostile text (tagged #Rn) in every free-text field of the record parts; the planted values. */
+  function plant(ci: ClinicalInput, s: string): { input: ClinicalInput; planted: string[] } {
+    const planted: string[] = [];
+    const walk = (v: unknown, key: string): unknown => {
+      if (typeof v === 'string' && FREE_TEXT.has(key)) {
+        const value = `${s}#R${planted.length}`;
+        planted.push(value);
+        return value;
+      }
+      if (Array.isArray(v)) return v.map((x) => walk(x, key));
+      if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+      return v;
+    };
+    const out = { ...ci } as Record<string, unknown>;
+    for (const k of ['inpatientStay', 'immunizations', 'observations', 'invoice']) if (out[k] !== undefined) out[k] = walk(out[k], k);
+    return { input: out as unknown as ClinicalInput, planted };
+  }
+  const tags = (html: string): string[] => [...html.matchAll(/<(\/?[a-z][a-z0-9]*)/gi)].map((m) => m[1] ?? '');
+
+  it.each(RECORDS.map(([t, e]) => [t, e] as const))('the %s template escapes every value and prints each one', (template, example) => {
+    const ci = input(example);
+    const benign = plant(ci, 'benign');
+    const hostile = plant(ci, HOSTILE);
+    expect(hostile.planted.length).toBeGreaterThan(3);
+    const html = renderDocuments(hostile.input, { template, lint: false })[0]?.html ?? '';
+    expect(tags(html)).toEqual(tags(renderDocuments(benign.input, { template, lint: false })[0]?.html ?? ''));
+    expect(html).not.toMatch(/<script|<img|\son[a-z]+=/i);
+    const text = textOf(html);
+    for (const p of hostile.planted) expect(text).toContain(p);
+  });
+});

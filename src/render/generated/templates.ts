@@ -68,7 +68,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <ul class=\"rec-list\">\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":4},"end":{"line":29,"column":219}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":4},"end":{"line":29,"column":232}}})) != null ? stack1 : "")
     + "\n  </ul>\n";
 },"6":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -78,19 +78,19 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "<li><bdi class=\"dx-name\">"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":29,"column":50},"end":{"line":29,"column":54}} ), depth0))
-    + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":62},"end":{"line":29,"column":132}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":132},"end":{"line":29,"column":205}}})) != null ? stack1 : "")
+  return "<li><span class=\"dx-name\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":29,"column":56},"end":{"line":29,"column":60}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":75},"end":{"line":29,"column":145}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":145},"end":{"line":29,"column":218}}})) != null ? stack1 : "")
     + "</li>";
 },"7":function(container,depth0,helpers,partials,data) {
     return " <span class=\"icd\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":29,"column":103},"end":{"line":29,"column":110}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":29,"column":116},"end":{"line":29,"column":123}} ), depth0))
     + "</bdi></span>";
 },"8":function(container,depth0,helpers,partials,data) {
     return " <span class=\"status\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":29,"column":176},"end":{"line":29,"column":182}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":29,"column":189},"end":{"line":29,"column":195}} ), depth0))
     + "</bdi>)</span>";
 },"9":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
