@@ -1050,22 +1050,16 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "wellness": {"0":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "  <table class=\"rec-table vitals-table\">\n    <thead><tr><th>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "measurement", {"start":{"line":18,"column":21},"end":{"line":18,"column":39}} ), depth0))
-    + "</th><th>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "reading", {"start":{"line":18,"column":52},"end":{"line":18,"column":66}} ), depth0))
-    + "</th><th class=\"when\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "visitDate", {"start":{"line":18,"column":92},"end":{"line":18,"column":108}} ), depth0))
-    + "</th></tr></thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":20,"column":6},"end":{"line":22,"column":15}}})) != null ? stack1 : "")
-    + "    </tbody>\n  </table>\n";
+  return "  <dl class=\"rec-facts vitals-grid\">\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":20,"column":13}}})) != null ? stack1 : "")
+    + "  </dl>\n";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1074,17 +1068,17 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "      <tr><td class=\"strong\">"
-    + alias3(alias2(alias1(depth0, "label", {"start":{"line":21,"column":31},"end":{"line":21,"column":36}} ), depth0))
-    + "</td><td class=\"reading\"><bdi>"
-    + alias3(alias2(alias1(depth0, "value", {"start":{"line":21,"column":70},"end":{"line":21,"column":75}} ), depth0))
-    + "</bdi></td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"at"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":21,"column":92},"end":{"line":21,"column":126}}})) != null ? stack1 : "")
-    + "</td></tr>\n";
+  return "    <div><dt>"
+    + alias3(alias2(alias1(depth0, "label", {"start":{"line":19,"column":15},"end":{"line":19,"column":20}} ), depth0))
+    + "</dt><dd class=\"reading\"><bdi>"
+    + alias3(alias2(alias1(depth0, "value", {"start":{"line":19,"column":54},"end":{"line":19,"column":59}} ), depth0))
+    + "</bdi></dd>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"at"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":72},"end":{"line":19,"column":132}}})) != null ? stack1 : "")
+    + "</div>\n";
 },"2":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "at", {"start":{"line":21,"column":109},"end":{"line":21,"column":111}} ), depth0))
-    + "</bdi>";
+    return "<dd class=\"rec-note\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "at", {"start":{"line":19,"column":110},"end":{"line":19,"column":112}} ), depth0))
+    + "</bdi></dd>";
 },"3":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1094,7 +1088,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noObservations", {"start":{"line":26,"column":21},"end":{"line":26,"column":42}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noObservations", {"start":{"line":23,"column":21},"end":{"line":23,"column":42}} ), depth0))
     + "</p>\n";
 },"4":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1105,17 +1099,17 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<section class=\"lifestyle\">\n  <h2>"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "lifestyle", {"start":{"line":31,"column":8},"end":{"line":31,"column":24}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "lifestyle", {"start":{"line":28,"column":8},"end":{"line":28,"column":24}} ), depth0))
     + "</h2>\n  <dl class=\"rec-facts\">\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":4},"end":{"line":33,"column":98}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":4},"end":{"line":30,"column":98}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
 },"5":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
 
   return "<div><dt>"
-    + alias3(alias2(alias1(depth0, "label", {"start":{"line":33,"column":42},"end":{"line":33,"column":47}} ), depth0))
+    + alias3(alias2(alias1(depth0, "label", {"start":{"line":30,"column":42},"end":{"line":30,"column":47}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "value", {"start":{"line":33,"column":65},"end":{"line":33,"column":70}} ), depth0))
+    + alias3(alias2(alias1(depth0, "value", {"start":{"line":30,"column":65},"end":{"line":30,"column":70}} ), depth0))
     + "</bdi></dd></div>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1140,9 +1134,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"vitals\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vitals", {"start":{"line":15,"column":8},"end":{"line":15,"column":21}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":27,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":0},"end":{"line":36,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -1619,7 +1613,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "\n  </dl>\n</section>\n";
 },"useData":true},
   "records-styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
-    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\n.vitals-table th.when { width: 28%; }\n.vitals-table td.reading { font-weight: 700; font-size: 1.1em; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 9%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 15%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
+    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 12%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 14%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
 },"useData":true},
   "signature": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
