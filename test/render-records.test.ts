@@ -12,6 +12,7 @@ import type { ClinicalInput } from '../src/generated/types.js';
 import { en } from '../src/render/messages/en.js';
 import { LANGUAGES, MESSAGES, TEMPLATE_NAMES, renderDocuments, safeRenderDocuments, type Language } from '../src/render/index.js';
 import { textOf, unhyphenated } from './fixtures/render/html.js';
+import { runInProcess } from './support/run-cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const input = (name: string): ClinicalInput => JSON.parse(readFileSync(join(root, `examples/${name}.input.json`), 'utf8')) as ClinicalInput;
@@ -263,5 +264,19 @@ describe('hostile data in the record content', () => {
     expect(html).not.toMatch(/<script|<img|\son[a-z]+=/i);
     const text = textOf(html);
     for (const p of hostile.planted) expect(text).toContain(p);
+  });
+});
+
+describe('abha-link render', () => {
+  it('prints a record on its own template when no --template is given, and says on stderr what a link request lacks', async () => {
+    const cert = await runInProcess(['render', 'examples/immunization.input.json']);
+    expect(cert.code).toBe(0);
+    expect(cert.stdout).toContain('class="page-a4 template-immunisation-certificate"');
+    expect(cert.stderr).toBe('');
+    const req = await runInProcess(['render', '--template', 'invoice', 'examples/invoice.request.json']);
+    expect(req.code).toBe(0);
+    expect(req.stderr).toContain('a link request or a care context has none');
+    expect(req.stderr).toContain('(print-value-missing)');
+    expect(textOf(req.stdout)).toContain('No bill details recorded.');
   });
 });

@@ -319,7 +319,15 @@ const missing = (path: string, what: string, template: string): Issue => ({
  */
 export function recordWarnings(template: string, content: CareContextInput | undefined, at: string): Issue[] {
   if (!isRecordTemplate(template)) return [];
-  if (content === undefined) return [missing(at, 'the clinical content (a link request carries none; render the clinical input)', template)];
+  if (content === undefined)
+    return [
+      {
+        path: at,
+        code: 'print-value-missing',
+        message: `the ${template} template prints what only a clinical input carries; a link request or a care context has none, so the page says it is not recorded (render the clinical input)`,
+        severity: 'warning',
+      },
+    ];
   const out: Issue[] = [];
   switch (template) {
     case 'discharge-summary': {
