@@ -183,6 +183,27 @@ describe('the bill', () => {
   });
 });
 
+describe('content a record template does not print', () => {
+  it('is a warning naming the part, never lost silently', () => {
+    const ci = input('opd-prescription');
+    const r = safeRenderDocuments(ci, { template: 'wellness' });
+    expect(r.success).toBe(true);
+    if (!r.success) return;
+    const notPrinted = r.warnings.filter((w) => w.code === 'content-not-printed').map((w) => w.path);
+    expect(notPrinted).toEqual(['/diagnosis', '/medications'].concat((ci.labInvestigations ?? []).length > 0 ? ['/labInvestigations'] : []));
+    for (const w of r.warnings) for (const m of ci.medications ?? []) expect(w.message).not.toContain(m.drugName);
+  });
+
+  it('includes, in the discharge summary, the investigations ordered for after discharge', () => {
+    const ci = { ...input('discharge-summary'), labInvestigations: [{ testName: 'Histopathology report review', instructions: 'at the follow-up visit' }] };
+    const r = safeRenderDocuments(ci);
+    expect(r.success && r.warnings.filter((w) => w.code === 'content-not-printed')).toEqual([]);
+    const text = textOf(r.success ? (r.documents[0]?.html ?? '') : '');
+    expect(text).toContain('Histopathology report review');
+    expect(text).toContain('Test results');
+  });
+});
+
 describe('bilingual record pages', () => {
   it.each(RECORDS.map(([t, e]) => [t, e] as const))('the %s template prints labels and generated text in English and Hindi, the data once', (template, example) => {
     const ci = input(example);

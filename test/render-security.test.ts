@@ -111,7 +111,7 @@ function sentValue(req: LinkCareContextRequest, field: string): string | undefin
 
 /** What of the care context's bundle data each record template prints (besides letterhead, patient, visit and reference). */
 const RECORD_PRINTS: Readonly<Record<string, readonly string[]>> = {
-  'discharge-summary': ['diagnosis.', 'medications.', 'advice', 'visit.followUp'],
+  'discharge-summary': ['diagnosis.', 'medications.', 'labInvestigations.', 'advice', 'visit.followUp'],
   'immunisation-certificate': ['advice', 'visit.followUp'],
   wellness: ['advice', 'visit.followUp'],
   invoice: [],

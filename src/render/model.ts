@@ -51,7 +51,7 @@ export interface DocumentSource {
   readonly followUp: string | undefined;
   /** A clinical input's content of this care context as given (inpatient stay, immunisations…); absent for other inputs. */
   readonly content?: CareContextInput | undefined;
-  /** The JSON Pointer of that content in the input (`''` or `/careContexts/1`). */
+  /** The JSON Pointer of that content in the input (`''` or `/careContexts/1`; the bundleData of a link request or care context). */
   readonly contentPath?: string | undefined;
 }
 

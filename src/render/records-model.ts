@@ -6,7 +6,7 @@
  * and names and free text are printed as written.
  */
 import type { Issue } from '../errors.js';
-import type { CareContextInput, InvoiceInput, ObservationsInput } from '../generated/types.js';
+import type { BundleData, CareContextInput, InvoiceInput, ObservationsInput } from '../generated/types.js';
 import { localDate } from './localize.js';
 import { formatNumber } from './messages/format.js';
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
@@ -301,6 +301,28 @@ export function buildRecordsModel(content: CareContextInput | undefined, lang: L
   };
 }
 
+/** What of the care context's own content a record template leaves off the page: never lost silently. */
+function notPrinted(template: RecordTemplate, bundle: BundleData | undefined, at: string): Issue[] {
+  if (bundle === undefined) return [];
+  const parts = template === 'discharge-summary' ? [] : (['diagnosis', 'medications', 'labInvestigations'] as const);
+  const unprinted: Issue[] = parts
+    .filter((k) => (bundle[k] ?? []).length > 0)
+    .map((k) => ({
+      path: `${at}/${k}`,
+      code: 'content-not-printed',
+      message: `the ${template} template does not print ${k}; print them with the prescription or visit-summary template`,
+      severity: 'warning',
+    }));
+  if (template === 'invoice' && text(bundle.advice) !== null)
+    unprinted.push({
+      path: `${at}/advice`,
+      code: 'content-not-printed',
+      message: 'the invoice template does not print advice; print it with the prescription or visit-summary template',
+      severity: 'warning',
+    });
+  return unprinted;
+}
+
 const missing = (path: string, what: string, template: string): Issue => ({
   path,
   code: 'print-value-missing',
@@ -317,10 +339,12 @@ const missing = (path: string, what: string, template: string): Issue => ({
  * recordWarnings('immunisation-certificate', { immunizations: [{ vaccine: 'BCG', date: '2026-11-20' }] }, '')
  * //=> [{ path: '/immunizations/0/lotNumber', code: 'print-value-missing', ... }, { path: '/immunizations/0/doseNumber', ... }]
  */
-export function recordWarnings(template: string, content: CareContextInput | undefined, at: string): Issue[] {
+export function recordWarnings(template: string, content: CareContextInput | undefined, at: string, bundle?: BundleData): Issue[] {
   if (!isRecordTemplate(template)) return [];
+  const unprinted = notPrinted(template, bundle, at);
   if (content === undefined)
     return [
+      ...unprinted,
       {
         path: at,
         code: 'print-value-missing',
@@ -328,18 +352,18 @@ export function recordWarnings(template: string, content: CareContextInput | und
         severity: 'warning',
       },
     ];
-  const out: Issue[] = [];
+  const out: Issue[] = [...unprinted];
   switch (template) {
     case 'discharge-summary': {
       const s = content.inpatientStay;
-      if (s === undefined) return [missing(`${at}/inpatientStay`, 'the hospital stay (inpatientStay)', template)];
+      if (s === undefined) return [...out, missing(`${at}/inpatientStay`, 'the hospital stay (inpatientStay)', template)];
       if (s.dischargedAt === undefined) out.push(missing(`${at}/inpatientStay/dischargedAt`, 'the discharge date', template));
       if (text(s.conditionAtDischarge) === null) out.push(missing(`${at}/inpatientStay/conditionAtDischarge`, 'the condition at discharge', template));
       if ((content.diagnosis ?? []).length === 0) out.push(missing(`${at}/diagnosis`, 'the discharge diagnosis', template));
       break;
     }
     case 'immunisation-certificate':
-      if ((content.immunizations ?? []).length === 0) return [missing(`${at}/immunizations`, 'the vaccines given (immunizations)', template)];
+      if ((content.immunizations ?? []).length === 0) return [...out, missing(`${at}/immunizations`, 'the vaccines given (immunizations)', template)];
       (content.immunizations ?? []).forEach((d, i) => {
         if (text(d.lotNumber) === null) out.push(missing(`${at}/immunizations/${i}/lotNumber`, 'the batch (lot) number', template));
         if (d.doseNumber === undefined) out.push(missing(`${at}/immunizations/${i}/doseNumber`, 'the dose number', template));

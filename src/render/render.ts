@@ -205,7 +205,7 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
       // Without a template named, a discharge summary, immunisation record, wellness record or invoice prints on its own template.
       const template = options.template ?? recordTemplateFor(source.careContext.hiType) ?? 'prescription';
       const fn = templates.get(template) as TemplateFn;
-      warnings.push(...recordWarnings(template, source.content, source.contentPath ?? ''));
+      warnings.push(...recordWarnings(template, source.content, source.contentPath ?? '', source.careContext.bundleData));
       const model = buildDocumentModel(source, { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true });
       let html: string;
       try {

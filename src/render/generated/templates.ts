@@ -212,7 +212,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<section>\n  <h2>"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "labInvestigations", {"start":{"line":48,"column":8},"end":{"line":48,"column":35}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "testResults", {"start":{"line":48,"column":8},"end":{"line":48,"column":29}} ), depth0))
     + "</h2>\n  <table class=\"rec-table\">\n    <thead><tr><th>"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "test", {"start":{"line":50,"column":21},"end":{"line":50,"column":35}} ), depth0))
     + "</th><th>"
@@ -419,6 +419,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2>\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.program(35, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")

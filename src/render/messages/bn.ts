@@ -105,6 +105,7 @@ export const bn = {
     presentIllness: 'বর্তমান অসুখ',
     allergies: 'অ্যালার্জি',
     result: 'ফলাফল',
+    testResults: 'পরীক্ষার ফলাফল',
     referenceRange: 'স্বাভাবিক সীমা',
     dateGiven: 'টিকা দেওয়ার তারিখ',
     certifyVaccines: 'এই রোগীকে নিচের টিকাগুলি দেওয়া হয়েছে।',

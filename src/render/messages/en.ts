@@ -119,6 +119,7 @@ export const en = {
     presentIllness: 'Current illness',
     allergies: 'Allergies',
     result: 'Result',
+    testResults: 'Test results',
     referenceRange: 'Normal range',
     dateGiven: 'Date given',
     certifyVaccines: 'The vaccines below were given to this patient.',

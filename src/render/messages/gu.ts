@@ -105,6 +105,7 @@ export const gu = {
     presentIllness: 'હાલની બીમારી',
     allergies: 'એલર્જી',
     result: 'પરિણામ',
+    testResults: 'તપાસનાં પરિણામ',
     referenceRange: 'સામાન્ય મર્યાદા',
     dateGiven: 'રસી આપ્યાની તારીખ',
     certifyVaccines: 'આ દર્દીને નીચેની રસીઓ આપવામાં આવી છે.',

@@ -105,6 +105,7 @@ export const hi = {
     presentIllness: 'वर्तमान बीमारी',
     allergies: 'एलर्जी',
     result: 'परिणाम',
+    testResults: 'जाँच के नतीजे',
     referenceRange: 'सामान्य सीमा',
     dateGiven: 'टीका लगाने की तारीख',
     certifyVaccines: 'इस मरीज़ को नीचे लिखे टीके लगाए गए।',

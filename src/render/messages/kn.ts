@@ -105,6 +105,7 @@ export const kn = {
     presentIllness: 'ಈಗಿನ ಕಾಯಿಲೆ',
     allergies: 'ಅಲರ್ಜಿಗಳು',
     result: 'ಫಲಿತಾಂಶ',
+    testResults: 'ಪರೀಕ್ಷಾ ಫಲಿತಾಂಶಗಳು',
     referenceRange: 'ಸಾಮಾನ್ಯ ಮಿತಿ',
     dateGiven: 'ನೀಡಿದ ದಿನಾಂಕ',
     certifyVaccines: 'ಈ ರೋಗಿಗೆ ಕೆಳಗಿನ ಲಸಿಕೆಗಳನ್ನು ನೀಡಲಾಗಿದೆ.',

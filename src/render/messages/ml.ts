@@ -105,6 +105,7 @@ export const ml = {
     presentIllness: 'ഇപ്പോഴത്തെ അസുഖം',
     allergies: 'അലർജികൾ',
     result: 'ഫലം',
+    testResults: 'പരിശോധനാ ഫലങ്ങൾ',
     referenceRange: 'സാധാരണ പരിധി',
     dateGiven: 'നൽകിയ തീയതി',
     certifyVaccines: 'ഈ രോഗിക്ക് താഴെ പറയുന്ന വാക്സിനുകൾ നൽകി.',

@@ -105,6 +105,7 @@ export const mr = {
     presentIllness: 'सध्याचा आजार',
     allergies: 'ॲलर्जी',
     result: 'निकाल',
+    testResults: 'तपासणीचे निकाल',
     referenceRange: 'सामान्य मर्यादा',
     dateGiven: 'लस दिल्याची तारीख',
     certifyVaccines: 'या रुग्णाला खालील लसी दिल्या.',

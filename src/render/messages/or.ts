@@ -105,6 +105,7 @@ export const or = {
     presentIllness: 'ବର୍ତ୍ତମାନର ରୋଗ',
     allergies: 'ଆଲର୍ଜି',
     result: 'ଫଳାଫଳ',
+    testResults: 'ପରୀକ୍ଷା ଫଳାଫଳ',
     referenceRange: 'ସାଧାରଣ ସୀମା',
     dateGiven: 'ଟିକା ଦେବା ତାରିଖ',
     certifyVaccines: 'ଏହି ରୋଗୀଙ୍କୁ ତଳଲିଖିତ ଟିକା ଦିଆଯାଇଛି।',

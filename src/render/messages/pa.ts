@@ -105,6 +105,7 @@ export const pa = {
     presentIllness: 'ਮੌਜੂਦਾ ਬਿਮਾਰੀ',
     allergies: 'ਐਲਰਜੀ',
     result: 'ਨਤੀਜਾ',
+    testResults: 'ਜਾਂਚ ਦੇ ਨਤੀਜੇ',
     referenceRange: 'ਆਮ ਹੱਦ',
     dateGiven: 'ਟੀਕਾ ਲਗਾਉਣ ਦੀ ਤਾਰੀਖ਼',
     certifyVaccines: 'ਇਸ ਮਰੀਜ਼ ਨੂੰ ਹੇਠਾਂ ਦਿੱਤੇ ਟੀਕੇ ਲਗਾਏ ਗਏ।',

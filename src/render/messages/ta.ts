@@ -105,6 +105,7 @@ export const ta = {
     presentIllness: 'தற்போதைய நோய்',
     allergies: 'ஒவ்வாமை',
     result: 'முடிவு',
+    testResults: 'பரிசோதனை முடிவுகள்',
     referenceRange: 'இயல்பு அளவு',
     dateGiven: 'போட்ட தேதி',
     certifyVaccines: 'இந்த நோயாளிக்கு கீழே உள்ள தடுப்பூசிகள் போடப்பட்டன.',

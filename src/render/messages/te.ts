@@ -105,6 +105,7 @@ export const te = {
     presentIllness: 'ప్రస్తుత అనారోగ్యం',
     allergies: 'అలర్జీలు',
     result: 'ఫలితం',
+    testResults: 'పరీక్ష ఫలితాలు',
     referenceRange: 'సాధారణ పరిధి',
     dateGiven: 'వేసిన తేదీ',
     certifyVaccines: 'ఈ రోగికి కింది టీకాలు వేశారు.',
