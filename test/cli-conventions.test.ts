@@ -181,7 +181,11 @@ describe('did you mean', () => {
     ['a misspelt command', ['valdate'], 'abha-link: unknown command "valdate"; did you mean validate? (abha-link --help lists the commands)'],
     ['a schema name', ['validate', '--schema', 'clinical', '-'], 'abha-link: unknown schema "clinical"; did you mean clinical-input? (abha-link schemas lists them)'],
     ['a choice', ['validate', '--format', 'jsno', '-'], 'abha-link: --format must be text or json; did you mean json?'],
-    ['a template name', ['render', '--template', 'prescripton', '-'], 'abha-link: --template must be lab-order, prescription, visit-summary or the path of a .hbs file; did you mean prescription?'],
+    [
+      'a template name',
+      ['render', '--template', 'prescripton', '-'],
+      'abha-link: --template must be discharge-summary, immunisation-certificate, invoice, lab-order, prescription, visit-summary, wellness or the path of a .hbs file; did you mean prescription?',
+    ],
   ])('suggests the nearest name for %s, exit 2', async (_, args, message) => {
     const r = await run(args, '{}');
     expect(r.code).toBe(2);

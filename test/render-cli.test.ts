@@ -231,7 +231,8 @@ describe('abha-link render', () => {
   });
 
   it.each([
-    [['--template', 'discharge'], '--template must be lab-order, prescription, visit-summary or the path of a .hbs file'],
+    [['--template', 'discharge'], 'did you mean discharge-summary?'],
+    [['--template', 'dischrge-summary'], '--template must be discharge-summary, immunisation-certificate, invoice, lab-order, prescription, visit-summary, wellness or the path of a .hbs file'],
     [['--template', 'nowhere/mine.hbs'], 'nowhere/mine.hbs: no such file'],
     [
       ['--lang', 'fr'],
@@ -291,7 +292,7 @@ describe('abha-link render', () => {
     expect(r.code).toBe(0);
     // The usage line is wrapped at 80 columns.
     expect(r.stdout.replace(/\n +/g, ' ')).toContain(
-      'Usage: abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+      'Usage: abha-link render [--template NAME|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
     );
     for (const o of ['--template', '--lang', '--size', '--caps', '--patient FILE', '--custom FILE', '--out DIR', '-o, --output FILE', '--force', '--pdf', '--chromium PATH', 'Exit codes:'])
       expect(r.stdout).toContain(o);

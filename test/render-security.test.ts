@@ -109,9 +109,19 @@ function sentValue(req: LinkCareContextRequest, field: string): string | undefin
   return typeof at === 'string' ? at : undefined;
 }
 
+/** What of the care context's bundle data each record template prints (besides letterhead, patient, visit and reference). */
+const RECORD_PRINTS: Readonly<Record<string, readonly string[]>> = {
+  'discharge-summary': ['diagnosis.', 'medications.', 'labInvestigations.', 'advice', 'visit.followUp'],
+  'immunisation-certificate': ['advice', 'visit.followUp'],
+  wellness: ['advice', 'visit.followUp'],
+  invoice: [],
+};
+
 /** The fields a template prints. */
 function printed(template: string): string[] {
+  const record = RECORD_PRINTS[template];
   return FIELDS.map(([p]) => p.join('.')).filter((p) => {
+    if (record !== undefined && /^(diagnosis\.|medications\.|labInvestigations\.|advice|visit\.followUp)/.test(p)) return record.some((r) => p.startsWith(r));
     if (p.startsWith('medications.')) return template !== 'lab-order';
     if (p === 'display') return template === 'visit-summary';
     return true;

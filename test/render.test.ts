@@ -21,6 +21,9 @@ const only = (docs: RenderedDocument[]): RenderedDocument => {
   return docs[0] as RenderedDocument;
 };
 
+/** The templates that print every part of a link request's bundle data. */
+const GENERAL_TEMPLATES = TEMPLATE_NAMES.filter((t) => !['discharge-summary', 'immunisation-certificate', 'wellness', 'invoice'].includes(t));
+
 /** What each care context of a link request must show on the page. */
 function expectCareContextPrinted(text: string, req: LinkCareContextRequest, i: number, template: string): void {
   const cc = req.careContexts[i];
@@ -73,7 +76,8 @@ describe('renderDocuments', () => {
     });
   });
 
-  it.each(TEMPLATE_NAMES.flatMap((t) => EXAMPLES.map((e) => [t, e] as const)))('renders the %s template for examples/%s.request.json (a link request)', (template, name) => {
+  // The record templates (discharge summary, immunisation certificate, wellness, invoice) print a clinical input's content: test/render-records.test.ts.
+  it.each(GENERAL_TEMPLATES.flatMap((t) => EXAMPLES.map((e) => [t, e] as const)))('renders the %s template for examples/%s.request.json (a link request)', (template, name) => {
     const req = request(name);
     const docs = renderDocuments(req, { template });
     // The visit summary is one document per visit; the others, one per care context.

@@ -11,7 +11,13 @@ import { plural } from '../util.js';
 import { cliIo, issueLines } from './io.js';
 
 /** The bundled template that prints each hiType; others print as a visit summary. */
-export const PRINT_TEMPLATES: Readonly<Record<string, string>> = { Prescription: 'prescription' };
+export const PRINT_TEMPLATES: Readonly<Record<string, string>> = {
+  Prescription: 'prescription',
+  DischargeSummary: 'discharge-summary',
+  ImmunizationRecord: 'immunisation-certificate',
+  WellnessRecord: 'wellness',
+  Invoice: 'invoice',
+};
 const DEFAULT_PRINT_TEMPLATE = 'visit-summary';
 
 /** What printing needs from the fhir command. */

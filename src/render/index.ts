@@ -43,6 +43,7 @@ export {
 } from './model.js';
 export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, MESSAGES, isLanguage, type Language, type Labels, type Messages } from './labels.js';
 export type { PluralMessage } from './messages/index.js';
+export type { RecordsModel, RecordRow } from './records-model.js';
 export { bilingual, type BilingualText, type PrintedText } from './text.js';
 export { hyphenateHtml } from './hyphenate.js';
 export { qrCodeSvg } from './qr.js';

@@ -50,6 +50,12 @@ export type ResolvedInput =
   | { readonly success: true; readonly kind: RenderInputKind; readonly sources: readonly DocumentSource[]; readonly warnings: readonly Issue[] }
   | { readonly success: false; readonly issues: readonly Issue[] };
 
+/** Where a care context's content is in the input: `''` or `/careContexts/1` of a clinical input, the bundleData of a link request or care context. */
+function contentPath(kind: RenderInputKind, many: boolean, i: number): string {
+  if (kind === 'clinical-input') return many ? `/careContexts/${i}` : '';
+  return kind === 'link-request' ? `/careContexts/${i}/bundleData` : '/bundleData';
+}
+
 /**
  * Validates an input with the core validators and lint rules and returns one
  * {@link DocumentSource} per care context, or every issue (paths into the
@@ -63,6 +69,7 @@ export function resolveInput(input: unknown, options: { readonly lint?: LintOpti
   const r = resolveCareContexts(input, options);
   if (!r.success) return r;
   const { patient, visitId, visitDate, followUp, hospitalAddress } = r.visit;
+  const many = r.contents !== undefined && (input as ClinicalInput).careContexts !== undefined;
   const sources = r.careContexts.map((careContext, i): DocumentSource => ({
     careContext,
     patient,
@@ -71,6 +78,8 @@ export function resolveInput(input: unknown, options: { readonly lint?: LintOpti
     followUp,
     hospitalAddress,
     ...(r.details[i] === undefined ? {} : { details: r.details[i] }),
+    content: r.contents?.[i],
+    contentPath: contentPath(r.kind, many, i),
   }));
   return { success: true, kind: r.kind, warnings: r.warnings, sources };
 }

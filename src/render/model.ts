@@ -5,12 +5,13 @@
  * (`null` when unknown), because templates run in strict mode.
  */
 import { readFrequency } from '../builders/frequency.js';
-import type { CareContext } from '../generated/types.js';
+import type { CareContext, CareContextInput } from '../generated/types.js';
 import type { CareContextDetails, PatientDetails } from '../resolve.js';
 import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import type { Labels } from './labels.js';
 import { frequencyWords, localAge, localDate, localDose, localDuration, localSex, localStatus, localTiming } from './localize.js';
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
+import { buildRecordsModel, type RecordsModel } from './records-model.js';
 import { bilingual, type PrintedText } from './text.js';
 
 /**
@@ -49,6 +50,10 @@ export interface DocumentSource {
   readonly visitId: string | undefined;
   readonly visitDate: string | undefined;
   readonly followUp: string | undefined;
+  /** A clinical input's content of this care context as given (inpatient stay, immunisations…); absent for other inputs. */
+  readonly content?: CareContextInput | undefined;
+  /** The JSON Pointer of that content in the input (`''` or `/careContexts/1`; the bundleData of a link request or care context). */
+  readonly contentPath?: string | undefined;
   /** What the clinical input says beyond the link request (registration particulars, generic names…); default none. */
   readonly details?: CareContextDetails;
   /** The facility's postal address, when known. */
@@ -144,7 +149,7 @@ export interface DocumentModel {
   };
   readonly careContext: { readonly referenceNumber: string; readonly display: string; readonly hiType: string; readonly hiTypeText: PrintedText };
   /** Every care context the document covers: the one of `careContext`, or all those of the visit in a visit summary. */
-  readonly records: ReadonlyArray<{ readonly referenceNumber: string; readonly display: string; readonly hiType: string; readonly hiTypeText: PrintedText }>;
+  readonly careContexts: ReadonlyArray<{ readonly referenceNumber: string; readonly display: string; readonly hiType: string; readonly hiTypeText: PrintedText }>;
   /** `status`: a known status (confirmed, provisional…) in the document's language, anything else as given. */
   readonly diagnoses: ReadonlyArray<{ readonly number: number; readonly name: string; readonly icdCode: string | null; readonly status: PrintedText | null }>;
   /**
@@ -188,6 +193,8 @@ export interface DocumentModel {
   };
   /** Whether to print a QR code of `document.link`. */
   readonly showQrCode: boolean;
+  /** What the record templates print: inpatient stay, immunisations, observations, invoice (see RecordsModel). */
+  readonly records: RecordsModel;
   /**
    * What the page margins print on every page (see the styles partial), in the document's language(s): the patient's
    * name (or the blank-name label) and the date, and the page number pattern (`{page}`, `{pages}`).
@@ -317,6 +324,10 @@ const HEADINGS: Readonly<Record<string, keyof Labels>> = {
   prescription: 'prescription',
   'lab-order': 'labOrder',
   'visit-summary': 'visitSummary',
+  'discharge-summary': 'dischargeSummary',
+  'immunisation-certificate': 'immunisationCertificate',
+  wellness: 'wellnessRecord',
+  invoice: 'invoice',
 } satisfies Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], keyof Labels>;
 
 /** Text in the document's language(s): `say` words it for one language, or returns null for text it leaves as given. */
@@ -546,7 +557,7 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     patient,
     visit: { id: str(source.visitId), date: str(visitDate), dateText, followUp: str(source.followUp) },
     careContext: recordOf(cc),
-    records: records.map(recordOf),
+    careContexts: records.map(recordOf),
     diagnoses: diagnosesModel(records, say),
     medications,
     doseSlots: doseSlotsOf(speech),
@@ -558,5 +569,6 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     page: pageOf(patient.name, dateText, labels),
     caps: options.caps === true,
     custom: options.custom ?? {},
+    records: buildRecordsModel(source.content, options.lang, second),
   };
 }

@@ -23,6 +23,7 @@ import { LANGUAGES, isLanguage, type Language } from './messages/index.js';
 import { PAGE_SIZES, buildDocumentModel, isHttpsUrl, type CustomData, type PageSize, type PrintPatient } from './model.js';
 import { VISIT_SUMMARY_HI_TYPE, checkCustom, gatherVisit, missingValueWarnings } from './visit.js';
 import { qrCodeSvg } from './qr.js';
+import { recordTemplateFor, recordWarnings } from './records-model.js';
 import { COMPILE_OPTIONS, checkTemplateAst, compileError, isTemplateName } from './template-rules.js';
 
 /**
@@ -48,7 +49,11 @@ export const PARTIAL_NAMES: readonly string[] = BUNDLED_PARTIAL_NAMES;
  * const options: RenderOptions = { template: 'lab-order', lang: 'hi', pageSize: 'A5', lint: { now: new Date() } }
  */
 export interface RenderOptions {
-  /** Template name: `prescription` (default), `lab-order`, `visit-summary`, or a user template's name. */
+  /**
+   * Template name: `prescription`, `lab-order`, `visit-summary`, `discharge-summary`, `immunisation-certificate`,
+   * `wellness`, `invoice`, or a user template's name. Default: the record template of the care context's hiType
+   * (DischargeSummary, ImmunizationRecord, WellnessRecord, Invoice), else `prescription`.
+   */
   readonly template?: string;
   /**
    * The document's language (default `en`; see LANGUAGES), or two for a bilingual document (`['en', 'hi']`: each label
@@ -209,9 +214,7 @@ function runtimeError(template: string, e: unknown): TemplateError {
 function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: readonly string[]): Renderer {
   const names = [...templates.keys()].sort();
   const safeRender = (input: unknown, options: RenderOptions = {}): RenderResult => {
-    const template = options.template ?? 'prescription';
-    const fn = templates.get(template);
-    if (fn === undefined) throw new RangeError(`unknown template "${template}"; the templates are ${names.join(', ')}`);
+    if (options.template !== undefined && !templates.has(options.template)) throw new RangeError(`unknown template "${options.template}"; the templates are ${names.join(', ')}`);
     const languages = documentLanguages(options.lang);
     const [lang = 'en', secondLang] = languages;
     const pageSize = options.pageSize ?? 'A4';
@@ -222,8 +225,7 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
     if (!resolved.success) return resolved;
     const used = new Set<string>();
     // The visit summary is one document per visit; the other templates, one per care context.
-    const sources = template === 'visit-summary' ? [gatherVisit(resolved.sources)] : resolved.sources;
-    const modelOptions = { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true, caps: options.caps === true, ...(custom === undefined ? {} : { custom }) };
+    const sources = options.template === 'visit-summary' ? [gatherVisit(resolved.sources)] : resolved.sources;
     const warnings = [...resolved.warnings, ...missingValueWarnings(resolved.kind, sources)];
     if ((options.patient !== undefined || options.context !== undefined) && resolved.kind === 'clinical-input')
       warnings.push({
@@ -233,7 +235,11 @@ function makeRenderer(templates: ReadonlyMap<string, TemplateFn>, partials: read
         severity: 'warning',
       });
     const documents = sources.map((source): RenderedDocument => {
-      const model = buildDocumentModel(source, modelOptions);
+      // Without a template named, a discharge summary, immunisation record, wellness record or invoice prints on its own template.
+      const template = options.template ?? recordTemplateFor(source.careContext.hiType) ?? 'prescription';
+      const fn = templates.get(template) as TemplateFn;
+      warnings.push(...recordWarnings(template, source.content, source.contentPath ?? '', source.careContext.bundleData));
+      const model = buildDocumentModel(source, { template, lang, secondLang, pageSize, qrCode: options.qrCode ?? true, caps: options.caps === true, ...(custom === undefined ? {} : { custom }) });
       let html: string;
       try {
         html = fn(model);

@@ -20,8 +20,8 @@ const MAX_TEMPLATE_BYTES = 1024 * 1024;
 /** What `abha-link render` runs with, after its options are checked. */
 export interface RenderArgs {
   file: string | undefined;
-  /** A bundled template name or the path of a .hbs file. */
-  template: string;
+  /** A bundled template name or the path of a .hbs file; undefined: each care context's record template (discharge summary, immunisation certificate, wellness, invoice) by its hiType, else prescription. */
+  template: string | undefined;
   /** One language, or two for a bilingual document. */
   lang: readonly Language[];
   pageSize: PageSize;
@@ -127,9 +127,9 @@ async function toPdf(docs: readonly RenderedDocument[], chromium: string | undef
 export async function runRender(args: RenderArgs): Promise<number> {
   if (args.outDir !== undefined && args.outFile !== undefined) throw new UsageError('give either --out DIR or -o FILE, not both');
   if (args.force && args.outDir === undefined && args.outFile === undefined) throw new UsageError('--force applies to the files of --out DIR or -o FILE');
-  let loaded: { renderer: Renderer; name: string };
+  let loaded: { renderer: Renderer; name: string | undefined };
   try {
-    loaded = await loadRenderer(args.template);
+    loaded = args.template === undefined ? { renderer: await createRenderer(), name: undefined } : await loadRenderer(args.template);
   } catch (e) {
     if (isTemplateError(e)) throw new UsageError(e.message);
     throw e;
@@ -143,7 +143,7 @@ export async function runRender(args: RenderArgs): Promise<number> {
   let r;
   try {
     r = loaded.renderer.safeRender(input.value, {
-      template: loaded.name,
+      ...(loaded.name === undefined ? {} : { template: loaded.name }),
       lang: args.lang,
       pageSize: args.pageSize,
       lint: { now: args.now },
@@ -204,8 +204,7 @@ function parseLanguages(value: string): Language[] {
 }
 
 export const command = defineCommand({
-  usage:
-    'abha-link render [--template prescription|lab-order|visit-summary|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
+  usage: 'abha-link render [--template NAME|PATH] [--lang LANG[,LANG]] [--size A4|A5] [--caps] [--patient FILE] [--custom FILE] [--out DIR|-o FILE] [--force] [--pdf] [--chromium PATH] [FILE|-]',
   help: `Renders printable documents, one per care context (the visit summary: one
 per visit, gathering every care context): standalone HTML (inline
 CSS, no scripts, no external requests) that prints cleanly from a browser, or
@@ -217,8 +216,12 @@ Reads stdin when FILE is - or absent.
 With one document and neither --out nor -o, the document goes to stdout.
 
 Options:
-  --template NAME|PATH  prescription (default), lab-order, visit-summary, or the
-                        path of your own .hbs template (a regular file);
+  --template NAME|PATH  prescription, lab-order, visit-summary,
+                        discharge-summary, immunisation-certificate, wellness,
+                        invoice, or the path of your own .hbs template (a
+                        regular file). Default: discharge-summary,
+                        immunisation-certificate, wellness or invoice for a
+                        care context of that record type, else prescription;
                         partials/*.hbs beside it replace the bundled partials
                         of the same name (letterhead, footer, ...). Templates
                         run in strict mode and must not use {{{ }}}; a
@@ -273,7 +276,7 @@ Options:
     const lang = parseLanguages(values.lang ?? 'en');
     const size = (values.size ?? 'A4').toUpperCase();
     if (!(PAGE_SIZES as readonly string[]).includes(size)) throw optionError('size', PAGE_SIZES.join(' or '), { given: size, choices: PAGE_SIZES });
-    const template = values.template ?? 'prescription';
+    const template = values.template;
     if (template === '') throw missingValueError('template');
     const chromium = values.chromium ?? (cliIo().env.ABHA_LINK_CHROMIUM || undefined);
     return runRender({

@@ -3,13 +3,791 @@
 import type { TemplateSpec } from '../handlebars.js';
 
 /** The names of the bundled templates (templates/*.hbs). */
-export const BUNDLED_TEMPLATE_NAMES = ["lab-order","prescription","visit-summary"] as const;
+export const BUNDLED_TEMPLATE_NAMES = ["discharge-summary","immunisation-certificate","invoice","lab-order","prescription","visit-summary","wellness"] as const;
 
 /** The names of the bundled partials (templates/partials/*.hbs). */
-export const BUNDLED_PARTIAL_NAMES = ["advice","diagnoses","footer","head","investigations","letterhead","medications","patient","signature","styles","title","vitals"] as const;
+export const BUNDLED_PARTIAL_NAMES = ["advice","diagnoses","footer","head","investigations","letterhead","medications","patient","records-styles","signature","styles","title","vitals"] as const;
 
 /** Precompiled templates, by name. */
 export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], TemplateSpec>> = {
+  "discharge-summary": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"stay\">\n  <dl class=\"rec-facts\">\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "admission", {"start":{"line":17,"column":15},"end":{"line":17,"column":34}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "admittedAt", {"start":{"line":17,"column":52},"end":{"line":17,"column":62}} ), depth0))
+    + "</bdi></dd></div>\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "discharge", {"start":{"line":18,"column":15},"end":{"line":18,"column":34}} ), depth0))
+    + "</dt><dd>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dischargedAt"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(2, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":18,"column":45},"end":{"line":18,"column":108}}})) != null ? stack1 : "")
+    + "</dd></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reasonForAdmission"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":4},"end":{"line":19,"column":131}}})) != null ? stack1 : "")
+    + "\n  </dl>\n</section>\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dischargedAt", {"start":{"line":18,"column":72},"end":{"line":18,"column":84}} ), depth0))
+    + "</bdi>";
+},"2":function(container,depth0,helpers,partials,data) {
+    return "—";
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "reasonForAdmission", {"start":{"line":19,"column":41},"end":{"line":19,"column":69}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "reasonForAdmission", {"start":{"line":19,"column":87},"end":{"line":19,"column":105}} ), depth0))
+    + "</bdi></dd></div>";
+},"4":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"stay\"><p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noStay", {"start":{"line":23,"column":41},"end":{"line":23,"column":54}} ), depth0))
+    + "</p></section>\n";
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <ul class=\"rec-list\">\n    "
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":4},"end":{"line":29,"column":232}}})) != null ? stack1 : "")
+    + "\n  </ul>\n";
+},"6":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<li><span class=\"dx-name\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":29,"column":56},"end":{"line":29,"column":60}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":75},"end":{"line":29,"column":145}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":145},"end":{"line":29,"column":218}}})) != null ? stack1 : "")
+    + "</li>";
+},"7":function(container,depth0,helpers,partials,data) {
+    return " <span class=\"icd\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":29,"column":116},"end":{"line":29,"column":123}} ), depth0))
+    + "</bdi></span>";
+},"8":function(container,depth0,helpers,partials,data) {
+    return " <span class=\"status\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":29,"column":189},"end":{"line":29,"column":195}} ), depth0))
+    + "</bdi>)</span>";
+},"9":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":32,"column":21},"end":{"line":32,"column":39}} ), depth0))
+    + "</p>\n";
+},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"chiefComplaints"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":0},"end":{"line":36,"column":175}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"presentIllness"),{"name":"if","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":37,"column":138}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"pastHistory"),{"name":"if","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":0},"end":{"line":38,"column":159}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"allergies"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":0},"end":{"line":39,"column":157}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"examinationFindings"),{"name":"if","hash":{},"fn":container.program(16, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":45,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"investigations"),{"name":"if","hash":{},"fn":container.program(18, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":0},"end":{"line":58,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"procedures"),{"name":"if","hash":{},"fn":container.program(23, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":59,"column":0},"end":{"line":64,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"courseInHospital"),{"name":"if","hash":{},"fn":container.program(27, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":65,"column":0},"end":{"line":65,"column":144}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"conditionAtDischarge"),{"name":"if","hash":{},"fn":container.program(28, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":66,"column":0},"end":{"line":66,"column":156}}})) != null ? stack1 : "")
+    + "\n";
+},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "chiefComplaints", {"start":{"line":36,"column":38},"end":{"line":36,"column":63}} ), depth0))
+    + "</h2><ul class=\"rec-list\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"chiefComplaints"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":91},"end":{"line":36,"column":153}}})) != null ? stack1 : "")
+    + "</ul></section>";
+},"12":function(container,depth0,helpers,partials,data) {
+    return "<li><bdi>"
+    + container.escapeExpression(container.lambda(depth0, depth0))
+    + "</bdi></li>";
+},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "presentIllness", {"start":{"line":37,"column":37},"end":{"line":37,"column":61}} ), depth0))
+    + "</h2><p class=\"rec-text\"><bdi>"
+    + alias3(alias2(alias1(depth0, "presentIllness", {"start":{"line":37,"column":95},"end":{"line":37,"column":109}} ), depth0))
+    + "</bdi></p></section>";
+},"14":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "history", {"start":{"line":38,"column":34},"end":{"line":38,"column":51}} ), depth0))
+    + "</h2><ul class=\"rec-list\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"pastHistory"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":79},"end":{"line":38,"column":137}}})) != null ? stack1 : "")
+    + "</ul></section>";
+},"15":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "allergies", {"start":{"line":39,"column":32},"end":{"line":39,"column":51}} ), depth0))
+    + "</h2><ul class=\"rec-list\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"allergies"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":79},"end":{"line":39,"column":135}}})) != null ? stack1 : "")
+    + "</ul></section>";
+},"16":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section>\n  <h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "examination", {"start":{"line":42,"column":8},"end":{"line":42,"column":29}} ), depth0))
+    + "</h2>\n  <ul class=\"rec-list\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"examinationFindings"),{"name":"each","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":23},"end":{"line":43,"column":129}}})) != null ? stack1 : "")
+    + "</ul>\n</section>\n";
+},"17":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+
+  return "<li><bdi>"
+    + alias3(alias2(alias1(depth0, "label", {"start":{"line":43,"column":63},"end":{"line":43,"column":68}} ), depth0))
+    + "</bdi>: <strong><bdi>"
+    + alias3(alias2(alias1(depth0, "value", {"start":{"line":43,"column":93},"end":{"line":43,"column":98}} ), depth0))
+    + "</bdi></strong></li>";
+},"18":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section>\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "testResults", {"start":{"line":48,"column":8},"end":{"line":48,"column":29}} ), depth0))
+    + "</h2>\n  <table class=\"rec-table\">\n    <thead><tr><th>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "test", {"start":{"line":50,"column":21},"end":{"line":50,"column":35}} ), depth0))
+    + "</th><th>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "result", {"start":{"line":50,"column":48},"end":{"line":50,"column":64}} ), depth0))
+    + "</th><th>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "referenceRange", {"start":{"line":50,"column":77},"end":{"line":50,"column":101}} ), depth0))
+    + "</th><th>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "visitDate", {"start":{"line":50,"column":114},"end":{"line":50,"column":133}} ), depth0))
+    + "</th></tr></thead>\n    <tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"investigations"),{"name":"each","hash":{},"fn":container.program(19, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":52,"column":6},"end":{"line":54,"column":15}}})) != null ? stack1 : "")
+    + "    </tbody>\n  </table>\n</section>\n";
+},"19":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "      <tr><td class=\"strong\"><bdi>"
+    + alias3(alias2(alias1(depth0, "testName", {"start":{"line":53,"column":36},"end":{"line":53,"column":44}} ), depth0))
+    + "</bdi></td><td><bdi>"
+    + alias3(alias2(alias1(depth0, "result", {"start":{"line":53,"column":68},"end":{"line":53,"column":74}} ), depth0))
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"interpretation"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":82},"end":{"line":53,"column":173}}})) != null ? stack1 : "")
+    + "</td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"referenceRange"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":182},"end":{"line":53,"column":240}}})) != null ? stack1 : "")
+    + "</td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":249},"end":{"line":53,"column":287}}})) != null ? stack1 : "")
+    + "</td></tr>\n";
+},"20":function(container,depth0,helpers,partials,data) {
+    return " <span class=\"rec-note\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "interpretation", {"start":{"line":53,"column":136},"end":{"line":53,"column":150}} ), depth0))
+    + "</bdi>)</span>";
+},"21":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "referenceRange", {"start":{"line":53,"column":211},"end":{"line":53,"column":225}} ), depth0))
+    + "</bdi>";
+},"22":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "date", {"start":{"line":53,"column":268},"end":{"line":53,"column":272}} ), depth0))
+    + "</bdi>";
+},"23":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section>\n  <h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "procedures", {"start":{"line":61,"column":8},"end":{"line":61,"column":28}} ), depth0))
+    + "</h2>\n  <ul class=\"rec-list\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"procedures"),{"name":"each","hash":{},"fn":container.program(24, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":23},"end":{"line":62,"column":212}}})) != null ? stack1 : "")
+    + "</ul>\n</section>\n";
+},"24":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<li><strong><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":62,"column":62},"end":{"line":62,"column":66}} ), depth0))
+    + "</bdi></strong>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":83},"end":{"line":62,"column":124}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"notes"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":124},"end":{"line":62,"column":198}}})) != null ? stack1 : "")
+    + "</li>";
+},"25":function(container,depth0,helpers,partials,data) {
+    return " · <bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "date", {"start":{"line":62,"column":105},"end":{"line":62,"column":109}} ), depth0))
+    + "</bdi>";
+},"26":function(container,depth0,helpers,partials,data) {
+    return "<br><span class=\"rec-note\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "notes", {"start":{"line":62,"column":171},"end":{"line":62,"column":176}} ), depth0))
+    + "</bdi></span>";
+},"27":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "courseInHospital", {"start":{"line":65,"column":39},"end":{"line":65,"column":65}} ), depth0))
+    + "</h2><p class=\"rec-text\"><bdi>"
+    + alias3(alias2(alias1(depth0, "courseInHospital", {"start":{"line":65,"column":99},"end":{"line":65,"column":115}} ), depth0))
+    + "</bdi></p></section>";
+},"28":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section><h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "conditionAtDischarge", {"start":{"line":66,"column":43},"end":{"line":66,"column":73}} ), depth0))
+    + "</h2><p class=\"rec-text\"><bdi>"
+    + alias3(alias2(alias1(depth0, "conditionAtDischarge", {"start":{"line":66,"column":107},"end":{"line":66,"column":127}} ), depth0))
+    + "</bdi></p></section>";
+},"29":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <table class=\"med-table\">\n    <thead>\n      <tr><th class=\"num\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "number", {"start":{"line":73,"column":28},"end":{"line":73,"column":41}} ), depth0))
+    + "</th><th class=\"drug\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "drug", {"start":{"line":73,"column":67},"end":{"line":73,"column":78}} ), depth0))
+    + "</th><th class=\"dose\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dosage", {"start":{"line":73,"column":104},"end":{"line":73,"column":117}} ), depth0))
+    + "</th><th class=\"freq\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "frequency", {"start":{"line":73,"column":143},"end":{"line":73,"column":159}} ), depth0))
+    + "</th><th class=\"dur\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "duration", {"start":{"line":73,"column":184},"end":{"line":73,"column":199}} ), depth0))
+    + "</th><th class=\"instr\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "instructions", {"start":{"line":73,"column":226},"end":{"line":73,"column":245}} ), depth0))
+    + "</th></tr>\n    </thead>\n    <tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":76,"column":6},"end":{"line":78,"column":15}}})) != null ? stack1 : "")
+    + "    </tbody>\n  </table>\n";
+},"30":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "      <tr><td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":77,"column":28},"end":{"line":77,"column":34}} ), depth0))
+    + "</td><td class=\"drug\"><bdi>"
+    + alias3(alias2(alias1(depth0, "drugName", {"start":{"line":77,"column":65},"end":{"line":77,"column":73}} ), depth0))
+    + "</bdi></td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":90},"end":{"line":77,"column":132}}})) != null ? stack1 : "")
+    + "</td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":141},"end":{"line":77,"column":189}}})) != null ? stack1 : "")
+    + "</td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":198},"end":{"line":77,"column":244}}})) != null ? stack1 : "")
+    + "</td><td class=\"instr\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":267},"end":{"line":77,"column":321}}})) != null ? stack1 : "")
+    + "</td></tr>\n";
+},"31":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":77,"column":111},"end":{"line":77,"column":117}} ), depth0))
+    + "</bdi>";
+},"32":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":77,"column":165},"end":{"line":77,"column":174}} ), depth0))
+    + "</bdi>";
+},"33":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":77,"column":221},"end":{"line":77,"column":229}} ), depth0))
+    + "</bdi>";
+},"34":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":77,"column":294},"end":{"line":77,"column":306}} ), depth0))
+    + "</bdi>";
+},"35":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noMedications", {"start":{"line":82,"column":21},"end":{"line":82,"column":41}} ), depth0))
+    + "</p>\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<!DOCTYPE html>\n<html lang=\""
+    + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
+    + "\" class=\"page-"
+    + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
+    + " template-discharge-summary\">\n<head>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<style>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</style>\n</head>\n<body>\n<main class=\"sheet\">\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(4, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + "<section class=\"diagnoses\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "diagnosis", {"start":{"line":26,"column":8},"end":{"line":26,"column":24}} ), depth0))
+    + "</h2>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":2},"end":{"line":33,"column":9}}})) != null ? stack1 : "")
+    + "</section>\n"
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":35,"column":0},"end":{"line":67,"column":9}}})) != null ? stack1 : "")
+    + "<section class=\"medications\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dischargeMedications", {"start":{"line":69,"column":8},"end":{"line":69,"column":35}} ), depth0))
+    + "</h2>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.program(35, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
+    + "</section>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
+},"usePartial":true,"useData":true,"useDepths":true},
+  "immunisation-certificate": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <p class=\"rec-statement\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "certifyVaccines", {"start":{"line":17,"column":29},"end":{"line":17,"column":51}} ), depth0))
+    + "</p>\n  <table class=\"rec-table vax-table\">\n    <thead>\n      <tr><th class=\"num\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "number", {"start":{"line":20,"column":28},"end":{"line":20,"column":41}} ), depth0))
+    + "</th><th>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vaccine", {"start":{"line":20,"column":54},"end":{"line":20,"column":68}} ), depth0))
+    + "</th><th class=\"dose\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "doseNumber", {"start":{"line":20,"column":94},"end":{"line":20,"column":111}} ), depth0))
+    + "</th><th class=\"when\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dateGiven", {"start":{"line":20,"column":137},"end":{"line":20,"column":153}} ), depth0))
+    + "</th><th class=\"lot\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "lotNumber", {"start":{"line":20,"column":178},"end":{"line":20,"column":194}} ), depth0))
+    + "</th><th class=\"due\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "nextDue", {"start":{"line":20,"column":219},"end":{"line":20,"column":233}} ), depth0))
+    + "</th></tr>\n    </thead>\n    <tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":6},"end":{"line":32,"column":15}}})) != null ? stack1 : "")
+    + "    </tbody>\n  </table>\n";
+},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "      <tr>\n        <td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":25,"column":26},"end":{"line":25,"column":32}} ), depth0))
+    + "</td>\n        <td class=\"vaccine\"><bdi>"
+    + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":26,"column":35},"end":{"line":26,"column":42}} ), depth0))
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":50},"end":{"line":26,"column":160}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":160},"end":{"line":26,"column":246}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":246},"end":{"line":26,"column":335}}})) != null ? stack1 : "")
+    + "</td>\n        <td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.program(6, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":12},"end":{"line":27,"column":71}}})) != null ? stack1 : "")
+    + "</td>\n        <td><bdi>"
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":28,"column":19},"end":{"line":28,"column":23}} ), depth0))
+    + "</bdi></td>\n        <td class=\"mono\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"lotNumber"),{"name":"if","hash":{},"fn":container.program(7, data, 0, blockParams, depths),"inverse":container.program(6, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":29,"column":25},"end":{"line":29,"column":82}}})) != null ? stack1 : "")
+    + "</td>\n        <td class=\"due\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"nextDue"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":24},"end":{"line":30,"column":68}}})) != null ? stack1 : "")
+    + "</td>\n      </tr>\n";
+},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "manufacturer", {"start":{"line":26,"column":94},"end":{"line":26,"column":116}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":26,"column":127},"end":{"line":26,"column":139}} ), depth0))
+    + "</bdi></div>";
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "site", {"start":{"line":26,"column":196},"end":{"line":26,"column":210}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "site", {"start":{"line":26,"column":221},"end":{"line":26,"column":225}} ), depth0))
+    + "</bdi></div>";
+},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "route", {"start":{"line":26,"column":283},"end":{"line":26,"column":298}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "route", {"start":{"line":26,"column":309},"end":{"line":26,"column":314}} ), depth0))
+    + "</bdi></div>";
+},"5":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "doseNumber", {"start":{"line":27,"column":37},"end":{"line":27,"column":47}} ), depth0))
+    + "</bdi>";
+},"6":function(container,depth0,helpers,partials,data) {
+    return "—";
+},"7":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "lotNumber", {"start":{"line":29,"column":49},"end":{"line":29,"column":58}} ), depth0))
+    + "</bdi>";
+},"8":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "nextDue", {"start":{"line":30,"column":46},"end":{"line":30,"column":53}} ), depth0))
+    + "</bdi>";
+},"9":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noImmunizations", {"start":{"line":36,"column":21},"end":{"line":36,"column":43}} ), depth0))
+    + "</p>\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<!DOCTYPE html>\n<html lang=\""
+    + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
+    + "\" class=\"page-"
+    + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
+    + " template-immunisation-certificate\">\n<head>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<style>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</style>\n</head>\n<body>\n<main class=\"sheet\">\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<section class=\"immunisations\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vaccine", {"start":{"line":15,"column":8},"end":{"line":15,"column":22}} ), depth0))
+    + "</h2>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":37,"column":9}}})) != null ? stack1 : "")
+    + "</section>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
+},"usePartial":true,"useData":true,"useDepths":true},
+  "invoice": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"bill\">\n  <dl class=\"bill-meta\">\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "invoiceNumber", {"start":{"line":17,"column":15},"end":{"line":17,"column":38}} ), depth0))
+    + "</dt><dd class=\"mono\"><bdi>"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":17,"column":69},"end":{"line":17,"column":75}} ), depth0))
+    + "</bdi></dd></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":18,"column":94}}})) != null ? stack1 : "")
+    + "\n  </dl>\n  <table class=\"rec-table bill-table\">\n    <thead>\n      <tr><th class=\"num\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "number", {"start":{"line":22,"column":28},"end":{"line":22,"column":44}} ), depth0))
+    + "</th><th class=\"item\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "item", {"start":{"line":22,"column":70},"end":{"line":22,"column":84}} ), depth0))
+    + "</th><th class=\"qty\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "quantity", {"start":{"line":22,"column":109},"end":{"line":22,"column":127}} ), depth0))
+    + "</th><th class=\"amount\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "unitPrice", {"start":{"line":22,"column":155},"end":{"line":22,"column":174}} ), depth0))
+    + "</th>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDiscount"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":181},"end":{"line":22,"column":253}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasTax"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":253},"end":{"line":22,"column":315}}})) != null ? stack1 : "")
+    + "<th class=\"amount\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":22,"column":336},"end":{"line":22,"column":351}} ), depth0))
+    + "</th></tr>\n    </thead>\n    <tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
+    + "    </tbody>\n  </table>\n  <table class=\"rec-table bill-table bill-total\">\n    <tbody>\n      <tr><td class=\"label\"><strong>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":32,"column":38},"end":{"line":32,"column":53}} ), depth0))
+    + "</strong></td><td class=\"amount due\">"
+    + alias3(alias2(alias1(depth0, "total", {"start":{"line":32,"column":94},"end":{"line":32,"column":99}} ), depth0))
+    + "</td></tr>\n      "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(9, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":6},"end":{"line":33,"column":141}}})) != null ? stack1 : "")
+    + "\n    </tbody>\n  </table>\n</section>\n"
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":47,"column":9}}})) != null ? stack1 : "");
+},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "visitDate", {"start":{"line":18,"column":27},"end":{"line":18,"column":46}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":18,"column":64},"end":{"line":18,"column":68}} ), depth0))
+    + "</bdi></dd></div>";
+},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<th class=\"amount\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "discount", {"start":{"line":22,"column":221},"end":{"line":22,"column":239}} ), depth0))
+    + "</th>";
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<th class=\"amount\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "tax", {"start":{"line":22,"column":288},"end":{"line":22,"column":301}} ), depth0))
+    + "</th>";
+},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "      <tr><td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":26,"column":28},"end":{"line":26,"column":34}} ), depth0))
+    + "</td><td class=\"strong\"><bdi>"
+    + alias3(alias2(alias1(depth0, "item", {"start":{"line":26,"column":67},"end":{"line":26,"column":71}} ), depth0))
+    + "</bdi></td><td class=\"qty\">"
+    + alias3(alias2(alias1(depth0, "quantity", {"start":{"line":26,"column":102},"end":{"line":26,"column":110}} ), depth0))
+    + "</td><td class=\"amount\">"
+    + alias3(alias2(alias1(depth0, "unitPrice", {"start":{"line":26,"column":138},"end":{"line":26,"column":147}} ), depth0))
+    + "</td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasDiscount"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":154},"end":{"line":26,"column":243}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasTax"),{"name":"if","hash":{},"fn":container.program(7, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":243},"end":{"line":26,"column":316}}})) != null ? stack1 : "")
+    + "<td class=\"amount\">"
+    + alias3(alias2(alias1(depth0, "total", {"start":{"line":26,"column":337},"end":{"line":26,"column":342}} ), depth0))
+    + "</td></tr>\n";
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<td class=\"amount\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"discount"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":195},"end":{"line":26,"column":231}}})) != null ? stack1 : "")
+    + "</td>";
+},"6":function(container,depth0,helpers,partials,data) {
+    return "−"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "discount", {"start":{"line":26,"column":214},"end":{"line":26,"column":222}} ), depth0));
+},"7":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<td class=\"amount\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tax"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":279},"end":{"line":26,"column":304}}})) != null ? stack1 : "")
+    + "</td>";
+},"8":function(container,depth0,helpers,partials,data) {
+    return container.escapeExpression(container.lambda(container.strict(depth0, "tax", {"start":{"line":26,"column":292},"end":{"line":26,"column":295}} ), depth0));
+},"9":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<tr><td class=\"label balance\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "balanceDue", {"start":{"line":33,"column":56},"end":{"line":33,"column":76}} ), depth0))
+    + "</td><td class=\"amount balance\">"
+    + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":33,"column":112},"end":{"line":33,"column":122}} ), depth0))
+    + "</td></tr>";
+},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"receipt-box\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "receipt", {"start":{"line":39,"column":8},"end":{"line":39,"column":28}} ), depth0))
+    + "</h2>\n  <dl class=\"bill-meta\">\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "amountPaid", {"start":{"line":41,"column":15},"end":{"line":41,"column":38}} ), depth0))
+    + "</dt><dd class=\"paid\">"
+    + alias3(alias2(alias1(depth0, "amountPaid", {"start":{"line":41,"column":64},"end":{"line":41,"column":74}} ), depth0))
+    + "</dd></div>\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentMethod", {"start":{"line":42,"column":15},"end":{"line":42,"column":41}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "method", {"start":{"line":42,"column":59},"end":{"line":42,"column":65}} ), depth0))
+    + "</bdi></dd></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":4},"end":{"line":43,"column":97}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":44,"column":4},"end":{"line":44,"column":127}}})) != null ? stack1 : "")
+    + "\n  </dl>\n</section>\n";
+},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "visitDate", {"start":{"line":43,"column":27},"end":{"line":43,"column":49}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":43,"column":67},"end":{"line":43,"column":71}} ), depth0))
+    + "</bdi></dd></div>";
+},"12":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentReference", {"start":{"line":44,"column":32},"end":{"line":44,"column":61}} ), depth0))
+    + "</dt><dd class=\"mono\"><bdi>"
+    + alias3(alias2(alias1(depth0, "reference", {"start":{"line":44,"column":92},"end":{"line":44,"column":101}} ), depth0))
+    + "</bdi></dd></div>";
+},"13":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"bill\"><p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":49,"column":41},"end":{"line":49,"column":57}} ), depth0))
+    + "</p></section>\n";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<!DOCTYPE html>\n<html lang=\""
+    + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
+    + "\" class=\"page-"
+    + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
+    + " template-invoice\">\n<head>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<style>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</style>\n</head>\n<body>\n<main class=\"sheet\">\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(13, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
+},"usePartial":true,"useData":true,"useDepths":true},
   "lab-order": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -181,13 +959,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "recordType", {"start":{"line":13,"column":32},"end":{"line":13,"column":55}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "recordType", {"start":{"line":13,"column":37},"end":{"line":13,"column":60}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "hiTypeText", {"start":{"line":13,"column":73},"end":{"line":13,"column":83}} ), depth0))
+    + alias3(alias2(alias1(depth0, "hiTypeText", {"start":{"line":13,"column":78},"end":{"line":13,"column":88}} ), depth0))
     + "</bdi></dd> <dt>"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "record", {"start":{"line":13,"column":103},"end":{"line":13,"column":122}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "record", {"start":{"line":13,"column":108},"end":{"line":13,"column":127}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "display", {"start":{"line":13,"column":140},"end":{"line":13,"column":147}} ), depth0))
+    + alias3(alias2(alias1(depth0, "display", {"start":{"line":13,"column":145},"end":{"line":13,"column":152}} ), depth0))
     + "</bdi></dd></div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -272,7 +1050,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<section class=\"record\">\n  <dl>\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"records"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":175}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"careContexts"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":180}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n<section class=\"diagnoses\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "diagnosis", {"start":{"line":17,"column":8},"end":{"line":17,"column":24}} ), depth0))
     + "</h2>\n"
@@ -285,6 +1063,99 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</div>\n</main>\n</body>\n</html>\n";
+},"usePartial":true,"useData":true},
+  "wellness": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <dl class=\"rec-facts vitals-grid\">\n"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":20,"column":13}}})) != null ? stack1 : "")
+    + "  </dl>\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "    <div><dt>"
+    + alias3(alias2(alias1(depth0, "label", {"start":{"line":19,"column":15},"end":{"line":19,"column":20}} ), depth0))
+    + "</dt><dd class=\"reading\"><bdi>"
+    + alias3(alias2(alias1(depth0, "value", {"start":{"line":19,"column":54},"end":{"line":19,"column":59}} ), depth0))
+    + "</bdi></dd>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"at"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":72},"end":{"line":19,"column":132}}})) != null ? stack1 : "")
+    + "</div>\n";
+},"2":function(container,depth0,helpers,partials,data) {
+    return "<dd class=\"rec-note\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "at", {"start":{"line":19,"column":110},"end":{"line":19,"column":112}} ), depth0))
+    + "</bdi></dd>";
+},"3":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "  <p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noObservations", {"start":{"line":23,"column":21},"end":{"line":23,"column":42}} ), depth0))
+    + "</p>\n";
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"lifestyle\">\n  <h2>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "lifestyle", {"start":{"line":28,"column":8},"end":{"line":28,"column":24}} ), depth0))
+    + "</h2>\n  <dl class=\"rec-facts\">\n    "
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":4},"end":{"line":30,"column":98}}})) != null ? stack1 : "")
+    + "\n  </dl>\n</section>\n";
+},"5":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(depth0, "label", {"start":{"line":30,"column":42},"end":{"line":30,"column":47}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "value", {"start":{"line":30,"column":65},"end":{"line":30,"column":70}} ), depth0))
+    + "</bdi></dd></div>";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<!DOCTYPE html>\n<html lang=\""
+    + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
+    + "\" class=\"page-"
+    + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
+    + " template-wellness\">\n<head>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<style>\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</style>\n</head>\n<body>\n<main class=\"sheet\">\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<section class=\"vitals\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vitals", {"start":{"line":15,"column":8},"end":{"line":15,"column":21}} ), depth0))
+    + "</h2>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + "</section>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
 };
 
@@ -390,11 +1261,11 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div>"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "careContext", {"start":{"line":3,"column":28},"end":{"line":3,"column":52}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "careContext", {"start":{"line":3,"column":33},"end":{"line":3,"column":57}} ), depth0))
     + ": <span class=\"mono\"><bdi>"
-    + alias3(alias2(alias1(depth0, "referenceNumber", {"start":{"line":3,"column":82},"end":{"line":3,"column":97}} ), depth0))
+    + alias3(alias2(alias1(depth0, "referenceNumber", {"start":{"line":3,"column":87},"end":{"line":3,"column":102}} ), depth0))
     + "</bdi></span> · <bdi>"
-    + alias3(alias2(alias1(depth0, "hiTypeText", {"start":{"line":3,"column":122},"end":{"line":3,"column":132}} ), depth0))
+    + alias3(alias2(alias1(depth0, "hiTypeText", {"start":{"line":3,"column":127},"end":{"line":3,"column":137}} ), depth0))
     + "</bdi></div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -455,7 +1326,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<footer class=\"doc-footer\">\n  <div class=\"footer-text\">\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"records"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":4},"end":{"line":3,"column":155}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"careContexts"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":4},"end":{"line":3,"column":160}}})) != null ? stack1 : "")
     + "\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"document"),"url"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":227}}})) != null ? stack1 : "")
     + "\n  </div>\n  "
@@ -1028,6 +1899,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"weight"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":11,"column":2},"end":{"line":11,"column":141}}})) != null ? stack1 : "")
     + "\n</section>\n";
 },"usePartial":true,"useData":true},
+  "records-styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\nhtml.page-a5 .vax-table th.dose { width: 13%; }\nhtml.page-a5 .vax-table th.lot { width: 15%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 12%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 14%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
+},"useData":true},
   "signature": {"0":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
