@@ -32,12 +32,12 @@ describe('two submitters on one journal', () => {
     const journal = join(tmp, 'sym.journal');
     const alias = join(tmp, 'sym-alias.journal');
     symlinkSync(journal, alias);
-    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 40 } });
+    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 200 } }); // the first run lasts seconds, whatever the load
     const received = mock.stats().linkReceived;
     const first = start(['submit', '--ndjson', '--concurrency', '2', '--journal', journal, input]);
     await until(() => mock.stats().linkReceived > received);
     const second = await run(['submit', '--ndjson', '--concurrency', '2', '--journal', alias, input]);
-    expect(second.code).toBe(2);
+    expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toMatch(/is in use by process \d+/);
     const r = await first.done;
     expect(r.code).toBe(0);
@@ -52,7 +52,7 @@ describe('two submitters on one journal', () => {
     const input = file('hard.ndjson', ndjson(tags.map(item)));
     const journal = join(tmp, 'hard.journal');
     const other = join(tmp, 'hard-other.journal');
-    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 40 } });
+    mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 200 } }); // the first run lasts seconds, whatever the load
     const received = mock.stats().linkReceived;
     const first = start(['submit', '--ndjson', '--concurrency', '2', '--journal', journal, input]);
     await until(() => mock.stats().linkReceived > received);

@@ -23,7 +23,7 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readFile, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, open, readFile, realpath, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
@@ -365,14 +365,39 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Creates `path` holding `content`, only if it does not exist (atomic); false when it exists. */
+/**
+ * Creates `path` holding `content`, only if it does not exist; false when it
+ * exists. The content is written to a private temporary file first and then
+ * hard-linked into place, so that nobody ever reads the lock empty or half
+ * written (an empty lock read as stale let two batches take it over). Where
+ * the file system has no hard links, an exclusive create and write.
+ */
 async function createExclusive(path: string, content: string, journalPath: string): Promise<boolean> {
+  const fail = (e: unknown): never => {
+    throw new JournalError(`journal ${journalPath}: cannot create its lock file (${codeOf(e)})`);
+  };
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, content, { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    fail(e);
+  }
+  try {
+    await link(temporary, path);
+    return true;
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') fail(e);
+  } finally {
+    await rm(temporary, { force: true });
+  }
   try {
     await writeFile(path, content, { flag: 'wx', mode: 0o600 });
     return true;
   } catch (e) {
-    if ((e as { code?: string }).code === 'EEXIST') return false;
-    throw new JournalError(`journal ${journalPath}: cannot create its lock file (${(e as { code?: string }).code ?? 'unknown error'})`);
+    if (codeOf(e) === 'EEXIST') return false;
+    return fail(e);
   }
 }
 
