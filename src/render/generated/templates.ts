@@ -349,34 +349,40 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
 
   return "      <tr><td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":77,"column":28},"end":{"line":77,"column":34}} ), depth0))
-    + "</td><td class=\"drug\"><bdi>"
-    + alias3(alias2(alias1(depth0, "drugName", {"start":{"line":77,"column":65},"end":{"line":77,"column":73}} ), depth0))
-    + "</bdi></td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":90},"end":{"line":77,"column":132}}})) != null ? stack1 : "")
+    + "</td><td class=\"drug\"><span class=\"generic\"><bdi>"
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":77,"column":87},"end":{"line":77,"column":91}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":106},"end":{"line":77,"column":184}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":141},"end":{"line":77,"column":189}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":193},"end":{"line":77,"column":235}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":198},"end":{"line":77,"column":244}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":244},"end":{"line":77,"column":292}}})) != null ? stack1 : "")
+    + "</td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":301},"end":{"line":77,"column":347}}})) != null ? stack1 : "")
     + "</td><td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":267},"end":{"line":77,"column":321}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":370},"end":{"line":77,"column":424}}})) != null ? stack1 : "")
     + "</td></tr>\n";
 },"31":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":77,"column":111},"end":{"line":77,"column":117}} ), depth0))
-    + "</bdi>";
+    return " <span class=\"brand\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":77,"column":152},"end":{"line":77,"column":161}} ), depth0))
+    + "</bdi>)</span>";
 },"32":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":77,"column":165},"end":{"line":77,"column":174}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":77,"column":214},"end":{"line":77,"column":220}} ), depth0))
     + "</bdi>";
 },"33":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":77,"column":221},"end":{"line":77,"column":229}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":77,"column":268},"end":{"line":77,"column":277}} ), depth0))
     + "</bdi>";
 },"34":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":77,"column":294},"end":{"line":77,"column":306}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":77,"column":324},"end":{"line":77,"column":332}} ), depth0))
     + "</bdi>";
 },"35":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":77,"column":397},"end":{"line":77,"column":409}} ), depth0))
+    + "</bdi>";
+},"36":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -417,7 +423,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"medications\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dischargeMedications", {"start":{"line":69,"column":8},"end":{"line":69,"column":35}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.program(35, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.program(36, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
