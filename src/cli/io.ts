@@ -92,6 +92,19 @@ export function withCliIo<T>(io: CliIo, fn: () => Promise<T>): Promise<T> {
 }
 
 /** How the input is named in messages: the path, or `<stdin>`. */
+/** Waits for SIGTERM or SIGINT (a service's stop, or Ctrl-C); resolves to the signal. */
+export function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (sig: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
 export function inputName(file: string | undefined): string {
   return file === undefined || file === '-' ? '<stdin>' : file;
 }

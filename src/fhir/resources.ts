@@ -35,6 +35,15 @@ export function misfit(a: Assembly, field: string, what: string): void {
   );
 }
 
+/** Warns about each of diagnoses, medications, lab orders and advice given, for a record profile that holds none of them. */
+export function misfitClinicalContent(a: Assembly): void {
+  const { content } = a;
+  if ((content.diagnosis ?? []).length > 0) misfit(a, 'diagnosis', 'diagnosis');
+  if ((content.medications ?? []).length > 0) misfit(a, 'medications', 'medications');
+  if ((content.labInvestigations ?? []).length > 0) misfit(a, 'labInvestigations', 'labInvestigations (lab orders)');
+  if (content.advice !== undefined) misfit(a, 'advice', 'advice');
+}
+
 /** One Condition per diagnosis: an ICD-10 coding only when `icdCode` was given and its title is known (terminology.ts). */
 export function conditions(a: Assembly): Reference[] {
   return (a.content.diagnosis ?? []).map((d, i) => {

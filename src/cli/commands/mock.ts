@@ -1,7 +1,7 @@
 import { parseSeed, type MockSeed } from '../../mock/accounts.js';
 import { startMockServer, type MockEvent } from '../../mock/server.js';
 import { fileCountError, optionError, defineCommand } from '../command.js';
-import { EXIT, cliIo, UsageError, decodeUtf8, parseJson, problemLine, readRegularFile } from '../io.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, parseJson, problemLine, nextStopSignal, readRegularFile } from '../io.js';
 
 async function loadSeed(file: string): Promise<MockSeed> {
   const text = decodeUtf8((await readRegularFile(file)).bytes, file);
@@ -92,15 +92,7 @@ Ctrl-C stops the mock with exit code 130; SIGTERM with 0.`,
     cliIo().stdout.write(apiKey === undefined ? `export ABHA_LINK_API_KEY=${mock.apiKey}\n` : '# API key: the value of ABHA_LINK_API_KEY in your environment\n');
     cliIo().stdout.write(`export ABHA_LINK_BASE_URL=${mock.url}\n`);
     if (seed !== undefined) cliIo().stdout.write(`accounts: ${seed.accounts.length} from ${seedFile ?? ''}\n`);
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      const stop = (sig: NodeJS.Signals): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(sig);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const signal = await nextStopSignal();
     await mock.close();
     cliIo().stderr.write('mock stopped\n');
     // Ctrl-C exits 130 as for every command; SIGTERM is the orderly stop of a service manager.

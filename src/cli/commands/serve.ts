@@ -3,7 +3,7 @@ import { createClient, type AbhaClient, type ClientOptions } from '../../client/
 import { isLoopbackHost } from '../../serve/auth.js';
 import { startServe } from '../../serve/start.js';
 import { defineCommand, optionError } from '../command.js';
-import { EXIT, cliIo, UsageError, decodeUtf8, readRegularFile } from '../io.js';
+import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
 import { readApiKeyFile } from './submit.js';
 
 /** The serve token from --token-file or ABHA_LINK_SERVE_TOKEN; undefined when neither is given. */
@@ -39,19 +39,6 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
   if (apiKey === undefined) throw new UsageError('no API key for ABHA_LINK_BASE_URL: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
   const options: ClientOptions = { baseUrl, apiKey };
   return { client: createClient(options), options };
-}
-
-/** Waits for SIGTERM or SIGINT; resolves to the signal. */
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (sig: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(sig);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export const command = defineCommand({
@@ -126,7 +113,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
       throw e;
     }
     cliIo().stdout.write(`listening on ${running.url}\n`);
-    const signal = await nextSignal();
+    const signal = await nextStopSignal();
     cliIo().stderr.write("abha-link serve: stopping: no new requests; finishing those in flight and the queue's sends\n");
     await running.close();
     cliIo().stderr.write('abha-link serve: stopped\n');

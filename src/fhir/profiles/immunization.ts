@@ -10,7 +10,7 @@ import { issue, type Assembly } from '../assembly.js';
 import { PROFILES, RECORD_PROFILES, STAY_CODES, SYSTEMS } from '../constants.js';
 import { codedSection, documentLine, li } from '../narrative.js';
 import type { CompositionSection, Immunization, ImmunizationRecommendation, ImmunizationRecommendationRecommendation, Reference } from '../r4.js';
-import { documentBytes, documentReference, misfit, reportDocumentProblem } from '../resources.js';
+import { documentBytes, documentReference, misfitClinicalContent, reportDocumentProblem } from '../resources.js';
 import { isolatedXhtml as iso } from '../xhtml.js';
 import { conceptOf, dateTimeOf } from './stay-resources.js';
 
@@ -70,7 +70,6 @@ function immunizationLine(im: ImmunizationInput): string {
 
 /** The single section of an ImmunizationRecord, or none with an error when there is neither a dose nor the certificate. */
 export function immunizationSections(a: Assembly): CompositionSection[] {
-  const { content } = a;
   const given = a.job.clinical?.immunizations ?? [];
   const refs = given.map((im) => a.add(immunizationOf(a, im)));
   const next = recommendation(
@@ -84,10 +83,7 @@ export function immunizationSections(a: Assembly): CompositionSection[] {
     refs.push(documentReference(a, doc));
     lines.push(documentLine(doc));
   } else if (doc !== 'none') reportDocumentProblem(a, doc, given.length === 0);
-  if ((content.diagnosis ?? []).length > 0) misfit(a, 'diagnosis', 'diagnosis');
-  if ((content.medications ?? []).length > 0) misfit(a, 'medications', 'medications');
-  if ((content.labInvestigations ?? []).length > 0) misfit(a, 'labInvestigations', 'labInvestigations (lab orders)');
-  if (content.advice !== undefined) misfit(a, 'advice', 'advice');
+  misfitClinicalContent(a);
   if (refs.length === 0) {
     if (doc === 'none') a.report(issue(a.job.at.content(), 'empty-document', 'an ImmunizationRecord needs at least one immunization or the embedded certificate document'));
     return [];

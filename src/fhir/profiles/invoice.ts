@@ -11,7 +11,7 @@ import { issue, type Assembly } from '../assembly.js';
 import { PROFILES, SYSTEMS, type FixedCoding } from '../constants.js';
 import { li, narrative } from '../narrative.js';
 import type { ChargeItem, CompositionSection, Invoice, InvoiceLineItem, InvoiceLineItemPriceComponent, Money, Reference } from '../r4.js';
-import { misfit } from '../resources.js';
+import { misfitClinicalContent } from '../resources.js';
 import { isolatedXhtml as iso } from '../xhtml.js';
 import { timeOf } from './wellness.js';
 
@@ -134,13 +134,7 @@ function invoiceResource(a: Assembly, inv: InvoiceInput): Reference {
  */
 export function invoiceSections(a: Assembly): CompositionSection[] {
   const { content } = a;
-  for (const [field, what] of [
-    ['diagnosis', 'diagnosis'],
-    ['medications', 'medications'],
-    ['labInvestigations', 'labInvestigations (lab orders)'],
-  ] as const)
-    if ((content[field] ?? []).length > 0) misfit(a, field, what);
-  if (content.advice !== undefined) misfit(a, 'advice', 'advice');
+  misfitClinicalContent(a);
   if (content.documentUrl !== undefined)
     a.report(
       issue(

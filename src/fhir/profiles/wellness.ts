@@ -11,7 +11,7 @@ import { issue, type Assembly } from '../assembly.js';
 import { PROFILES, SYSTEMS, type FixedCoding } from '../constants.js';
 import { documentLine, li, narrative } from '../narrative.js';
 import type { CodeableConcept, CompositionSection, Observation, ObservationComponent, Quantity, Reference } from '../r4.js';
-import { documentBytes, documentReference, misfit, reportDocumentProblem } from '../resources.js';
+import { documentBytes, documentReference, misfitClinicalContent, reportDocumentProblem } from '../resources.js';
 import { visitDateTime } from '../time.js';
 import { isolatedXhtml as iso } from '../xhtml.js';
 
@@ -197,14 +197,7 @@ const SECTION_ORDER = ['Vital Signs', 'Body Measurement', 'Physical Activity', '
  * advice) is left out with a warning.
  */
 export function wellnessSections(a: Assembly): CompositionSection[] {
-  const { content } = a;
-  for (const [field, what] of [
-    ['diagnosis', 'diagnosis'],
-    ['medications', 'medications'],
-    ['labInvestigations', 'labInvestigations (lab orders)'],
-  ] as const)
-    if ((content[field] ?? []).length > 0) misfit(a, field, what);
-  if (content.advice !== undefined) misfit(a, 'advice', 'advice');
+  misfitClinicalContent(a);
   const obs = a.job.clinical?.observations ?? {};
   const ctx: Ctx = { a, obs, sections: new Map(), defaultWhen: obs.at === undefined ? a.job.when : timeOf(a, obs.at, 'observations', 'at') };
   measurements(ctx);
