@@ -1,40 +1,49 @@
 /**
- * Screenshots of the bundled prescription in a few languages, for
- * docs/render.md: English, Hindi, Tamil and bilingual English + Hindi, A4,
- * from real renders of examples/opd-prescription.input.json through the
- * Chromium on this machine. Run after a build:
+ * Screenshots for docs/render.md in English, Hindi, Tamil and bilingual
+ * English + Hindi, A4, from real renders of the examples through the Chromium
+ * on this machine: the bundled prescription (docs/render-<lang>.png) and the
+ * record templates (docs/records/<template>-<lang>.png). Run after a build:
  *
- *   npm run build && node scripts/language-screenshots.mjs [OUT_DIR]
+ *   npm run build && node scripts/language-screenshots.mjs
  *
- * Writes OUT_DIR/render-<lang>.png (default OUT_DIR: docs/). Every value on
- * the pages is synthetic.
+ * Every value on the pages is synthetic.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { createPdfPrinter, findChromium, renderDocuments } = await import('../dist/render/index.js');
-const out = process.argv[2] ?? join(root, 'docs');
 const chromium = process.env.ABHA_LINK_CHROMIUM || findChromium();
 if (chromium === undefined) {
   process.stderr.write('language-screenshots: no Chromium found (apt-get install chromium, or set ABHA_LINK_CHROMIUM)\n');
   process.exit(2);
 }
-const input = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8'));
-const pages = [
+const languages = [
   ['en', 'en'],
   ['hi', 'hi'],
   ['ta', 'ta'],
   ['en-hi', ['en', 'hi']],
 ];
-mkdirSync(out, { recursive: true });
+// [example input, template (undefined: the default), file name before -<lang>.png]
+const documents = [
+  ['opd-prescription', undefined, 'docs/render'],
+  ['discharge-summary', 'discharge-summary', 'docs/records/discharge-summary'],
+  ['immunization', 'immunisation-certificate', 'docs/records/immunisation-certificate'],
+  ['wellness', 'wellness', 'docs/records/wellness'],
+  ['invoice', 'invoice', 'docs/records/invoice'],
+];
 const printer = await createPdfPrinter({ executablePath: chromium });
 try {
-  for (const [name, lang] of pages) {
-    const file = join(out, `render-${name}.png`);
-    writeFileSync(file, await printer.screenshot(renderDocuments(input, { lang })[0].html, { pageSize: 'A4', scale: 1 }));
-    process.stdout.write(`${file}\n`);
+  for (const [example, template, prefix] of documents) {
+    const input = JSON.parse(readFileSync(join(root, `examples/${example}.input.json`), 'utf8'));
+    for (const [name, lang] of languages) {
+      const file = join(root, `${prefix}-${name}.png`);
+      mkdirSync(dirname(file), { recursive: true });
+      const html = renderDocuments(input, { ...(template === undefined ? {} : { template }), lang })[0].html;
+      writeFileSync(file, await printer.screenshot(html, { pageSize: 'A4', scale: 1 }));
+      process.stdout.write(`${file}\n`);
+    }
   }
 } finally {
   await printer.close();
