@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { untilValue } from './support/poll.js';
 import pg from 'pg';
 import { linkRequestKey } from '../src/client/index.js';
 import type { MockServer } from '../src/mock/index.js';
@@ -68,16 +69,7 @@ async function kill(child: ChildProcess): Promise<void> {
   children.delete(child);
 }
 
-/** Polls `probe` until it returns a value; fails after `ms`. */
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string, ms = 120_000): Promise<T> => untilValue(probe, what, ms);
 
 /** Stores the batch through a queue that does not send (not started). */
 async function enqueueBatch(queue: Queue, prefix: string): Promise<Map<string, string>> {

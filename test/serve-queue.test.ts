@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { untilValue } from './support/poll.js';
 import pg from 'pg';
 import type { MockServer } from '../src/mock/index.js';
 import { MIGRATIONS, QueueError, openQueue, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from '../src/serve/queue/index.js';
@@ -67,16 +68,7 @@ const logger = {
   error: (f: Record<string, unknown>, m: string) => logLines.push(JSON.stringify({ ...f, m })),
 };
 
-/** Polls `probe` until it returns a value (not undefined); fails after `ms`. */
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> => untilValue(probe, what, ms);
 
 const final = (q: Queue, id: string): Promise<Submission> =>
   until(async () => {
