@@ -6,7 +6,7 @@ import type { TemplateSpec } from '../handlebars.js';
 export const BUNDLED_TEMPLATE_NAMES = ["discharge-summary","immunisation-certificate","invoice","lab-order","prescription","visit-summary","wellness"] as const;
 
 /** The names of the bundled partials (templates/partials/*.hbs). */
-export const BUNDLED_PARTIAL_NAMES = ["advice","diagnoses","footer","head","investigations","letterhead","medications","patient","records-styles","signature","styles","title","vitals"] as const;
+export const BUNDLED_PARTIAL_NAMES = ["advice","closing","diagnoses","dose-legend","footer","head","investigations","letterhead","medication-row","medications","patient","records-styles","signature","styles","title","vitals"] as const;
 
 /** Precompiled templates, by name. */
 export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], TemplateSpec>> = {
@@ -924,12 +924,59 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "<div class=\"closing\">\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</div>\n</main>\n</body>\n</html>\n";
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
-  "prescription": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+  "prescription": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "\n";
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"advice"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+},"2":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+},"3":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.program(0, data, 0),"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","hash":{"closingTail":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -948,13 +995,8 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"diagnoses"),depth0,{"name":"diagnoses","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "<div class=\"closing\">\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</div>\n</main>\n</body>\n</html>\n";
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":24,"column":7}}})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "visit-summary": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1065,10 +1107,8 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":35,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "<div class=\"closing\">\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</div>\n</main>\n</body>\n</html>\n";
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "wellness": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1204,6 +1244,19 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"advice"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":0},"end":{"line":6,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":12,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
+  "closing": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"closing\">\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</div>\n";
+},"usePartial":true,"useData":true},
   "diagnoses": {"0":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1257,6 +1310,36 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":0},"end":{"line":10,"column":7}}})) != null ? stack1 : "");
+},"useData":true},
+  "dose-legend": {"0":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<p class=\"dose-legend\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"doseSlots"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":42},"end":{"line":1,"column":108}}})) != null ? stack1 : "")
+    + "</p>";
+},"1":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+
+  return "<span><b>"
+    + alias3(alias2(alias1(depth0, "short", {"start":{"line":1,"column":72},"end":{"line":1,"column":77}} ), depth0))
+    + "</b> "
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":1,"column":86},"end":{"line":1,"column":90}} ), depth0))
+    + "</span>";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"hasDoseGrid"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":0},"end":{"line":1,"column":119}}})) != null ? stack1 : "")
+    + "\n";
 },"useData":true},
   "footer": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1561,7 +1644,108 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":4},"end":{"line":14,"column":95}}})) != null ? stack1 : "")
     + "\n  </div>\n</header>\n";
 },"useData":true},
-  "medications": {"0":function(container,depth0,helpers,partials,data) {
+  "medication-row": {"0":function(container,depth0,helpers,partials,data) {
+    return " <span class=\"brand\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":3,"column":119},"end":{"line":3,"column":128}} ), depth0))
+    + "</bdi>)</span>";
+},"1":function(container,depth0,helpers,partials,data) {
+    return "<span class=\"form-route\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "particulars", {"start":{"line":3,"column":202},"end":{"line":3,"column":213}} ), depth0))
+    + "</bdi></span>";
+},"2":function(container,depth0,helpers,partials,data) {
+    return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":3,"column":308},"end":{"line":3,"column":320}} ), depth0))
+    + "</bdi></span>";
+},"3":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":4,"column":33},"end":{"line":4,"column":39}} ), depth0))
+    + "</bdi>";
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<span class=\"dose-grid\" role=\"img\" aria-label=\""
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":88},"end":{"line":5,"column":191}}})) != null ? stack1 : "")
+    + "\">"
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":193},"end":{"line":5,"column":325}}})) != null ? stack1 : "")
+    + "</span>";
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":5,"column":108},"end":{"line":5,"column":112}} ), depth0))
+    + ": "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(7, data, 0),"data":data,"loc":{"start":{"line":5,"column":116},"end":{"line":5,"column":152}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":152},"end":{"line":5,"column":182}}})) != null ? stack1 : "");
+},"6":function(container,depth0,helpers,partials,data) {
+    return container.escapeExpression(container.lambda(container.strict(depth0, "mark", {"start":{"line":5,"column":130},"end":{"line":5,"column":134}} ), depth0));
+},"7":function(container,depth0,helpers,partials,data) {
+    return "–";
+},"8":function(container,depth0,helpers,partials,data) {
+    return ", ";
+},"9":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<span class=\"slot"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":228},"end":{"line":5,"column":250}}})) != null ? stack1 : "")
+    + "\"><span class=\"slot-box\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":275},"end":{"line":5,"column":302}}})) != null ? stack1 : "")
+    + "</span></span>";
+},"10":function(container,depth0,helpers,partials,data) {
+    return " on";
+},"11":function(container,depth0,helpers,partials,data) {
+    return "<span class=\"freq-text\"><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":5,"column":387},"end":{"line":5,"column":396}} ), depth0))
+    + "</bdi></span>";
+},"12":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":6,"column":35},"end":{"line":6,"column":43}} ), depth0))
+    + "</bdi>";
+},"13":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":7,"column":53},"end":{"line":7,"column":65}} ), depth0))
+    + "</bdi>";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<tr>\n        <td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":2,"column":26},"end":{"line":2,"column":32}} ), depth0))
+    + "</td>\n        <td class=\"drug\"><span class=\"generic\"><bdi>"
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":3,"column":54},"end":{"line":3,"column":58}} ), depth0))
+    + "</bdi></span>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":73},"end":{"line":3,"column":151}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"particulars"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":151},"end":{"line":3,"column":235}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":235},"end":{"line":3,"column":342}}})) != null ? stack1 : "")
+    + "</td>\n        <td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":12},"end":{"line":4,"column":54}}})) != null ? stack1 : "")
+    + "</td>\n        <td class=\"freq\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":25},"end":{"line":5,"column":339}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":339},"end":{"line":5,"column":418}}})) != null ? stack1 : "")
+    + "</td>\n        <td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":12},"end":{"line":6,"column":58}}})) != null ? stack1 : "")
+    + "</td>\n        <td class=\"instr\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":26},"end":{"line":7,"column":80}}})) != null ? stack1 : "")
+    + "</td>\n</tr>\n";
+},"useData":true},
+  "medications": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1577,15 +1761,17 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dosage", {"start":{"line":6,"column":104},"end":{"line":6,"column":117}} ), depth0))
     + "</th><th class=\"freq\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "frequency", {"start":{"line":6,"column":143},"end":{"line":6,"column":159}} ), depth0))
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDoseGrid"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":161},"end":{"line":6,"column":336}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDoseGrid"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":161},"end":{"line":6,"column":336}}})) != null ? stack1 : "")
     + "</th><th class=\"dur\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "duration", {"start":{"line":6,"column":359},"end":{"line":6,"column":374}} ), depth0))
     + "</th><th class=\"instr\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "instructions", {"start":{"line":6,"column":401},"end":{"line":6,"column":420}} ), depth0))
-    + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":6},"end":{"line":18,"column":15}}})) != null ? stack1 : "")
-    + "    </tbody>\n  </table>\n  "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDoseGrid"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":21,"column":2},"end":{"line":21,"column":121}}})) != null ? stack1 : "")
+    + "</th></tr>\n    </thead>\n    <tbody>\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":6},"end":{"line":9,"column":149}}})) != null ? stack1 : "")
+    + "\n    </tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":18,"column":11}}})) != null ? stack1 : "")
+    + "  </table>\n  "
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"unless","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":20,"column":2},"end":{"line":20,"column":53}}})) != null ? stack1 : "")
     + "\n";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1602,107 +1788,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     return "<span class=\"slot\"><span class=\"slot-name\">"
     + container.escapeExpression(container.lambda(container.strict(depth0, "short", {"start":{"line":6,"column":292},"end":{"line":6,"column":297}} ), depth0))
     + "</span></span>";
-},"3":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "      <tr>\n        <td class=\"num\">"
-    + alias3(alias2(alias1(depth0, "number", {"start":{"line":11,"column":26},"end":{"line":11,"column":32}} ), depth0))
-    + "</td>\n        <td class=\"drug\"><span class=\"generic\"><bdi>"
-    + alias3(alias2(alias1(depth0, "name", {"start":{"line":12,"column":54},"end":{"line":12,"column":58}} ), depth0))
-    + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":73},"end":{"line":12,"column":151}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"particulars"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":151},"end":{"line":12,"column":235}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":235},"end":{"line":12,"column":342}}})) != null ? stack1 : "")
-    + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":12},"end":{"line":13,"column":54}}})) != null ? stack1 : "")
-    + "</td>\n        <td class=\"freq\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":25},"end":{"line":14,"column":339}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(15, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":339},"end":{"line":14,"column":418}}})) != null ? stack1 : "")
-    + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(16, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":12},"end":{"line":15,"column":58}}})) != null ? stack1 : "")
-    + "</td>\n        <td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(17, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":26},"end":{"line":16,"column":80}}})) != null ? stack1 : "")
-    + "</td>\n      </tr>\n";
-},"4":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"brand\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":12,"column":119},"end":{"line":12,"column":128}} ), depth0))
-    + "</bdi>)</span>";
-},"5":function(container,depth0,helpers,partials,data) {
-    return "<span class=\"form-route\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "particulars", {"start":{"line":12,"column":202},"end":{"line":12,"column":213}} ), depth0))
-    + "</bdi></span>";
-},"6":function(container,depth0,helpers,partials,data) {
-    return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":12,"column":308},"end":{"line":12,"column":320}} ), depth0))
-    + "</bdi></span>";
-},"7":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":13,"column":33},"end":{"line":13,"column":39}} ), depth0))
-    + "</bdi>";
-},"8":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "<span class=\"dose-grid\" role=\"img\" aria-label=\""
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":88},"end":{"line":14,"column":191}}})) != null ? stack1 : "")
-    + "\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":193},"end":{"line":14,"column":325}}})) != null ? stack1 : "")
-    + "</span>";
-},"9":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":14,"column":108},"end":{"line":14,"column":112}} ), depth0))
-    + ": "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.program(11, data, 0),"data":data,"loc":{"start":{"line":14,"column":116},"end":{"line":14,"column":152}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":152},"end":{"line":14,"column":182}}})) != null ? stack1 : "");
-},"10":function(container,depth0,helpers,partials,data) {
-    return container.escapeExpression(container.lambda(container.strict(depth0, "mark", {"start":{"line":14,"column":130},"end":{"line":14,"column":134}} ), depth0));
-},"11":function(container,depth0,helpers,partials,data) {
-    return "–";
-},"12":function(container,depth0,helpers,partials,data) {
-    return ", ";
-},"13":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "<span class=\"slot"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":228},"end":{"line":14,"column":250}}})) != null ? stack1 : "")
-    + "\"><span class=\"slot-box\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":275},"end":{"line":14,"column":302}}})) != null ? stack1 : "")
-    + "</span></span>";
-},"14":function(container,depth0,helpers,partials,data) {
-    return " on";
-},"15":function(container,depth0,helpers,partials,data) {
-    return "<span class=\"freq-text\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":14,"column":387},"end":{"line":14,"column":396}} ), depth0))
-    + "</bdi></span>";
-},"16":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":15,"column":35},"end":{"line":15,"column":43}} ), depth0))
-    + "</bdi>";
-},"17":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":16,"column":53},"end":{"line":16,"column":65}} ), depth0))
-    + "</bdi>";
-},"18":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1710,18 +1796,60 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<p class=\"dose-legend\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"doseSlots"),{"name":"each","hash":{},"fn":container.program(19, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":21,"column":44},"end":{"line":21,"column":110}}})) != null ? stack1 : "")
-    + "</p>";
-},"19":function(container,depth0,helpers,partials,data) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.program(5, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":9,"column":27},"end":{"line":9,"column":140}}})) != null ? stack1 : "");
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
 
-  return "<span><b>"
-    + alias3(alias2(alias1(depth0, "short", {"start":{"line":21,"column":74},"end":{"line":21,"column":79}} ), depth0))
-    + "</b> "
-    + alias3(alias2(alias1(depth0, "name", {"start":{"line":21,"column":88},"end":{"line":21,"column":92}} ), depth0))
-    + "</span>";
-},"20":function(container,depth0,helpers,partials,data) {
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"medication-row"),depth0,{"name":"medication-row","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"5":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depths[1],"closingTail"),{"name":"unless","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":72},"end":{"line":9,"column":129}}})) != null ? stack1 : "");
+},"6":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "    <tbody class=\"closing-group\">\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":6},"end":{"line":15,"column":76}}})) != null ? stack1 : "")
+    + "\n      <tr class=\"closing-row\"><td colspan=\"6\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"dose-legend"),depth0,{"name":"dose-legend","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "<div class=\"closing\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</div></td></tr>\n    </tbody>\n";
+},"7":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":27},"end":{"line":15,"column":67}}})) != null ? stack1 : "");
+},"8":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"dose-legend"),depth0,{"name":"dose-legend","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"9":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1730,9 +1858,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "  <p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noMedications", {"start":{"line":23,"column":21},"end":{"line":23,"column":41}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noMedications", {"start":{"line":22,"column":21},"end":{"line":22,"column":41}} ), depth0))
     + "</p>\n";
-},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1743,9 +1871,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return "<section class=\"medications\">\n  <h2><span class=\"rx\" aria-hidden=\"true\">&#8478;</span> "
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "medications", {"start":{"line":2,"column":59},"end":{"line":2,"column":77}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(20, data, 0),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":23,"column":9}}})) != null ? stack1 : "")
     + "</section>\n";
-},"useData":true},
+},"usePartial":true,"useData":true,"useDepths":true},
   "patient": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1992,7 +2120,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"identity"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":6,"column":26},"end":{"line":6,"column":54}}}))
     + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; }\n  @bottom-right { content: "
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"number"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":7,"column":27},"end":{"line":7,"column":53}}}))
-    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 8.2pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n@media print {\n  .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n.closing { break-inside: avoid; page-break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.med-table tbody tr:last-child { break-before: avoid; page-break-before: avoid; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
+    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 8.2pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n@media print {\n  .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n.closing { break-inside: avoid; page-break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n/* When nothing follows the medicines, the last one, the legend, the signature and the footer share one table section\n   that a page never splits (prescription.hbs): Chromium does not keep a block with the table row before it. */\n.med-table tbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\n.med-table tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
 },"useData":true},
   "title": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
