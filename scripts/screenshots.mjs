@@ -4,7 +4,7 @@
  * through pdftoppm of poppler-utils) to PNG under docs/screenshots/. Run after
  * `npm run build`:
  *
- *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi]
+ *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi,ta,en+hi]  (en+hi: bilingual)
  *
  * The PNGs are the printed pages: page margins with the patient's name, the
  * date and "Page N of M" included. Look at every one before committing.
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { createPdfPrinter, renderDocuments } from '../dist/render/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi' } } });
+const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,en+hi' } } });
 const langs = values.lang.split(',');
 const example = (name) => JSON.parse(readFileSync(join(root, 'examples', `${name}.input.json`), 'utf8'));
 
@@ -39,7 +39,7 @@ const written = [];
 try {
   for (const lang of langs) {
     for (const [name, template, input, pageSize] of SHOTS) {
-      const [doc] = renderDocuments(example(input), { template, lang, pageSize, lint: false });
+      const [doc] = renderDocuments(example(input), { template, lang: lang.includes('+') ? lang.split('+') : lang, pageSize, lint: false });
       const pdf = join(work, `${name}-${lang}.pdf`);
       writeFileSync(pdf, await printer.pdf(doc.html, { pageSize }));
       // 80 dpi: readable, and small enough to commit.

@@ -311,12 +311,28 @@ describe(`in Chromium${SKIP}`, () => {
         const label = `${pageSize}, ${n} medicines${doc.visit.followUp === undefined ? ', no follow-up' : ''}`;
         const last = pages[pages.length - 1] ?? '';
         expect(last, label).toContain('Signature and stamp');
-        // Above the signature on its page: a medicine row or the follow-up, not only the page margin.
-        expect(last.slice(0, last.indexOf('Signature and stamp')), label).toMatch(/Brand \d+|FOLLOW-UP/);
+        // With the signature on its page: a medicine row or the follow-up (beside it), not only the page margin.
+        expect(last, label).toMatch(/Brand \d+|FOLLOW-UP/);
         expect(last, `${label}: the record reference stays with the signature`).toContain('Record reference');
       }
     },
     180_000,
+  );
+
+  it.skipIf(!hasPdfToText)(
+    `prints every line of a long advice, over pages, with the signature after its last line${POPPLER_SKIP}`,
+    async () => {
+      const advice = Array.from({ length: 110 }, (_, i) => `Advice line ${i + 1}: walk daily.`).join('\n');
+      for (const pageSize of ['A4', 'A5'] as const) {
+        const pages = pdfText(await p().pdf(html({ ...example('long-prescription'), advice }, { pageSize }), { pageSize }));
+        const text = pages.join('\n');
+        for (let i = 1; i <= 110; i++) expect(text, `${pageSize}: line ${i}`).toContain(`Advice line ${i}: walk daily.`);
+        const last = pages[pages.length - 1] ?? '';
+        expect(last, pageSize).toContain('Signature and stamp');
+        expect(last, pageSize).toContain('Advice line 110');
+      }
+    },
+    60_000,
   );
 
   it.skipIf(!hasDevanagariFont)(

@@ -185,6 +185,12 @@ export interface DocumentModel {
   readonly hasDoseGrid: boolean;
   readonly labInvestigations: ReadonlyArray<{ readonly number: number; readonly testName: string; readonly instructions: string | null }>;
   readonly advice: string | null;
+  /**
+   * Whether the advice and follow-up are short (at most 600 characters together), so that the closing (advice,
+   * follow-up, signature, footer) prints as one piece that a page never splits; longer ones may break inside it, the
+   * signature keeping with their end.
+   */
+  readonly compactClosing: boolean;
   readonly document: {
     /** The documentUrl as given, for printing as text. */
     readonly url: string | null;
@@ -542,6 +548,7 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
   const visitDate = source.visitDate;
   const dateText = visitDate === undefined ? null : say((m) => localDate(m, visitDate));
   const medications = medicationsModel(records, source.details, options.caps === true, speech);
+  const advice = adviceOf(records);
   const d = source.details?.doctor ?? {};
   return {
     lang: options.lang,
@@ -563,7 +570,8 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     doseSlots: doseSlotsOf(speech),
     hasDoseGrid: medications.some((m) => m.doseGrid !== null),
     labInvestigations: records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) })),
-    advice: adviceOf(records),
+    advice,
+    compactClosing: (advice?.length ?? 0) + (source.followUp?.length ?? 0) <= 600,
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
     page: pageOf(patient.name, dateText, labels),

@@ -10,7 +10,9 @@ export const BUNDLED_PARTIAL_NAMES = ["advice","closing","diagnoses","dose-legen
 
 /** Precompiled templates, by name. */
 export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], TemplateSpec>> = {
-  "discharge-summary": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+  "discharge-summary": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -25,17 +27,17 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</bdi></dd></div>\n    <div><dt>"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "discharge", {"start":{"line":18,"column":15},"end":{"line":18,"column":34}} ), depth0))
     + "</dt><dd>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dischargedAt"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(2, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":18,"column":45},"end":{"line":18,"column":108}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dischargedAt"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.program(3, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":18,"column":45},"end":{"line":18,"column":108}}})) != null ? stack1 : "")
     + "</dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reasonForAdmission"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":4},"end":{"line":19,"column":131}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reasonForAdmission"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":4},"end":{"line":19,"column":131}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
-},"1":function(container,depth0,helpers,partials,data) {
+},"2":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "dischargedAt", {"start":{"line":18,"column":72},"end":{"line":18,"column":84}} ), depth0))
     + "</bdi>";
-},"2":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data) {
     return "—";
-},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -48,7 +50,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd><bdi>"
     + alias3(alias2(alias1(depth0, "reasonForAdmission", {"start":{"line":19,"column":87},"end":{"line":19,"column":105}} ), depth0))
     + "</bdi></dd></div>";
-},"4":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -59,7 +61,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section class=\"stay\"><p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noStay", {"start":{"line":23,"column":41},"end":{"line":23,"column":54}} ), depth0))
     + "</p></section>\n";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -68,9 +70,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <ul class=\"rec-list\">\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":4},"end":{"line":29,"column":232}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":4},"end":{"line":29,"column":232}}})) != null ? stack1 : "")
     + "\n  </ul>\n";
-},"6":function(container,depth0,helpers,partials,data) {
+},"7":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -81,18 +83,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<li><span class=\"dx-name\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":29,"column":56},"end":{"line":29,"column":60}} ), depth0))
     + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":75},"end":{"line":29,"column":145}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":145},"end":{"line":29,"column":218}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":75},"end":{"line":29,"column":145}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":145},"end":{"line":29,"column":218}}})) != null ? stack1 : "")
     + "</li>";
-},"7":function(container,depth0,helpers,partials,data) {
+},"8":function(container,depth0,helpers,partials,data) {
     return " <span class=\"icd\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":29,"column":116},"end":{"line":29,"column":123}} ), depth0))
     + "</bdi></span>";
-},"8":function(container,depth0,helpers,partials,data) {
+},"9":function(container,depth0,helpers,partials,data) {
     return " <span class=\"status\">(<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":29,"column":189},"end":{"line":29,"column":195}} ), depth0))
     + "</bdi>)</span>";
-},"9":function(container,depth0,helpers,partials,data) {
+},"10":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -103,7 +105,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "  <p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":32,"column":21},"end":{"line":32,"column":39}} ), depth0))
     + "</p>\n";
-},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -111,22 +113,22 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"chiefComplaints"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":0},"end":{"line":36,"column":175}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"chiefComplaints"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":0},"end":{"line":36,"column":175}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"presentIllness"),{"name":"if","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":37,"column":138}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"presentIllness"),{"name":"if","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":37,"column":138}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"pastHistory"),{"name":"if","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":0},"end":{"line":38,"column":159}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"pastHistory"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":0},"end":{"line":38,"column":159}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"allergies"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":0},"end":{"line":39,"column":157}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"allergies"),{"name":"if","hash":{},"fn":container.program(16, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":0},"end":{"line":39,"column":157}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"examinationFindings"),{"name":"if","hash":{},"fn":container.program(16, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":45,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"investigations"),{"name":"if","hash":{},"fn":container.program(18, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":0},"end":{"line":58,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"procedures"),{"name":"if","hash":{},"fn":container.program(23, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":59,"column":0},"end":{"line":64,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"courseInHospital"),{"name":"if","hash":{},"fn":container.program(27, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":65,"column":0},"end":{"line":65,"column":144}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"examinationFindings"),{"name":"if","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":45,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"investigations"),{"name":"if","hash":{},"fn":container.program(19, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":0},"end":{"line":58,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"procedures"),{"name":"if","hash":{},"fn":container.program(24, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":59,"column":0},"end":{"line":64,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"courseInHospital"),{"name":"if","hash":{},"fn":container.program(28, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":65,"column":0},"end":{"line":65,"column":144}}})) != null ? stack1 : "")
     + "\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"conditionAtDischarge"),{"name":"if","hash":{},"fn":container.program(28, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":66,"column":0},"end":{"line":66,"column":156}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"conditionAtDischarge"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":66,"column":0},"end":{"line":66,"column":156}}})) != null ? stack1 : "")
     + "\n";
-},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"12":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -137,13 +139,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section><h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "chiefComplaints", {"start":{"line":36,"column":38},"end":{"line":36,"column":63}} ), depth0))
     + "</h2><ul class=\"rec-list\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"chiefComplaints"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":91},"end":{"line":36,"column":153}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"chiefComplaints"),{"name":"each","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":91},"end":{"line":36,"column":153}}})) != null ? stack1 : "")
     + "</ul></section>";
-},"12":function(container,depth0,helpers,partials,data) {
+},"13":function(container,depth0,helpers,partials,data) {
     return "<li><bdi>"
     + container.escapeExpression(container.lambda(depth0, depth0))
     + "</bdi></li>";
-},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"14":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -156,7 +158,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2><p class=\"rec-text\"><bdi>"
     + alias3(alias2(alias1(depth0, "presentIllness", {"start":{"line":37,"column":95},"end":{"line":37,"column":109}} ), depth0))
     + "</bdi></p></section>";
-},"14":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"15":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -167,9 +169,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section><h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "history", {"start":{"line":38,"column":34},"end":{"line":38,"column":51}} ), depth0))
     + "</h2><ul class=\"rec-list\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"pastHistory"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":79},"end":{"line":38,"column":137}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"pastHistory"),{"name":"each","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":79},"end":{"line":38,"column":137}}})) != null ? stack1 : "")
     + "</ul></section>";
-},"15":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"16":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -180,9 +182,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section><h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "allergies", {"start":{"line":39,"column":32},"end":{"line":39,"column":51}} ), depth0))
     + "</h2><ul class=\"rec-list\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"allergies"),{"name":"each","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":79},"end":{"line":39,"column":135}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"allergies"),{"name":"each","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":39,"column":79},"end":{"line":39,"column":135}}})) != null ? stack1 : "")
     + "</ul></section>";
-},"16":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"17":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -193,9 +195,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section>\n  <h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "examination", {"start":{"line":42,"column":8},"end":{"line":42,"column":29}} ), depth0))
     + "</h2>\n  <ul class=\"rec-list\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"examinationFindings"),{"name":"each","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":23},"end":{"line":43,"column":129}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"examinationFindings"),{"name":"each","hash":{},"fn":container.program(18, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":23},"end":{"line":43,"column":129}}})) != null ? stack1 : "")
     + "</ul>\n</section>\n";
-},"17":function(container,depth0,helpers,partials,data) {
+},"18":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
 
   return "<li><bdi>"
@@ -203,7 +205,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</bdi>: <strong><bdi>"
     + alias3(alias2(alias1(depth0, "value", {"start":{"line":43,"column":93},"end":{"line":43,"column":98}} ), depth0))
     + "</bdi></strong></li>";
-},"18":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"19":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -222,9 +224,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th>"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "visitDate", {"start":{"line":50,"column":114},"end":{"line":50,"column":133}} ), depth0))
     + "</th></tr></thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"investigations"),{"name":"each","hash":{},"fn":container.program(19, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":52,"column":6},"end":{"line":54,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"investigations"),{"name":"each","hash":{},"fn":container.program(20, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":52,"column":6},"end":{"line":54,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n</section>\n";
-},"19":function(container,depth0,helpers,partials,data) {
+},"20":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -237,25 +239,25 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</bdi></td><td><bdi>"
     + alias3(alias2(alias1(depth0, "result", {"start":{"line":53,"column":68},"end":{"line":53,"column":74}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"interpretation"),{"name":"if","hash":{},"fn":container.program(20, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":82},"end":{"line":53,"column":173}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"interpretation"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":82},"end":{"line":53,"column":173}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"referenceRange"),{"name":"if","hash":{},"fn":container.program(21, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":182},"end":{"line":53,"column":240}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"referenceRange"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":182},"end":{"line":53,"column":240}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(22, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":249},"end":{"line":53,"column":287}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":53,"column":249},"end":{"line":53,"column":287}}})) != null ? stack1 : "")
     + "</td></tr>\n";
-},"20":function(container,depth0,helpers,partials,data) {
+},"21":function(container,depth0,helpers,partials,data) {
     return " <span class=\"rec-note\">(<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "interpretation", {"start":{"line":53,"column":136},"end":{"line":53,"column":150}} ), depth0))
     + "</bdi>)</span>";
-},"21":function(container,depth0,helpers,partials,data) {
+},"22":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "referenceRange", {"start":{"line":53,"column":211},"end":{"line":53,"column":225}} ), depth0))
     + "</bdi>";
-},"22":function(container,depth0,helpers,partials,data) {
+},"23":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "date", {"start":{"line":53,"column":268},"end":{"line":53,"column":272}} ), depth0))
     + "</bdi>";
-},"23":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"24":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -266,9 +268,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section>\n  <h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "procedures", {"start":{"line":61,"column":8},"end":{"line":61,"column":28}} ), depth0))
     + "</h2>\n  <ul class=\"rec-list\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"procedures"),{"name":"each","hash":{},"fn":container.program(24, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":23},"end":{"line":62,"column":212}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"procedures"),{"name":"each","hash":{},"fn":container.program(25, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":23},"end":{"line":62,"column":212}}})) != null ? stack1 : "")
     + "</ul>\n</section>\n";
-},"24":function(container,depth0,helpers,partials,data) {
+},"25":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -279,18 +281,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<li><strong><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":62,"column":62},"end":{"line":62,"column":66}} ), depth0))
     + "</bdi></strong>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(25, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":83},"end":{"line":62,"column":124}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"notes"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":124},"end":{"line":62,"column":198}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(26, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":83},"end":{"line":62,"column":124}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"notes"),{"name":"if","hash":{},"fn":container.program(27, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":62,"column":124},"end":{"line":62,"column":198}}})) != null ? stack1 : "")
     + "</li>";
-},"25":function(container,depth0,helpers,partials,data) {
+},"26":function(container,depth0,helpers,partials,data) {
     return " · <bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "date", {"start":{"line":62,"column":105},"end":{"line":62,"column":109}} ), depth0))
     + "</bdi>";
-},"26":function(container,depth0,helpers,partials,data) {
+},"27":function(container,depth0,helpers,partials,data) {
     return "<br><span class=\"rec-note\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "notes", {"start":{"line":62,"column":171},"end":{"line":62,"column":176}} ), depth0))
     + "</bdi></span>";
-},"27":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"28":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -303,7 +305,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2><p class=\"rec-text\"><bdi>"
     + alias3(alias2(alias1(depth0, "courseInHospital", {"start":{"line":65,"column":99},"end":{"line":65,"column":115}} ), depth0))
     + "</bdi></p></section>";
-},"28":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"29":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -316,7 +318,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2><p class=\"rec-text\"><bdi>"
     + alias3(alias2(alias1(depth0, "conditionAtDischarge", {"start":{"line":66,"column":107},"end":{"line":66,"column":127}} ), depth0))
     + "</bdi></p></section>";
-},"29":function(container,depth0,helpers,partials,data) {
+},"30":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -337,9 +339,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th class=\"instr\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "instructions", {"start":{"line":73,"column":226},"end":{"line":73,"column":245}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(30, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":76,"column":6},"end":{"line":78,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":76,"column":6},"end":{"line":78,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
-},"30":function(container,depth0,helpers,partials,data) {
+},"31":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -352,37 +354,37 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td><td class=\"drug\"><span class=\"generic\"><bdi>"
     + alias3(alias2(alias1(depth0, "name", {"start":{"line":77,"column":87},"end":{"line":77,"column":91}} ), depth0))
     + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(31, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":106},"end":{"line":77,"column":184}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":106},"end":{"line":77,"column":184}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(32, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":193},"end":{"line":77,"column":235}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":193},"end":{"line":77,"column":235}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(33, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":244},"end":{"line":77,"column":292}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":244},"end":{"line":77,"column":292}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(34, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":301},"end":{"line":77,"column":347}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":301},"end":{"line":77,"column":347}}})) != null ? stack1 : "")
     + "</td><td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(35, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":370},"end":{"line":77,"column":424}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(36, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":77,"column":370},"end":{"line":77,"column":424}}})) != null ? stack1 : "")
     + "</td></tr>\n";
-},"31":function(container,depth0,helpers,partials,data) {
+},"32":function(container,depth0,helpers,partials,data) {
     return " <span class=\"brand\">(<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":77,"column":152},"end":{"line":77,"column":161}} ), depth0))
     + "</bdi>)</span>";
-},"32":function(container,depth0,helpers,partials,data) {
+},"33":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":77,"column":214},"end":{"line":77,"column":220}} ), depth0))
     + "</bdi>";
-},"33":function(container,depth0,helpers,partials,data) {
+},"34":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":77,"column":268},"end":{"line":77,"column":277}} ), depth0))
     + "</bdi>";
-},"34":function(container,depth0,helpers,partials,data) {
+},"35":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":77,"column":324},"end":{"line":77,"column":332}} ), depth0))
     + "</bdi>";
-},"35":function(container,depth0,helpers,partials,data) {
+},"36":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":77,"column":397},"end":{"line":77,"column":409}} ), depth0))
     + "</bdi>";
-},"36":function(container,depth0,helpers,partials,data) {
+},"37":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -405,7 +407,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-discharge-summary\">\n<head>\n"
+    + " template-discharge-summary"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":74},"end":{"line":2,"column":109}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<style>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -413,17 +417,17 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(4, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(5, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
     + "<section class=\"diagnoses\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "diagnosis", {"start":{"line":26,"column":8},"end":{"line":26,"column":24}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":2},"end":{"line":33,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.program(10, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":2},"end":{"line":33,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":35,"column":0},"end":{"line":67,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"stay"),{"name":"with","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":35,"column":0},"end":{"line":67,"column":9}}})) != null ? stack1 : "")
     + "<section class=\"medications\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dischargeMedications", {"start":{"line":69,"column":8},"end":{"line":69,"column":35}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(29, data, 0, blockParams, depths),"inverse":container.program(36, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(30, data, 0, blockParams, depths),"inverse":container.program(37, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -431,7 +435,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
-  "immunisation-certificate": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+  "immunisation-certificate": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -454,9 +460,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th class=\"due\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "nextDue", {"start":{"line":20,"column":219},"end":{"line":20,"column":233}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":6},"end":{"line":32,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":6},"end":{"line":32,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
-},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -469,19 +475,19 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td>\n        <td class=\"vaccine\"><bdi>"
     + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":26,"column":35},"end":{"line":26,"column":42}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":50},"end":{"line":26,"column":160}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":160},"end":{"line":26,"column":246}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":246},"end":{"line":26,"column":335}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":50},"end":{"line":26,"column":160}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":160},"end":{"line":26,"column":246}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":246},"end":{"line":26,"column":335}}})) != null ? stack1 : "")
     + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.program(6, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":12},"end":{"line":27,"column":71}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.program(7, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":12},"end":{"line":27,"column":71}}})) != null ? stack1 : "")
     + "</td>\n        <td><bdi>"
     + alias3(alias2(alias1(depth0, "date", {"start":{"line":28,"column":19},"end":{"line":28,"column":23}} ), depth0))
     + "</bdi></td>\n        <td class=\"mono\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"lotNumber"),{"name":"if","hash":{},"fn":container.program(7, data, 0, blockParams, depths),"inverse":container.program(6, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":29,"column":25},"end":{"line":29,"column":82}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"lotNumber"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.program(7, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":29,"column":25},"end":{"line":29,"column":82}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"due\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"nextDue"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":24},"end":{"line":30,"column":68}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"nextDue"),{"name":"if","hash":{},"fn":container.program(9, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":24},"end":{"line":30,"column":68}}})) != null ? stack1 : "")
     + "</td>\n      </tr>\n";
-},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -494,7 +500,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ": <bdi>"
     + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":26,"column":127},"end":{"line":26,"column":139}} ), depth0))
     + "</bdi></div>";
-},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -507,7 +513,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ": <bdi>"
     + alias3(alias2(alias1(depth0, "site", {"start":{"line":26,"column":221},"end":{"line":26,"column":225}} ), depth0))
     + "</bdi></div>";
-},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"5":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -520,21 +526,21 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ": <bdi>"
     + alias3(alias2(alias1(depth0, "route", {"start":{"line":26,"column":309},"end":{"line":26,"column":314}} ), depth0))
     + "</bdi></div>";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "doseNumber", {"start":{"line":27,"column":37},"end":{"line":27,"column":47}} ), depth0))
     + "</bdi>";
-},"6":function(container,depth0,helpers,partials,data) {
-    return "—";
 },"7":function(container,depth0,helpers,partials,data) {
+    return "—";
+},"8":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "lotNumber", {"start":{"line":29,"column":49},"end":{"line":29,"column":58}} ), depth0))
     + "</bdi>";
-},"8":function(container,depth0,helpers,partials,data) {
+},"9":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "nextDue", {"start":{"line":30,"column":46},"end":{"line":30,"column":53}} ), depth0))
     + "</bdi>";
-},"9":function(container,depth0,helpers,partials,data) {
+},"10":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -546,7 +552,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noImmunizations", {"start":{"line":36,"column":21},"end":{"line":36,"column":43}} ), depth0))
     + "</p>\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -557,7 +563,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-immunisation-certificate\">\n<head>\n"
+    + " template-immunisation-certificate"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":81},"end":{"line":2,"column":116}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<style>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -568,14 +576,16 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"immunisations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vaccine", {"start":{"line":15,"column":8},"end":{"line":15,"column":22}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":37,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(10, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":37,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
-  "invoice": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
+  "invoice": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -588,7 +598,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd class=\"mono\"><bdi>"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":17,"column":69},"end":{"line":17,"column":75}} ), depth0))
     + "</bdi></dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":18,"column":94}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":18,"column":94}}})) != null ? stack1 : "")
     + "\n  </dl>\n  <table class=\"rec-table bill-table\">\n    <thead>\n      <tr><th class=\"num\">"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "number", {"start":{"line":22,"column":28},"end":{"line":22,"column":44}} ), depth0))
     + "</th><th class=\"item\">"
@@ -598,21 +608,21 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th class=\"amount\">"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "unitPrice", {"start":{"line":22,"column":155},"end":{"line":22,"column":174}} ), depth0))
     + "</th>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDiscount"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":181},"end":{"line":22,"column":253}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasTax"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":253},"end":{"line":22,"column":315}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDiscount"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":181},"end":{"line":22,"column":253}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasTax"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":253},"end":{"line":22,"column":315}}})) != null ? stack1 : "")
     + "<th class=\"amount\">"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":22,"column":336},"end":{"line":22,"column":351}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n  <table class=\"rec-table bill-table bill-total\">\n    <tbody>\n      <tr><td class=\"label\"><strong>"
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":32,"column":38},"end":{"line":32,"column":53}} ), depth0))
     + "</strong></td><td class=\"amount due\">"
     + alias3(alias2(alias1(depth0, "total", {"start":{"line":32,"column":94},"end":{"line":32,"column":99}} ), depth0))
     + "</td></tr>\n      "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(9, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":6},"end":{"line":33,"column":141}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":6},"end":{"line":33,"column":141}}})) != null ? stack1 : "")
     + "\n    </tbody>\n  </table>\n</section>\n"
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":47,"column":9}}})) != null ? stack1 : "");
-},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":47,"column":9}}})) != null ? stack1 : "");
+},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -625,7 +635,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd><bdi>"
     + alias3(alias2(alias1(depth0, "date", {"start":{"line":18,"column":64},"end":{"line":18,"column":68}} ), depth0))
     + "</bdi></dd></div>";
-},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -636,7 +646,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<th class=\"amount\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "discount", {"start":{"line":22,"column":221},"end":{"line":22,"column":239}} ), depth0))
     + "</th>";
-},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -647,7 +657,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<th class=\"amount\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "tax", {"start":{"line":22,"column":288},"end":{"line":22,"column":301}} ), depth0))
     + "</th>";
-},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"5":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -664,12 +674,12 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td><td class=\"amount\">"
     + alias3(alias2(alias1(depth0, "unitPrice", {"start":{"line":26,"column":138},"end":{"line":26,"column":147}} ), depth0))
     + "</td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasDiscount"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":154},"end":{"line":26,"column":243}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasTax"),{"name":"if","hash":{},"fn":container.program(7, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":243},"end":{"line":26,"column":316}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasDiscount"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":154},"end":{"line":26,"column":243}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasTax"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":243},"end":{"line":26,"column":316}}})) != null ? stack1 : "")
     + "<td class=\"amount\">"
     + alias3(alias2(alias1(depth0, "total", {"start":{"line":26,"column":337},"end":{"line":26,"column":342}} ), depth0))
     + "</td></tr>\n";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -678,12 +688,12 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<td class=\"amount\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"discount"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":195},"end":{"line":26,"column":231}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"discount"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":195},"end":{"line":26,"column":231}}})) != null ? stack1 : "")
     + "</td>";
-},"6":function(container,depth0,helpers,partials,data) {
+},"7":function(container,depth0,helpers,partials,data) {
     return "−"
     + container.escapeExpression(container.lambda(container.strict(depth0, "discount", {"start":{"line":26,"column":214},"end":{"line":26,"column":222}} ), depth0));
-},"7":function(container,depth0,helpers,partials,data) {
+},"8":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -692,11 +702,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<td class=\"amount\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tax"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":279},"end":{"line":26,"column":304}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tax"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":279},"end":{"line":26,"column":304}}})) != null ? stack1 : "")
     + "</td>";
-},"8":function(container,depth0,helpers,partials,data) {
+},"9":function(container,depth0,helpers,partials,data) {
     return container.escapeExpression(container.lambda(container.strict(depth0, "tax", {"start":{"line":26,"column":292},"end":{"line":26,"column":295}} ), depth0));
-},"9":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -709,7 +719,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td><td class=\"amount balance\">"
     + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":33,"column":112},"end":{"line":33,"column":122}} ), depth0))
     + "</td></tr>";
-},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -728,11 +738,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd><bdi>"
     + alias3(alias2(alias1(depth0, "method", {"start":{"line":42,"column":59},"end":{"line":42,"column":65}} ), depth0))
     + "</bdi></dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":4},"end":{"line":43,"column":97}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":4},"end":{"line":43,"column":97}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":44,"column":4},"end":{"line":44,"column":127}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":44,"column":4},"end":{"line":44,"column":127}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
-},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"12":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -745,7 +755,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd><bdi>"
     + alias3(alias2(alias1(depth0, "date", {"start":{"line":43,"column":67},"end":{"line":43,"column":71}} ), depth0))
     + "</bdi></dd></div>";
-},"12":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -758,7 +768,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd class=\"mono\"><bdi>"
     + alias3(alias2(alias1(depth0, "reference", {"start":{"line":44,"column":92},"end":{"line":44,"column":101}} ), depth0))
     + "</bdi></dd></div>";
-},"13":function(container,depth0,helpers,partials,data) {
+},"14":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -770,7 +780,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":49,"column":41},"end":{"line":49,"column":57}} ), depth0))
     + "</p></section>\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -781,7 +791,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-invoice\">\n<head>\n"
+    + " template-invoice"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":64},"end":{"line":2,"column":99}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<style>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -789,12 +801,14 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"with").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(13, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(14, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
   "lab-order": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -803,9 +817,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <ol class=\"diagnosis-list\">\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":4},"end":{"line":17,"column":13}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":4},"end":{"line":17,"column":13}}})) != null ? stack1 : "")
     + "  </ol>\n";
-},"1":function(container,depth0,helpers,partials,data) {
+},"2":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -816,10 +830,10 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "    <li><span class=\"dx-name\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":16,"column":37},"end":{"line":16,"column":41}} ), depth0))
     + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":56},"end":{"line":16,"column":151}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":151},"end":{"line":16,"column":224}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":56},"end":{"line":16,"column":151}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":16,"column":151},"end":{"line":16,"column":224}}})) != null ? stack1 : "")
     + "</li>\n";
-},"2":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -832,11 +846,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + " <bdi>"
     + alias3(alias2(alias1(depth0, "icdCode", {"start":{"line":16,"column":122},"end":{"line":16,"column":129}} ), depth0))
     + "</bdi></span>";
-},"3":function(container,depth0,helpers,partials,data) {
+},"4":function(container,depth0,helpers,partials,data) {
     return " <span class=\"status\">(<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":16,"column":195},"end":{"line":16,"column":201}} ), depth0))
     + "</bdi>)</span>";
-},"4":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -847,7 +861,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "  <p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":20,"column":21},"end":{"line":20,"column":39}} ), depth0))
     + "</p>\n";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -864,9 +878,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th class=\"check\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "sampleCollected", {"start":{"line":28,"column":151},"end":{"line":28,"column":173}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":6},"end":{"line":33,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":6},"end":{"line":33,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
-},"6":function(container,depth0,helpers,partials,data) {
+},"7":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -879,13 +893,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td><td class=\"test\"><bdi>"
     + alias3(alias2(alias1(depth0, "testName", {"start":{"line":32,"column":65},"end":{"line":32,"column":73}} ), depth0))
     + "</bdi></td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":32,"column":90},"end":{"line":32,"column":144}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":32,"column":90},"end":{"line":32,"column":144}}})) != null ? stack1 : "")
     + "</td><td class=\"check\"><span class=\"box\"></span></td></tr>\n";
-},"7":function(container,depth0,helpers,partials,data) {
+},"8":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":32,"column":117},"end":{"line":32,"column":129}} ), depth0))
     + "</bdi>";
-},"8":function(container,depth0,helpers,partials,data) {
+},"9":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -908,7 +922,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-lab-order\">\n<head>\n"
+    + " template-lab-order"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":66},"end":{"line":2,"column":101}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</head>\n<body>\n<main class=\"sheet\">\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -917,17 +933,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"clinical\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "clinicalDetails", {"start":{"line":12,"column":8},"end":{"line":12,"column":30}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":13,"column":2},"end":{"line":21,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(5, data, 0),"data":data,"loc":{"start":{"line":13,"column":2},"end":{"line":21,"column":9}}})) != null ? stack1 : "")
     + "</section>\n<section class=\"investigations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "labInvestigations", {"start":{"line":24,"column":8},"end":{"line":24,"column":32}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "prescription": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -937,18 +954,8 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
 
   return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "\n";
-},"1":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"advice"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
 },"2":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -957,7 +964,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"advice"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
 },"3":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -966,8 +973,17 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.program(0, data, 0),"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":16,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
 },"4":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":18,"column":0},"end":{"line":24,"column":0}}})) != null ? stack1 : "");
+},"5":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -977,7 +993,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
 
   return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","hash":{"closingTail":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -988,17 +1004,21 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-prescription\">\n<head>\n"
+    + " template-prescription"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":69},"end":{"line":2,"column":104}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</head>\n<body>\n<main class=\"sheet\">\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"diagnoses"),depth0,{"name":"diagnoses","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":24,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":12,"column":0},"end":{"line":24,"column":7}}})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "visit-summary": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1015,7 +1035,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd><bdi>"
     + alias3(alias2(alias1(depth0, "display", {"start":{"line":13,"column":145},"end":{"line":13,"column":152}} ), depth0))
     + "</bdi></dd></div>";
-},"1":function(container,depth0,helpers,partials,data) {
+},"2":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1032,9 +1052,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</th><th class=\"status-col\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "status", {"start":{"line":21,"column":145},"end":{"line":21,"column":158}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":24,"column":6},"end":{"line":26,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"diagnoses"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":24,"column":6},"end":{"line":26,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n";
-},"2":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1047,19 +1067,19 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td><td class=\"drug\"><bdi>"
     + alias3(alias2(alias1(depth0, "name", {"start":{"line":25,"column":65},"end":{"line":25,"column":69}} ), depth0))
     + "</bdi></td><td class=\"icd\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":98},"end":{"line":25,"column":142}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"icdCode"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":98},"end":{"line":25,"column":142}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":151},"end":{"line":25,"column":193}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"status"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":151},"end":{"line":25,"column":193}}})) != null ? stack1 : "")
     + "</td></tr>\n";
-},"3":function(container,depth0,helpers,partials,data) {
+},"4":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "icdCode", {"start":{"line":25,"column":120},"end":{"line":25,"column":127}} ), depth0))
     + "</bdi>";
-},"4":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "status", {"start":{"line":25,"column":172},"end":{"line":25,"column":178}} ), depth0))
     + "</bdi>";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1070,7 +1090,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "  <p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":30,"column":21},"end":{"line":30,"column":39}} ), depth0))
     + "</p>\n";
-},"6":function(container,depth0,helpers,partials,data) {
+},"7":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1091,26 +1111,29 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-visit-summary\">\n<head>\n"
+    + " template-visit-summary"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":70},"end":{"line":2,"column":105}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</head>\n<body>\n<main class=\"sheet\">\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<section class=\"record\">\n  <dl>\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"careContexts"),{"name":"each","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":180}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"careContexts"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":180}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n<section class=\"diagnoses\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "diagnosis", {"start":{"line":17,"column":8},"end":{"line":17,"column":24}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(5, data, 0),"data":data,"loc":{"start":{"line":18,"column":2},"end":{"line":31,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.program(6, data, 0),"data":data,"loc":{"start":{"line":18,"column":2},"end":{"line":31,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":35,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":35,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "wellness": {"0":function(container,depth0,helpers,partials,data) {
+    return " bilingual";
+},"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1119,9 +1142,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <dl class=\"rec-facts vitals-grid\">\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"each","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":20,"column":13}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":20,"column":13}}})) != null ? stack1 : "")
     + "  </dl>\n";
-},"1":function(container,depth0,helpers,partials,data) {
+},"2":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1134,13 +1157,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</dt><dd class=\"reading\"><bdi>"
     + alias3(alias2(alias1(depth0, "value", {"start":{"line":19,"column":54},"end":{"line":19,"column":59}} ), depth0))
     + "</bdi></dd>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"at"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":72},"end":{"line":19,"column":132}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"at"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":72},"end":{"line":19,"column":132}}})) != null ? stack1 : "")
     + "</div>\n";
-},"2":function(container,depth0,helpers,partials,data) {
+},"3":function(container,depth0,helpers,partials,data) {
     return "<dd class=\"rec-note\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "at", {"start":{"line":19,"column":110},"end":{"line":19,"column":112}} ), depth0))
     + "</bdi></dd>";
-},"3":function(container,depth0,helpers,partials,data) {
+},"4":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1151,7 +1174,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "  <p class=\"empty\">"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noObservations", {"start":{"line":23,"column":21},"end":{"line":23,"column":42}} ), depth0))
     + "</p>\n";
-},"4":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1162,9 +1185,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
   return "<section class=\"lifestyle\">\n  <h2>"
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "lifestyle", {"start":{"line":28,"column":8},"end":{"line":28,"column":24}} ), depth0))
     + "</h2>\n  <dl class=\"rec-facts\">\n    "
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":4},"end":{"line":30,"column":98}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":4},"end":{"line":30,"column":98}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression;
 
   return "<div><dt>"
@@ -1184,7 +1207,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "lang", {"start":{"line":2,"column":14},"end":{"line":2,"column":18}} ), depth0))
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
-    + " template-wellness\">\n<head>\n"
+    + " template-wellness"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":65},"end":{"line":2,"column":100}}})) != null ? stack1 : "")
+    + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<style>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"records-styles"),depth0,{"name":"records-styles","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -1195,9 +1220,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"vitals\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vitals", {"start":{"line":15,"column":8},"end":{"line":15,"column":21}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(3, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
@@ -1244,7 +1269,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"advice"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":0},"end":{"line":6,"column":7}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":12,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
-  "closing": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+  "closing": {"0":function(container,depth0,helpers,partials,data) {
+    return " whole";
+},"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1252,8 +1279,25 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<div class=\"closing\">\n"
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"unless","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":72},"end":{"line":5,"column":114}}})) != null ? stack1 : "");
+},"2":function(container,depth0,helpers,partials,data) {
+    return " bare";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"closing"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"compactClosing"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":19},"end":{"line":5,"column":54}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"advice"),{"name":"unless","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":54},"end":{"line":5,"column":125}}})) != null ? stack1 : "")
+    + "\">\n<div class=\"closing-main\">\n<div class=\"closing-notes\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</div>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</div>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</div>\n";
 },"usePartial":true,"useData":true},
@@ -2120,7 +2164,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"identity"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":6,"column":26},"end":{"line":6,"column":54}}}))
     + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; }\n  @bottom-right { content: "
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"number"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":7,"column":27},"end":{"line":7,"column":53}}}))
-    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 8.2pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n@media print {\n  .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n.closing { break-inside: avoid; page-break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n/* When nothing follows the medicines, the last one, the legend, the signature and the footer share one table section\n   that a page never splits (prescription.hbs): Chromium does not keep a block with the table row before it. */\n.med-table tbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\n.med-table tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
+    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 8.2pt; }\n/* Bilingual: every label and generated text has a second line, so the type is a little smaller to keep a typical visit on one page. */\nhtml.bilingual { font-size: 9.4pt; }\nhtml.page-a5.bilingual { font-size: 7.9pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; line-height: 1.25; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2, .record .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before, .record .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n@media print {\n  .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd + dt::before { content: \" · \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n/* A grid: Chromium 156 splits a plain block holding a flex row despite break-inside: avoid, but keeps a grid whole. */\n.closing { display: grid; break-inside: avoid; page-break-inside: avoid; }\n/* Chromium 156 still splits a grid holding a flex row now and then; an inline-block is one piece (monolithic). Only for a\n   short closing: a monolithic block taller than a page is sliced through its lines. */\n.closing.whole { display: inline-block; width: 100%; vertical-align: top; }\n.closing.bare, .closing-row .closing { break-before: avoid; page-break-before: avoid; }\n.closing-main { display: flex; align-items: flex-end; gap: 5mm; }\n.closing-notes { flex: 1 1 auto; min-width: 0; }\n.closing-notes > section:first-child { margin-top: 3mm; }\n.closing-main .signature { flex: none; }\n/* When nothing follows the medicines, the last one, the legend, the signature and the footer share one table section\n   that a page never splits (prescription.hbs): Chromium does not keep a block with the table row before it. */\n.med-table tbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\n.med-table tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
 },"useData":true},
   "title": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
