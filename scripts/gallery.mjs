@@ -94,9 +94,7 @@ const browser = await pw.launch({ executablePath: chromium });
 try {
   const page = await browser.newPage({ viewport: { width: 2400, height: 800 } });
   for (const [lang, list] of pages) {
-    const cells = list
-      .map((p) => `<figure><img src="data:image/png;base64,${readFileSync(p.file).toString('base64')}"><figcaption>${p.document}</figcaption></figure>`)
-      .join('');
+    const cells = list.map((p) => `<figure><img src="data:image/png;base64,${readFileSync(p.file).toString('base64')}"><figcaption>${p.document}</figcaption></figure>`).join('');
     await page.setContent(
       `<!DOCTYPE html><html><head><style>body{margin:8px;font:14px sans-serif;background:#bbb}h1{margin:0 0 8px;font-size:20px}` +
         `main{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start}figure{margin:0;background:#fff}img{display:block;height:390px}` +
@@ -108,7 +106,10 @@ try {
   await browser.close();
 }
 const index = [...pages]
-  .map(([lang, list]) => `<h2 id="${lang}">${lang}</h2><div>${list.map((p) => `<figure><img src="${relative(out, p.file)}" loading="lazy"><figcaption>${p.document}</figcaption></figure>`).join('')}</div>`)
+  .map(
+    ([lang, list]) =>
+      `<h2 id="${lang}">${lang}</h2><div>${list.map((p) => `<figure><img src="${relative(out, p.file)}" loading="lazy"><figcaption>${p.document}</figcaption></figure>`).join('')}</div>`,
+  )
   .join('\n');
 writeFileSync(
   join(out, 'index.html'),
