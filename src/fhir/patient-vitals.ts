@@ -50,9 +50,13 @@ export function patientMeasurements(p: PatientData): { obs: ObservationsInput; u
   return { obs, unreadable };
 }
 
-/** The measures given for the patient, as JSON Pointer tokens under /patient. */
+/** The measures given for the patient, as JSON Pointer tokens under /patient: the vitals (one object), weight, height. */
 export function givenMeasures(p: PatientData): Array<readonly string[]> {
-  return (Object.entries(PATIENT_MEASURES) as Array<[Measure, readonly string[]]>).filter(([k]) => (k === 'weight' || k === 'height' ? p[k] : p.vitals?.[k]) !== undefined).map(([, at]) => at);
+  const out: Array<readonly string[]> = [];
+  if (p.vitals !== undefined && Object.keys(p.vitals).length > 0) out.push(['vitals']);
+  if (p.weight !== undefined) out.push(['weight']);
+  if (p.height !== undefined) out.push(['height']);
+  return out;
 }
 
 /** Reports the measures that cannot become an Observation; returns the rest. */
