@@ -749,12 +749,14 @@ function fhirPathOf(path: string, origin: ReadonlyMap<string, string>): string {
  * EMR already has: a Bundle (document, collection, searchset…) or a plain
  * array of resources.
  *
- * Patient (ABHA address and number, name, gender, birth date),
- * Practitioner (licence MD, HPR id), Organization (HFR id, name, phone,
- * email), Encounter (visit id and time), Condition (ICD-10 coding →
+ * Patient (ABHA address and number, name, gender, birth date, mobile,
+ * address), Practitioner (licence MD and its council, HPR id,
+ * qualifications), Organization (HFR id, name, phone, email, address),
+ * Encounter (visit id and time), Condition (ICD-10 coding →
  * `icdCode`, verificationStatus → `status`), MedicationRequest (timing, dose
  * and bounds → `frequency`, `dosage`, `duration`; patientInstruction and
- * additionalInstruction → `instructions`), ServiceRequest (→ lab
+ * additionalInstruction → `instructions`, route → `route`, the notes
+ * abha-link writes → `genericName`, `strength`, `form`), ServiceRequest (→ lab
  * investigations) and DocumentReference (→ `documentUrl`). A Composition
  * gives the hiType and text-only Advice / Follow-up sections.
  *
@@ -768,7 +770,7 @@ function fhirPathOf(path: string, origin: ReadonlyMap<string, string>): string {
  * const r = fromFhir(emrBundle, { defaults: { patient: { abhaAddress: 'asha.verma@sbx' } } })
  * if (r.success) buildLinkRequest(r.value)
  * for (const w of r.success ? r.warnings : r.issues) console.warn(w.path, w.message)
- * //=> /entry/1/resource/telecom Patient.telecom has no place in the clinical input; it is left out
+ * //=> /entry/1/resource/maritalStatus Patient.maritalStatus has no place in the clinical input; it is left out
  */
 export function fromFhir(input: Bundle | readonly FhirResource[], options: FromFhirOptions = {}): FromFhirResult {
   const rd = new Reader();

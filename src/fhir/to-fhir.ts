@@ -214,7 +214,10 @@ function optionIssues(options: ToFhirOptions): Issue[] {
  * - Conditions carry an ICD-10 coding only when `icdCode` was given; no code
  *   is ever guessed. Content the profile has no place for (lab orders in a
  *   Prescription, a URL without the document's bytes) is reported as a
- *   warning naming the alternative, never dropped silently.
+ *   warning naming the alternative, never dropped silently. The fields a
+ *   clinical input gives for printing (addresses, qualification, council,
+ *   generic name, strength, form, route, mobile, vitals) go where the
+ *   record has a place; elsewhere a `print-only-not-in-fhir` warning.
  * - The Patient comes from the clinical input's patient, or only from the
  *   ABHA address for a link request.
  *
