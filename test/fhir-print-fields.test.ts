@@ -113,6 +113,12 @@ describe('printed-document fields in FHIR', () => {
     expect(byCode.get('8302-2')?.valueQuantity).toMatchObject({ value: 158, code: 'cm' });
     expect(obs.every((o) => o.effectiveDateTime === '2026-11-20T10:30:00+05:30')).toBe(true);
     expect(printOnlyPaths(warnings)).toEqual(['/doctor/specialty']);
+    // In the profile's order: ChiefComplaints, PhysicalExamination, …, MedicalHistory.
+    const codes = (r: ReturnType<typeof toFhirBundles>): Array<string | undefined> =>
+      (one<Composition>(bundlesOf(r)[0]?.bundle as Bundle, 'Composition').section ?? []).map((x) => x.code?.coding?.[0]?.code);
+    expect(codes(toFhirBundles(withHiType(prescription(), 'OPConsultation'))).slice(0, 3)).toEqual(['422843007', '425044008', '721912009']);
+    const history = toFhirBundles(withHiType(prescription(), 'OPConsultation'), { opConsultDiagnosisSection: 'MedicalHistory' });
+    expect(codes(history).slice(0, 3)).toEqual(['425044008', '371529009', '721912009']);
   });
 
   it("adds the patient's measures to a WellnessRecord where its observations have none, and warns when one differs", () => {
