@@ -34,10 +34,15 @@ describe('abha-link fhir', () => {
     expect(b.timestamp).toBe('2026-11-20T12:00:00.000+05:30');
     expect(validateFhirBundle(b).success).toBe(true);
     // Issue 12 item 4: an ICD-10 code whose title is not known is kept in Condition.code.text, with a warning.
+    // Issue 13 item 4: printed-document fields a PrescriptionRecord has no place for are named, never dropped silently.
     expect(r.stderr.split('\n').map((l) => l.replace(/ warning: .* \(/, ' ('))).toEqual([
+      'examples/opd-prescription.input.json:14 /doctor/specialty (print-only-not-in-fhir)',
       'examples/opd-prescription.input.json:34 /diagnosis/0/icdCode (icd10-title-unknown)',
       'examples/opd-prescription.input.json:35 /diagnosis/1/icdCode (icd10-title-unknown)',
       'examples/opd-prescription.input.json:30 /visit/followUp (content-not-in-profile)',
+      'examples/opd-prescription.input.json:25 /patient/vitals (print-only-not-in-fhir)',
+      'examples/opd-prescription.input.json:23 /patient/weight (print-only-not-in-fhir)',
+      'examples/opd-prescription.input.json:24 /patient/height (print-only-not-in-fhir)',
       '',
     ]);
     expect(r.stderr).toContain(

@@ -20,8 +20,16 @@ describe('fromFhir on a typical EMR export', () => {
     const { value } = valueOf(fromFhir(emr()));
     expect(value).toEqual({
       hospital: { name: 'Sanjeevani Family Clinic', id: 'IN2910000123', phone: '080-41234567', email: 'frontdesk@sanjeevani-clinic.example' },
-      doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678', hpId: '71-2665-5777-2713' },
-      patient: { abhaAddress: 'asha.verma@sbx', ABHANumber: '91-4455-6677-8899', name: 'Asha Verma', gender: 'F', birthDate: '1978-03-14' },
+      doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678', hpId: '71-2665-5777-2713', qualification: 'MBBS, MD (General Medicine)' },
+      patient: {
+        abhaAddress: 'asha.verma@sbx',
+        ABHANumber: '91-4455-6677-8899',
+        name: 'Asha Verma',
+        gender: 'F',
+        birthDate: '1978-03-14',
+        mobile: '9800000042',
+        address: 'Bengaluru, Karnataka, 560011, IN',
+      },
       visit: { id: 'OPD-2026-0042', at: '2026-11-20T10:30:00+05:30' },
       documentUrl: 'https://emr.sanjeevani.example/docs/OPD-2026-0042.pdf',
       diagnosis: [
@@ -34,7 +42,8 @@ describe('fromFhir on a typical EMR export', () => {
           frequency: 'Twice a day (BD)',
           duration: '30 days',
           dosage: '1 tablet',
-          instructions: '1 tablet twice a day after food for 30 days; after food; Oral Route',
+          instructions: '1 tablet twice a day after food for 30 days; after food',
+          route: 'Oral Route',
         },
         { drugName: 'Paracetamol 650 mg tablet', frequency: 'When required (SOS)', duration: '3 days', dosage: '1 tablet', instructions: 'for fever above 100 F, at least 6 hours apart' },
       ],
@@ -48,9 +57,6 @@ describe('fromFhir on a typical EMR export', () => {
     expect(warnings.every((w) => w.severity === 'warning')).toBe(true);
     expect(warnings.map((w) => [w.path, w.code])).toEqual([
       ['/entry/0/resource/identifier/2', 'not-mapped'],
-      ['/entry/0/resource/telecom', 'not-mapped'],
-      ['/entry/0/resource/address', 'not-mapped'],
-      ['/entry/1/resource/qualification', 'not-mapped'],
       ['/entry/2/resource/telecom/2', 'not-mapped'],
       ['/entry/3/resource/period/end', 'not-mapped'],
       ['/entry/3/resource/reasonCode', 'not-mapped'],

@@ -29,7 +29,7 @@ import type { Bundle, BundleEntry, Composition, CompositionSection, ContactPoint
 import { fhirInstant, instantOf } from './time.js';
 import type { ToFhirOptions, FhirDocument } from './to-fhir.js';
 import { escapeXhtml, isolatedXhtml as iso } from './xhtml.js';
-import { issue, type Assembly, type CommonRefs, type DocumentJob, type EncounterDetails } from './assembly.js';
+import { issue, printOnly, type Assembly, type CommonRefs, type DocumentJob, type EncounterDetails } from './assembly.js';
 
 const urn = (id: string): string => `urn:uuid:${id}`;
 const meta = (p: string): { profile: string[] } => ({ profile: [p] });
@@ -131,7 +131,7 @@ function commonResources(
 ): CommonRefs {
   const patient = add(patientResource(job, systems, nextId('Patient'), report));
   const practitioner = add(practitionerResource(job, systems, nextId('Practitioner'), report));
-  const organization = add(organizationResource(job.cc.bundleData.hospital, systems, nextId('Organization')));
+  const organization = add(organizationResource(job.cc.bundleData.hospital, text(job.hospitalAddress), systems, nextId('Organization')));
   const encounterRes: Encounter & { id: string } = {
     resourceType: 'Encounter',
     id: nextId('Encounter'),
@@ -168,21 +168,44 @@ function patientResource(job: DocumentJob, systems: IdentifierSystems, id: strin
     ...(p.name !== undefined ? { name: [{ text: p.name }] } : {}),
     ...(gender !== undefined ? { gender } : {}),
     ...(p.birthDate !== undefined ? { birthDate: p.birthDate } : {}),
+    ...(p.mobile !== undefined ? { telecom: [{ system: 'phone', value: p.mobile, use: 'mobile' }] } : {}),
+    ...(p.address !== undefined ? { address: [{ text: p.address }] } : {}),
   };
 }
 
-/** Practitioner: licence number (MD) and HPR id (HPID); the profile needs at least one identifier. */
+/**
+ * Practitioner: licence number (MD, its assigner the council that registered it) and HPR id (HPID); the
+ * profile needs at least one identifier. Qualifications in words (qualification.code.text). The specialty
+ * has no place in a Practitioner (R4 keeps it in PractitionerRole, which no record profile holds): a warning.
+ */
 function practitionerResource(job: DocumentJob, systems: IdentifierSystems, id: string, report: (i: Issue) => void): Practitioner & { id: string } {
   const doctor: Doctor = job.cc.bundleData.doctor;
+  const { qualification, specialty, council } = job.details?.doctor ?? {};
   const identifier: Identifier[] = [];
-  if (doctor.licNumber !== undefined) identifier.push({ type: coded(IDENTIFIER_TYPES.licence), ...(systems.licence !== undefined ? { system: systems.licence } : {}), value: doctor.licNumber });
+  if (doctor.licNumber !== undefined)
+    identifier.push({
+      type: coded(IDENTIFIER_TYPES.licence),
+      ...(systems.licence !== undefined ? { system: systems.licence } : {}),
+      value: doctor.licNumber,
+      ...(council !== undefined ? { assigner: { display: council } } : {}),
+    });
   if (doctor.hpId !== undefined) identifier.push({ type: coded(IDENTIFIER_TYPES.hpr), system: systems.hpr, value: doctor.hpId });
   if (identifier.length === 0) report(issue(job.at.doctor(), 'practitioner-identifier-required', 'the doctor needs licNumber or hpId: the NRCeS Practitioner profile requires an identifier'));
-  return { resourceType: 'Practitioner', id, meta: meta(PROFILES.Practitioner), identifier, name: [{ text: doctor.name }] };
+  if (council !== undefined && doctor.licNumber === undefined)
+    report(printOnly(job.at.doctor('council'), 'council names who registered licNumber (Practitioner.identifier.assigner); without a licNumber it has no place in FHIR'));
+  if (specialty !== undefined) report(printOnly(job.at.doctor('specialty'), 'specialty has no place in the NRCeS Practitioner (R4 keeps it in PractitionerRole, which no record profile holds)'));
+  return {
+    resourceType: 'Practitioner',
+    id,
+    meta: meta(PROFILES.Practitioner),
+    identifier,
+    name: [{ text: doctor.name }],
+    ...(qualification !== undefined ? { qualification: [{ code: { text: qualification } }] } : {}),
+  };
 }
 
-/** Organization: HFR id (PRN) with its system, name, phone and email. */
-function organizationResource(hospital: Hospital, systems: IdentifierSystems, id: string): Organization & { id: string } {
+/** Organization: HFR id (PRN) with its system, name, phone, email and postal address (in words, Address.text). */
+function organizationResource(hospital: Hospital, address: string | undefined, systems: IdentifierSystems, id: string): Organization & { id: string } {
   const telecom: ContactPoint[] = [];
   if (hospital.phone !== undefined) telecom.push({ system: 'phone', value: hospital.phone });
   if (hospital.email !== undefined) telecom.push({ system: 'email', value: hospital.email });
@@ -193,6 +216,7 @@ function organizationResource(hospital: Hospital, systems: IdentifierSystems, id
     identifier: [{ type: coded(IDENTIFIER_TYPES.hfr), system: systems.hfr, value: hospital.id }],
     name: hospital.name,
     ...(telecom.length > 0 ? { telecom } : {}),
+    ...(address !== undefined ? { address: [{ text: address }] } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
  * the profiles depend on this module and not on the assembler.
  */
 import type { Issue } from '../errors.js';
-import type { BundleData, CareContext, CareContextInput } from '../generated/types.js';
+import type { BundleData, CareContext, CareContextInput, VitalsInput } from '../generated/types.js';
+import type { CareContextDetails } from '../resolve.js';
 import type { FhirHiType, RecordProfile } from './constants.js';
 import type { CompositionSection, Encounter, FhirResource, Reference } from './r4.js';
 import type { ToFhirOptions } from './to-fhir.js';
@@ -28,6 +29,12 @@ export interface PatientData {
   readonly gender?: string;
   readonly birthDate?: string;
   readonly age?: number;
+  /** Printed-document details that FHIR carries too: Patient.telecom, Patient.address, and vital-sign Observations where the record has a place. */
+  readonly mobile?: string;
+  readonly address?: string;
+  readonly weight?: number;
+  readonly height?: number;
+  readonly vitals?: VitalsInput;
 }
 
 /** One care context to make a document of, with its visit. */
@@ -45,6 +52,10 @@ export interface DocumentJob {
   readonly at: Locator;
   /** The care context's content as the clinical input gave it (observations, invoice…); undefined for a link request, which carries only the 4.12 body. */
   readonly clinical?: CareContextInput | undefined;
+  /** The facility's postal address (Organization.address); undefined for a link request. */
+  readonly hospitalAddress?: string | undefined;
+  /** The doctor's registration particulars and the medications' generic name, strength, form and route (clinical input only). */
+  readonly details?: CareContextDetails | undefined;
 }
 
 /** References to the resources every document has. */
@@ -80,3 +91,9 @@ export type ProfileBuilder = (a: Assembly) => CompositionSection[];
 
 /** An issue, error unless said otherwise. */
 export const issue = (path: string, code: string, message: string, severity: 'error' | 'warning' = 'error'): Issue => ({ path, code, message, severity });
+
+/** The warning code of a field given for printed documents that a record profile has no place for. */
+export const PRINT_ONLY = 'print-only-not-in-fhir';
+
+/** A printed-document field that FHIR cannot carry here: a warning at the field, never a silent loss. */
+export const printOnly = (path: string, why: string): Issue => issue(path, PRINT_ONLY, `${why}; it is printed but left out of the FHIR document`, 'warning');

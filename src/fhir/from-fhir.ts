@@ -6,7 +6,21 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
-import type { ClinicalInput, Diagnosis, Doctor, Hospital, InvoiceInput, LabInvestigation, MedicationInput, ObservationsInput, PatientInput, VisitInput } from '../generated/types.js';
+import type {
+  ClinicalInput,
+  Diagnosis,
+  Doctor,
+  DoctorInput,
+  Hospital,
+  HospitalInput,
+  InvoiceInput,
+  LabInvestigation,
+  MedicationInput,
+  ObservationsInput,
+  PatientInput,
+  VisitInput,
+} from '../generated/types.js';
+import { measuresIntoPatient, readAddress, readMedicationNotes, readPatientContacts, readQualifications } from './from-fhir-print.js';
 import { readRecordContent } from './from-fhir-records.js';
 import { codeFromText } from './terminology.js';
 import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
@@ -40,6 +54,8 @@ export type FromFhirResult = { readonly success: true; readonly value: ClinicalI
 export type Json = Record<string, unknown>;
 /** @internal */
 export type Path = ReadonlyArray<string | number>;
+/** @internal */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** @internal */
 export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -263,10 +279,11 @@ function readPatient(rd: Reader, item: Item, into: Partial<PatientInput>): void 
       rd.from('/patient/birthDate', [...p, 'birthDate']);
     }
   }
-  reportRest(rd, r, p, ['identifier', 'name', 'gender', 'birthDate', 'active'], 'Patient');
+  readPatientContacts(rd, r, p, into);
+  reportRest(rd, r, p, ['identifier', 'name', 'gender', 'birthDate', 'active', 'telecom', 'address'], 'Patient');
 }
 
-function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
+function readPractitioner(rd: Reader, item: Item, into: Partial<DoctorInput>): void {
   const { r, p } = take(rd, item, ['identifier', 'name']);
   readPersonName(rd, r, p, into, '/doctor/name', 'a doctor');
   eachIdentifier(rd, r, p, (id, value, ip) => {
@@ -276,12 +293,19 @@ function readPractitioner(rd: Reader, item: Item, into: Partial<Doctor>): void {
     } else if (typeIs(id, IDENTIFIER_TYPES.licence) && into.licNumber === undefined) {
       into.licNumber = value;
       rd.from('/doctor/licNumber', [...ip, 'value']);
+      // The council that registered the licence (abha-link writes it as the identifier's assigner).
+      const council = isObject(id.assigner) ? rd.text(id.assigner.display, [...ip, 'assigner', 'display']) : undefined;
+      if (council !== undefined) {
+        into.council = council;
+        rd.from('/doctor/council', [...ip, 'assigner', 'display']);
+      }
     } else rd.warn(ip, 'not-mapped', 'this Practitioner identifier is neither a medical licence (v2-0203 MD) nor an HPR id (HPID, HPIN); it is left out');
   });
-  reportRest(rd, r, p, ['identifier', 'name', 'active'], 'Practitioner');
+  readQualifications(rd, r, p, into);
+  reportRest(rd, r, p, ['identifier', 'name', 'active', 'qualification'], 'Practitioner');
 }
 
-function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void {
+function readOrganization(rd: Reader, item: Item, into: Partial<HospitalInput>): void {
   const { r, p } = take(rd, item, ['identifier', 'telecom']);
   const name = rd.text(r.name, [...p, 'name']);
   if (name !== undefined) {
@@ -307,7 +331,8 @@ function readOrganization(rd: Reader, item: Item, into: Partial<Hospital>): void
         rd.from('/hospital/email', [...tp, 'value']);
       } else rd.warn(tp, 'not-mapped', 'the clinical input holds one phone and one email for the hospital; this contact is left out');
     });
-  reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active'], 'Organization');
+  readAddress(rd, r, p, into, '/hospital');
+  reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active', 'address'], 'Organization');
 }
 
 function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor: Item | undefined, clinical: ClinicalDraft, discharge: boolean): void {
@@ -399,7 +424,7 @@ function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefine
   return d;
 }
 
-function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; frequency?: string; duration?: string; instructions?: string }, at: string): void {
+function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; frequency?: string; duration?: string; instructions?: string; route?: string }, at: string): void {
   const timing = isObject(d.timing) ? d.timing : undefined;
   const repeat = timing !== undefined && isObject(timing.repeat) ? timing.repeat : undefined;
   const tp = [...path, 'timing'];
@@ -477,7 +502,6 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
   if (pi !== undefined) words.push(pi);
   const extra: Array<[unknown, Path]> = [
     ...(Array.isArray(d.additionalInstruction) ? d.additionalInstruction.map((x, i): [unknown, Path] => [x, [...path, 'additionalInstruction', i]]) : []),
-    [d.route, [...path, 'route']],
     [d.method, [...path, 'method']],
     [d.site, [...path, 'site']],
     [d.asNeededCodeableConcept, [...path, 'asNeededCodeableConcept']],
@@ -487,6 +511,15 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     const w = conceptText(rd, cc, cp);
     if (w === undefined) rd.warn(cp, 'not-mapped', `${safeElementName(last(cp))} has no text or display; it is left out`);
     else words.push(last(cp) === 'asNeededCodeableConcept' ? `when required for ${w}` : w);
+  }
+  // Route: its words (text, else a coding's display) are the medication's route.
+  if (d.route !== undefined) {
+    const route = conceptText(rd, d.route, [...path, 'route']);
+    if (route === undefined) rd.warn([...path, 'route'], 'not-mapped', 'route has no text or display; it is left out');
+    else {
+      out.route = route;
+      rd.from(`${at}/route`, [...path, 'route']);
+    }
   }
   if (words.length > 0) {
     out.instructions = out.instructions === undefined ? words.join('; ') : `${out.instructions}; ${words.join('; ')}`;
@@ -543,7 +576,9 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
     rd.warn(p, 'not-mapped', 'this MedicationRequest does not name its medicine (no text, display or Medication resource); it is left out');
     return undefined;
   }
-  const out: { drugName: string; dosage?: string; frequency?: string; duration?: string; instructions?: string } = { drugName: name };
+  const out: { drugName: string; dosage?: string; frequency?: string; duration?: string; instructions?: string; route?: string } & Pick<Mutable<MedicationInput>, 'genericName' | 'strength' | 'form'> =
+    { drugName: name };
+  readMedicationNotes(rd, r, p, out, at);
   checkList(rd, r, 'dosageInstruction', p);
   const dosages = Array.isArray(r.dosageInstruction) ? r.dosageInstruction : [];
   if (isObject(dosages[0])) readDosage(rd, dosages[0], [...p, 'dosageInstruction', 0], out, at);
@@ -575,6 +610,7 @@ function readMedicationRequest(rd: Reader, item: Item, at: string, conditions: R
       'reasonCode',
       'groupIdentifier',
       'doNotPerform',
+      'note',
       ...(fromContained && Array.isArray(r.contained) && r.contained.length === 1 ? ['contained'] : []),
     ],
     'MedicationRequest',
@@ -713,12 +749,14 @@ function fhirPathOf(path: string, origin: ReadonlyMap<string, string>): string {
  * EMR already has: a Bundle (document, collection, searchset…) or a plain
  * array of resources.
  *
- * Patient (ABHA address and number, name, gender, birth date),
- * Practitioner (licence MD, HPR id), Organization (HFR id, name, phone,
- * email), Encounter (visit id and time), Condition (ICD-10 coding →
+ * Patient (ABHA address and number, name, gender, birth date, mobile,
+ * address), Practitioner (licence MD and its council, HPR id,
+ * qualifications), Organization (HFR id, name, phone, email, address),
+ * Encounter (visit id and time), Condition (ICD-10 coding →
  * `icdCode`, verificationStatus → `status`), MedicationRequest (timing, dose
  * and bounds → `frequency`, `dosage`, `duration`; patientInstruction and
- * additionalInstruction → `instructions`), ServiceRequest (→ lab
+ * additionalInstruction → `instructions`, route → `route`, the notes
+ * abha-link writes → `genericName`, `strength`, `form`), ServiceRequest (→ lab
  * investigations) and DocumentReference (→ `documentUrl`). A Composition
  * gives the hiType and text-only Advice / Follow-up sections.
  *
@@ -732,7 +770,7 @@ function fhirPathOf(path: string, origin: ReadonlyMap<string, string>): string {
  * const r = fromFhir(emrBundle, { defaults: { patient: { abhaAddress: 'asha.verma@sbx' } } })
  * if (r.success) buildLinkRequest(r.value)
  * for (const w of r.success ? r.warnings : r.issues) console.warn(w.path, w.message)
- * //=> /entry/1/resource/telecom Patient.telecom has no place in the clinical input; it is left out
+ * //=> /entry/1/resource/maritalStatus Patient.maritalStatus has no place in the clinical input; it is left out
  */
 export function fromFhir(input: Bundle | readonly FhirResource[], options: FromFhirOptions = {}): FromFhirResult {
   const rd = new Reader();
@@ -762,8 +800,8 @@ interface Parties {
 /** What the reading has found so far, before defaults fill the gaps. */
 interface Draft {
   readonly patient: Partial<PatientInput>;
-  readonly doctor: Partial<Doctor>;
-  readonly hospital: Partial<Hospital>;
+  readonly doctor: Partial<DoctorInput>;
+  readonly hospital: Partial<HospitalInput>;
   readonly visit: Partial<VisitInput>;
   readonly diagnosis: Diagnosis[];
   readonly medications: MedicationInput[];
@@ -788,6 +826,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
   settleStay(draft.clinical, draft.visit);
+  if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(draft);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
   const out = clinicalInputOf(draft, defaults);

@@ -9,7 +9,8 @@ import { issue, type Assembly } from './assembly.js';
 import { PROFILES, VERIFICATION_STATUSES } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';
 import { ownValue } from './own.js';
-import type { Binary, Condition, DocumentReference, MedicationRequest, Reference, ServiceRequest } from './r4.js';
+import type { CareContextDetails } from '../resolve.js';
+import type { Annotation, Binary, Condition, DocumentReference, MedicationRequest, Reference, ServiceRequest } from './r4.js';
 import { PRIMITIVE_PATTERNS } from './structure.js';
 import { conditionCode } from './terminology.js';
 
@@ -72,7 +73,25 @@ export function conditions(a: Assembly): Reference[] {
   });
 }
 
-/** One MedicationRequest per medication, citing `reasons` (Conditions) when given. */
+/**
+ * The labels of the MedicationRequest notes that carry what a clinical input says of a medicine beyond its
+ * name: the NRCeS MedicationRequest names the medicine by a CodeableConcept only (no Medication resource, so no
+ * ingredient, strength or form elements), and R4 defines `note` for what the other elements cannot convey.
+ * One note each, "Label: value"; fromFhir reads them back.
+ */
+export const MEDICATION_NOTES = { genericName: 'Generic name', strength: 'Strength', form: 'Form' } as const;
+
+/** The notes of a medication's generic name, strength and form, in that order; none when none is given. */
+function notesOf(details: CareContextDetails['medications'][number] | undefined): { note?: Annotation[] } {
+  const note: Annotation[] = [];
+  for (const [k, label] of Object.entries(MEDICATION_NOTES) as Array<[keyof typeof MEDICATION_NOTES, string]>) {
+    const v = details?.[k];
+    if (v !== undefined) note.push({ text: `${label}: ${v}` });
+  }
+  return note.length > 0 ? { note } : {};
+}
+
+/** One MedicationRequest per medication, citing `reasons` (Conditions) when given; generic name, strength and form as notes, route in the dosage. */
 export function medicationRequests(a: Assembly, reasons: readonly Reference[]): Reference[] {
   return (a.content.medications ?? []).map((m, i) => {
     if (m.dosage === undefined && m.frequency === undefined && m.duration === undefined && m.instructions === undefined)
@@ -84,6 +103,7 @@ export function medicationRequests(a: Assembly, reasons: readonly Reference[]): 
           'warning',
         ),
       );
+    const details = a.job.details?.medications[i];
     const mr: MedicationRequest = {
       resourceType: 'MedicationRequest',
       id: a.nextId('MedicationRequest'),
@@ -96,7 +116,8 @@ export function medicationRequests(a: Assembly, reasons: readonly Reference[]): 
       authoredOn: a.job.when,
       requester: a.refs.practitioner,
       ...(reasons.length > 0 ? { reasonReference: reasons.map((r) => ({ ...r })) } : {}),
-      dosageInstruction: [dosageOf(m)],
+      ...notesOf(details),
+      dosageInstruction: [details?.route !== undefined ? { ...dosageOf(m), route: { text: details.route } } : dosageOf(m)],
     };
     return a.add(mr as MedicationRequest & { id: string });
   });

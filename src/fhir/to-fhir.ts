@@ -9,13 +9,14 @@ import { compact, text } from '../builders/check.js';
 import { pointer, type Issue } from '../errors.js';
 import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { detectInputKind } from '../input-kind.js';
-import { resolveCareContexts, type ResolvedVisit } from '../resolve.js';
+import { resolveCareContexts, type CareContextDetails, type ResolvedVisit } from '../resolve.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
 import { isKnownTimeZone } from '../time.js';
 import type { LintOptions } from '../validation/lint.js';
 import { assembleDocument } from './assemble.js';
-import { issue, type DocumentJob, type Locator } from './assembly.js';
+import { issue, printOnly, PRINT_ONLY, type DocumentJob, type Locator } from './assembly.js';
 import { DEFAULT_IDENTIFIER_SYSTEMS, type FhirHiType, type IdentifierSystems } from './constants.js';
+import { givenMeasures } from './patient-vitals.js';
 import type { FhirPrintedDocument } from './printed.js';
 import type { Bundle } from './r4.js';
 import { instantOf, visitDateTime } from './time.js';
@@ -134,7 +135,7 @@ function clinicalInputLocator(input: ClinicalInput, index: number): Locator {
  */
 function jobsOf(
   input: ClinicalInput | LinkCareContextRequest,
-  resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[]; contents?: readonly CareContextInput[] },
+  resolved: { visit: ResolvedVisit; careContexts: readonly CareContext[]; contents?: readonly CareContextInput[]; details: readonly CareContextDetails[] },
   linkRequest: boolean,
   timeZone: string,
 ): DocumentJob[] | Issue[] {
@@ -153,6 +154,7 @@ function jobsOf(
   const patient = {
     abhaAddress: p.abhaAddress as string,
     ...compact({ ABHANumber: text(p.ABHANumber), name: text(p.name), gender: text(p.gender), birthDate: text(p.birthDate), age: p.age }),
+    ...compact({ mobile: text(p.mobile), address: text(p.address), weight: p.weight, height: p.height, vitals: p.vitals }),
   };
   const followUp = text(visit.followUp);
   return resolved.careContexts.map((cc, index) => ({
@@ -167,6 +169,8 @@ function jobsOf(
     followUp,
     at: linkRequest ? linkRequestLocator(index) : clinicalInputLocator(input as ClinicalInput, index),
     clinical: resolved.contents?.[index],
+    hospitalAddress: visit.hospitalAddress,
+    details: resolved.details[index],
   }));
 }
 
@@ -210,7 +214,10 @@ function optionIssues(options: ToFhirOptions): Issue[] {
  * - Conditions carry an ICD-10 coding only when `icdCode` was given; no code
  *   is ever guessed. Content the profile has no place for (lab orders in a
  *   Prescription, a URL without the document's bytes) is reported as a
- *   warning naming the alternative, never dropped silently.
+ *   warning naming the alternative, never dropped silently. The fields a
+ *   clinical input gives for printing (addresses, qualification, council,
+ *   generic name, strength, form, route, mobile, vitals) go where the
+ *   record has a place; elsewhere a `print-only-not-in-fhir` warning.
  * - The Patient comes from the clinical input's patient, or only from the
  *   ABHA address for a link request.
  *
@@ -255,13 +262,42 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
           'warning',
         ),
       );
-    const errors = out.filter((i) => i.severity === 'error');
-    if (errors.length > 0) return { success: false, issues: out };
-    return { success: true, bundles, warnings: out };
+    if (first !== undefined) reportUncarriedMeasures(first, bundles, out);
+    const issues = withoutRepeatedPrintOnly(out);
+    const errors = issues.filter((i) => i.severity === 'error');
+    if (errors.length > 0) return { success: false, issues };
+    return { success: true, bundles, warnings: issues };
   } catch {
     // A getter that throws, a revoked proxy: not data that came from JSON.
     return { success: false, issues: [issue('', 'unreadable', 'the input could not be read as JSON data')] };
   }
+}
+
+/** The hiTypes whose record profile holds the patient's vitals, weight and height (as Observations). */
+const MEASURED_HI_TYPES: readonly string[] = ['OPConsultation', 'WellnessRecord'];
+
+/** The patient's vitals, weight and height are of the visit: when no document of the visit can hold them, each one given is reported. */
+function reportUncarriedMeasures(job: DocumentJob, bundles: readonly FhirDocument[], out: Issue[]): void {
+  if (bundles.some((d) => MEASURED_HI_TYPES.includes(d.hiType))) return;
+  for (const at of givenMeasures(job.patient))
+    out.push(
+      printOnly(
+        job.at.patient(...at),
+        `${at[at.length - 1] ?? 'the measure'} has a place (an Observation) only in an OPConsultRecord or a WellnessRecord, and no care context of this visit is an OPConsultation or a WellnessRecord`,
+      ),
+    );
+}
+
+/** A field of the visit (the doctor's specialty, say) is reported once, not once per care context. */
+function withoutRepeatedPrintOnly(issues: readonly Issue[]): Issue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    if (i.code !== PRINT_ONLY) return true;
+    const key = `${i.path}\u0000${i.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

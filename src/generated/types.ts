@@ -410,22 +410,22 @@ export interface MedicationInput {
   /** @example "after food" */
   instructions?: string;
   /**
-   * The generic (non-proprietary) name, printed with the brand (drugName). For printed documents only.
+   * The generic (non-proprietary) name, printed with the brand (drugName). Not in the link request; FHIR: a MedicationRequest note.
    * @example "Metformin"
    */
   genericName?: string;
   /**
-   * Strength per unit. For printed documents only.
+   * Strength per unit. Not in the link request; FHIR: a MedicationRequest note.
    * @example "500 mg"
    */
   strength?: string;
   /**
-   * Dosage form. For printed documents only.
+   * Dosage form. Not in the link request; FHIR: a MedicationRequest note.
    * @example "tablet"
    */
   form?: string;
   /**
-   * Route of administration. For printed documents only.
+   * Route of administration. Not in the link request; FHIR: dosageInstruction.route.text.
    * @example "oral"
    */
   route?: string;
@@ -440,7 +440,7 @@ export interface HospitalInput {
   /** Must be an email address. */
   email?: string;
   /**
-   * Postal address, printed on the letterhead. For printed documents only.
+   * Postal address, printed on the letterhead. Not in the link request; FHIR: Organization.address.text.
    * @example "12 MG Road, Bengaluru 560001"
    */
   address?: string;
@@ -454,23 +454,23 @@ export interface DoctorInput {
   /** Healthcare Professionals Registry (HPR) id. */
   hpId?: string;
   /**
-   * Qualifications. For printed documents only.
+   * Qualifications. Not in the link request; FHIR: Practitioner.qualification.code.text.
    * @example "MBBS, MD (General Medicine)"
    */
   qualification?: string;
   /**
-   * Specialty. For printed documents only.
+   * Specialty. For printed documents only (no place in FHIR: a warning).
    * @example "Consultant Physician"
    */
   specialty?: string;
   /**
-   * The medical council that registered licNumber. For printed documents only.
+   * The medical council that registered licNumber. Not in the link request; FHIR: the licence identifier's assigner.
    * @example "Karnataka Medical Council"
    */
   council?: string;
 }
 
-/** Vitals input: Vital signs taken at the visit, printed in the patient header. For printed documents only. (abha-link builder input) */
+/** Vitals input: Vital signs taken at the visit, printed in the patient header. Not in the link request; FHIR: Observations of an OPConsultation or WellnessRecord. (abha-link builder input) */
 export interface VitalsInput {
   /**
    * Systolic/diastolic in mmHg.
@@ -501,15 +501,15 @@ export interface PatientInput {
   /** Age in years, when the birth date is not known. */
   age?: number;
   /**
-   * Mobile number, exactly 10 digits. For printed documents only.
+   * Mobile number, exactly 10 digits. Not in the link request; FHIR: Patient.telecom.
    * Must be exactly 10 digits.
    */
   mobile?: string;
-  /** Postal address. For printed documents only. */
+  /** Postal address. Not in the link request; FHIR: Patient.address.text. */
   address?: string;
-  /** Weight in kg. For printed documents only. */
+  /** Weight in kg. Not in the link request; FHIR: an Observation of an OPConsultation or WellnessRecord. */
   weight?: number;
-  /** Height in cm. For printed documents only. */
+  /** Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation or WellnessRecord. */
   height?: number;
   vitals?: VitalsInput;
 }

@@ -1,14 +1,17 @@
 /**
  * OPConsultRecord (reference §4.2): one coded section per kind of content
- * (diagnoses in ChiefComplaints or MedicalHistory, medications,
+ * (diagnoses in ChiefComplaints or MedicalHistory, the patient's vitals in
+ * PhysicalExamination, medications,
  * investigation advice, documents), then advice and follow-up as trailing
  * narrative-only sections (the slicing is open at the end).
  */
 import { issue, type Assembly } from '../assembly.js';
-import { OP_CONSULT_SECTIONS } from '../constants.js';
+import { OP_CONSULT_SECTIONS, PROFILES } from '../constants.js';
 import { codedSection, diagnosisLine, documentLine, labLine, li, medicationLine, narrative, paragraphs } from '../narrative.js';
 import type { CompositionSection } from '../r4.js';
+import { readableMeasurements } from '../patient-vitals.js';
 import { conditions, documentBytes, documentReference, medicationRequests, reportDocumentProblem, serviceRequests } from '../resources.js';
+import { measurementObservations } from './wellness.js';
 
 /**
  * The sections of an OPConsultRecord, or none with an `empty-document`
@@ -22,6 +25,10 @@ export function opConsultationSections(a: Assembly): CompositionSection[] {
   const sections: CompositionSection[] = [];
   const slice = a.options.opConsultDiagnosisSection === 'MedicalHistory' ? 'MedicalHistory' : 'ChiefComplaints';
   if (diagnoses.length > 0) sections.push(codedSection('Diagnosis', OP_CONSULT_SECTIONS[slice].coding, conditions(a), li(diagnoses.map(diagnosisLine))));
+  // The patient's vitals, weight and height taken at the visit: Observations of the PhysicalExamination slice (after ChiefComplaints, in the profile's order).
+  const measured = measurementObservations(a, readableMeasurements(a), PROFILES.Observation);
+  if (measured.refs.length > 0)
+    sections.splice(slice === 'ChiefComplaints' ? sections.length : 0, 0, codedSection('Vital signs', OP_CONSULT_SECTIONS.PhysicalExamination.coding, measured.refs, li(measured.lines)));
   if (medications.length > 0) sections.push(codedSection('Medications', OP_CONSULT_SECTIONS.Medications.coding, medicationRequests(a, []), li(medications.map(medicationLine))));
   if (labs.length > 0) sections.push(codedSection('Investigations advised', OP_CONSULT_SECTIONS.InvestigationAdvice.coding, serviceRequests(a), li(labs.map(labLine))));
   const doc = documentBytes(a);

@@ -11,6 +11,7 @@ import { issue, type Assembly } from '../assembly.js';
 import { PROFILES, SYSTEMS, type FixedCoding } from '../constants.js';
 import { documentLine, li, narrative } from '../narrative.js';
 import type { CodeableConcept, CompositionSection, Observation, ObservationComponent, Quantity, Reference } from '../r4.js';
+import { withPatientMeasurements } from '../patient-vitals.js';
 import { documentBytes, documentReference, misfitClinicalContent, reportDocumentProblem } from '../resources.js';
 import { visitDateTime } from '../time.js';
 import { isolatedXhtml as iso } from '../xhtml.js';
@@ -80,6 +81,8 @@ interface Ctx {
   readonly sections: Map<string, SectionBuilder>;
   /** The observations' own time, else the visit time; undefined when `observations.at` is not a real time (reported once). */
   readonly defaultWhen: string | undefined;
+  /** The profile of every Observation, when the record's section asks for one (an OPConsultRecord's PhysicalExamination: Observation). */
+  readonly profile?: string;
 }
 
 /** A time of the clinical input as a FHIR dateTime in the facility's zone; an error at `at` when it is not a real time. */
@@ -100,7 +103,7 @@ function addObservation(ctx: Ctx, title: string, profile: string, body: Omit<Obs
   const o: Observation = {
     resourceType: 'Observation',
     id: a.nextId('Observation'),
-    meta: { profile: [profile] },
+    meta: { profile: [ctx.profile ?? profile] },
     status: 'final',
     subject: a.refs.patient,
     encounter: a.refs.encounter,
@@ -162,6 +165,17 @@ function measurements(ctx: Ctx): void {
   }
 }
 
+/**
+ * The vital signs and body measurements of `obs` as Observations of `profile`, at the visit time (for a
+ * record other than a WellnessRecord: the patient's vitals taken at the visit), with their narrative lines.
+ */
+export function measurementObservations(a: Assembly, obs: ObservationsInput, profile: string): { refs: Reference[]; lines: string[] } {
+  const ctx: Ctx = { a, obs, sections: new Map(), defaultWhen: a.job.when, profile };
+  measurements(ctx);
+  const all = [...ctx.sections.values()];
+  return { refs: all.flatMap((s) => s.refs), lines: all.flatMap((s) => s.lines) };
+}
+
 /** Lifestyle: smoking, alcohol and tobacco chewing coded (ndhm-lifestyle), diet by text; physical activity as text in its own section. */
 function lifestyle(ctx: Ctx): void {
   const l = ctx.obs.lifestyle;
@@ -198,7 +212,7 @@ const SECTION_ORDER = ['Vital Signs', 'Body Measurement', 'Physical Activity', '
  */
 export function wellnessSections(a: Assembly): CompositionSection[] {
   misfitClinicalContent(a);
-  const obs = a.job.clinical?.observations ?? {};
+  const obs = withPatientMeasurements(a, a.job.clinical?.observations ?? {});
   const ctx: Ctx = { a, obs, sections: new Map(), defaultWhen: obs.at === undefined ? a.job.when : timeOf(a, obs.at, 'observations', 'at') };
   measurements(ctx);
   lifestyle(ctx);

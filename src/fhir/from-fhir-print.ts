@@ -1,0 +1,161 @@
+/**
+ * FHIR in for the details a clinical input gives for printed documents and
+ * abha-link writes into FHIR too: postal addresses (Address.text, else its
+ * parts), the patient's mobile (a phone ContactPoint), the doctor's
+ * qualifications and council, a medication's generic name, strength and
+ * form (the notes abha-link writes), and the patient's vitals, weight and
+ * height (the vital-sign Observations of a record other than a
+ * WellnessRecord). What does not fit is reported, never guessed.
+ */
+import type { MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
+import { checkList, codings, conceptText, isObject, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
+import { MEDICATION_NOTES } from './resources.js';
+
+const ADDRESS_PARTS = ['city', 'district', 'state', 'postalCode', 'country'] as const;
+
+/** An address in words: its text, else its lines and parts joined with commas. */
+function addressWords(rd: Reader, a: Json, ap: Path): string | undefined {
+  const text = rd.text(a.text, [...ap, 'text']);
+  if (text !== undefined) return text;
+  const lines = Array.isArray(a.line) ? a.line.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
+  const parts = ADDRESS_PARTS.map((k) => (typeof a[k] === 'string' ? (a[k] as string).trim() : '')).filter((x) => x !== '');
+  const words = [...lines, ...parts].join(', ');
+  return words === '' ? undefined : words;
+}
+
+/** The first postal address of `r` into `into.address` (at `${at}/address`); further ones are reported. */
+export function readAddress(rd: Reader, r: Json, p: Path, into: { address?: string }, at: string): void {
+  if (r.address === undefined) return;
+  checkList(rd, r, 'address', p);
+  const list: unknown[] = Array.isArray(r.address) ? r.address : [];
+  list.forEach((a, i) => {
+    const ap = [...p, 'address', i];
+    if (!isObject(a)) return;
+    const words = addressWords(rd, a, ap);
+    if (words === undefined) return rd.warn(ap, 'not-mapped', 'this address has neither text nor parts; it is left out');
+    if (into.address !== undefined) return rd.warn(ap, 'not-mapped', 'the clinical input holds one postal address; this further address is left out');
+    into.address = words;
+    rd.from(`${at}/address`, ap);
+  });
+}
+
+/** A 10-digit Indian mobile number from a phone as written (+91, 0, spaces and dashes allowed); undefined otherwise. */
+function mobileOf(value: string): string | undefined {
+  return /^(?:\+?91|0)?([0-9]{10})$/.exec(value.replace(/[\s().-]/g, ''))?.[1];
+}
+
+/** The patient's first phone that is a 10-digit mobile → `mobile`, the address → `address`; every other contact is reported. */
+export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<PatientInput>): void {
+  checkList(rd, r, 'telecom', p);
+  const telecom: unknown[] = Array.isArray(r.telecom) ? r.telecom : [];
+  telecom.forEach((t, i) => {
+    const tp = [...p, 'telecom', i];
+    if (!isObject(t)) return;
+    const value = rd.text(t.value, [...tp, 'value']);
+    const mobile = t.system === 'phone' && value !== undefined ? mobileOf(value) : undefined;
+    if (mobile !== undefined && into.mobile === undefined) {
+      into.mobile = mobile;
+      rd.from('/patient/mobile', [...tp, 'value']);
+    } else rd.warn(tp, 'not-mapped', 'the clinical input holds one mobile number (a phone of 10 digits) for the patient; this contact is left out');
+  });
+  readAddress(rd, r, p, into, '/patient');
+}
+
+const QUALIFICATION_ELEMENTS: readonly string[] = ['identifier', 'period', 'issuer'];
+
+/** The doctor's qualifications in words, joined with commas ("MBBS, MD (General Medicine)"); codings, periods and issuers are reported. */
+export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualification?: string }): void {
+  if (r.qualification === undefined) return;
+  checkList(rd, r, 'qualification', p);
+  const words: string[] = [];
+  const list: unknown[] = Array.isArray(r.qualification) ? r.qualification : [];
+  list.forEach((q, i) => {
+    const qp = [...p, 'qualification', i];
+    if (!isObject(q)) return;
+    const w = conceptText(rd, q.code, [...qp, 'code']);
+    if (w === undefined) return rd.warn([...qp, 'code'], 'not-mapped', 'this qualification has no text or display; it is left out');
+    words.push(w);
+    codings(q.code).forEach((_, j) =>
+      rd.warn([...qp, 'code', 'coding', j], 'not-mapped', 'the clinical input keeps qualifications in words; this coding is left out, the qualification keeps its words'),
+    );
+    for (const k of Object.keys(q))
+      if (k !== 'code' && k !== 'id')
+        rd.warn([...qp, k], 'not-mapped', `qualification.${QUALIFICATION_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+  });
+  if (words.length > 0) {
+    into.qualification = words.join(', ');
+    rd.from('/doctor/qualification', [...p, 'qualification']);
+  }
+}
+
+const FIELD_OF_LABEL: ReadonlyMap<string, keyof typeof MEDICATION_NOTES> = new Map(
+  (Object.entries(MEDICATION_NOTES) as Array<[keyof typeof MEDICATION_NOTES, string]>).map(([k, label]) => [label, k]),
+);
+
+/** The notes abha-link writes on a MedicationRequest ("Generic name: …", "Strength: …", "Form: …"); any other note is reported. */
+export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Mutable<MedicationInput>, 'genericName' | 'strength' | 'form'>, at: string): void {
+  if (r.note === undefined) return;
+  checkList(rd, r, 'note', p);
+  const notes: unknown[] = Array.isArray(r.note) ? r.note : [];
+  notes.forEach((n, i) => {
+    const np = [...p, 'note', i];
+    if (!isObject(n)) return;
+    const m = typeof n.text === 'string' ? /^([A-Za-z ]+): (.+)$/s.exec(n.text.trim()) : null;
+    const field = m?.[1] === undefined ? undefined : FIELD_OF_LABEL.get(m[1]);
+    const value = m?.[2]?.trim();
+    if (field === undefined || value === undefined || value === '' || out[field] !== undefined)
+      return rd.warn(np, 'not-mapped', 'this note is none of the notes abha-link writes (Generic name, Strength, Form: one each); it is left out');
+    out[field] = value;
+    rd.from(`${at}/${field}`, [...np, 'text']);
+    for (const k of Object.keys(n))
+      if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', `note.${['author', 'time'].includes(k) ? k : '(an element)'} has no place in the clinical input; it is left out`);
+  });
+}
+
+/** The largest value each patient measure takes (the clinical input's schema). */
+const PATIENT_LIMITS = { pulse: 400, spo2: 100, respiratoryRate: 200, weight: 500, height: 300 } as const;
+
+/**
+ * The vital signs and body measurements read from a record that is not a
+ * WellnessRecord are the patient's at the visit (abha-link writes
+ * `patient.vitals`, `weight` and `height` there): those measured at the
+ * visit time and within the patient's limits move from `observations` to
+ * the patient; the rest stay in `observations`.
+ */
+export function measuresIntoPatient(draft: { readonly patient: Partial<PatientInput>; observations?: ObservationsInput }): void {
+  const obs = draft.observations;
+  if (obs === undefined) return;
+  const rest: Mutable<ObservationsInput> = { ...obs };
+  const patient = draft.patient;
+  const vitals: Mutable<VitalsInput> = { ...(patient.vitals ?? {}) };
+  const bp = obs.bloodPressure;
+  if (bp !== undefined && bp.at === undefined && vitals.bloodPressure === undefined) {
+    vitals.bloodPressure = `${bp.systolic}/${bp.diastolic}`;
+    delete rest.bloodPressure;
+  }
+  // The patient's temperature is in degrees Celsius up to 50, Fahrenheit above.
+  const t = obs.temperature;
+  const celsius = typeof t === 'number' && t <= 50 ? t : undefined;
+  const fahrenheit = typeof t === 'object' && t.unit === '[degF]' && t.at === undefined && t.value > 50 && t.value <= 115 ? t.value : undefined;
+  if ((celsius ?? fahrenheit) !== undefined && vitals.temperature === undefined) {
+    vitals.temperature = (celsius ?? fahrenheit) as number;
+    delete rest.temperature;
+  }
+  for (const k of ['pulse', 'spo2', 'respiratoryRate'] as const) {
+    const v = obs[k];
+    if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && vitals[k] === undefined) {
+      vitals[k] = v;
+      delete rest[k];
+    }
+  }
+  for (const k of ['weight', 'height'] as const) {
+    const v = obs[k];
+    if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && patient[k] === undefined) {
+      patient[k] = v;
+      delete rest[k];
+    }
+  }
+  if (Object.keys(vitals).length > 0) patient.vitals = vitals;
+  if (Object.keys(rest).length > 0) draft.observations = rest;
+  else delete draft.observations;
+}

@@ -1,0 +1,251 @@
+/**
+ * The fields a clinical input gives for printed documents (clinic address,
+ * doctor's qualification, council and specialty, a medicine's generic name,
+ * strength, form and route, the patient's mobile, address, weight, height
+ * and vitals) go into FHIR where the NRCeS record has a place, come back
+ * through fromFhir, and are named in a `print-only-not-in-fhir` warning
+ * where the record has none: never lost silently.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClinicalInput } from '../src/index.js';
+import {
+  fromFhir,
+  toFhirBundles,
+  type Bundle,
+  type Composition,
+  type FhirResource,
+  type MedicationRequest,
+  type Observation,
+  type Organization,
+  type Patient,
+  type Practitioner,
+} from '../src/fhir/index.js';
+import { ATTACHMENTS, bundlesOf, example, expectReferencesResolve } from './fhir-helpers.js';
+
+const resources = (b: Bundle): FhirResource[] => (b.entry ?? []).map((e) => e.resource as FhirResource);
+const ofType = <T extends FhirResource>(b: Bundle, type: T['resourceType']): T[] => resources(b).filter((r): r is T => r.resourceType === type);
+const one = <T extends FhirResource>(b: Bundle, type: T['resourceType']): T => {
+  const [r] = ofType<T>(b, type);
+  if (r === undefined) throw new Error(`no ${type}`);
+  return r;
+};
+const PRINT_ONLY = 'print-only-not-in-fhir';
+
+/** The bundled prescription example: every printed field given. */
+const prescription = (): ClinicalInput => example('opd-prescription', 'input');
+const withHiType = (input: ClinicalInput, hiType: string): ClinicalInput => ({ ...input, hiType });
+const single = (input: ClinicalInput): { bundle: Bundle; warnings: ReturnType<typeof warningsOf> } => {
+  const r = toFhirBundles(input);
+  const [d] = bundlesOf(r);
+  if (d === undefined || !r.success) throw new Error('no bundle');
+  expectReferencesResolve(d.bundle);
+  return { bundle: d.bundle, warnings: warningsOf(r) };
+};
+const warningsOf = (r: ReturnType<typeof toFhirBundles>): Array<{ path: string; code: string; message: string }> =>
+  (r.success ? r.warnings : r.issues).map((i) => ({ path: i.path, code: i.code, message: i.message }));
+const printOnlyPaths = (w: ReadonlyArray<{ path: string; code: string }>): string[] => w.filter((i) => i.code === PRINT_ONLY).map((i) => i.path);
+
+describe('printed-document fields in FHIR', () => {
+  it('writes the clinic address as Organization.address text', () => {
+    const { bundle } = single(prescription());
+    expect(one<Organization>(bundle, 'Organization').address).toEqual([{ text: '14, 2nd Cross, Jayanagar 4th Block, Bengaluru 560011' }]);
+  });
+
+  it("writes the doctor's qualification as Practitioner.qualification text and the council as the assigner of the licence number", () => {
+    const { bundle } = single(prescription());
+    const p = one<Practitioner>(bundle, 'Practitioner');
+    expect(p.qualification).toEqual([{ code: { text: 'MBBS, MD (General Medicine)' } }]);
+    const licence = p.identifier?.find((i) => i.type?.coding?.[0]?.code === 'MD');
+    expect(licence).toMatchObject({ value: 'KMC-45678', assigner: { display: 'Karnataka Medical Council' } });
+  });
+
+  it("writes the patient's mobile as a phone ContactPoint and the address as Patient.address text", () => {
+    const { bundle } = single({ ...prescription(), patient: { ...prescription().patient, address: '22 Temple Street, Mysuru 570001' } });
+    const p = one<Patient>(bundle, 'Patient');
+    expect(p.telecom).toEqual([{ system: 'phone', value: '9876543210', use: 'mobile' }]);
+    expect(p.address).toEqual([{ text: '22 Temple Street, Mysuru 570001' }]);
+  });
+
+  it("writes a medicine's generic name, strength and form as MedicationRequest notes and its route as the dosage's route", () => {
+    const input = prescription();
+    const meds = [{ drugName: 'Betadine 2% gargle', genericName: 'Povidone-iodine', strength: '2%', form: 'gargle', route: 'oral rinse', dosage: '10 ml', frequency: 'TDS' }];
+    const { bundle } = single({ ...input, medications: meds });
+    const mr = one<MedicationRequest>(bundle, 'MedicationRequest');
+    expect(mr.medicationCodeableConcept).toEqual({ text: 'Betadine 2% gargle' });
+    expect(mr.note).toEqual([{ text: 'Generic name: Povidone-iodine' }, { text: 'Strength: 2%' }, { text: 'Form: gargle' }]);
+    expect(mr.dosageInstruction?.[0]?.route).toEqual({ text: 'oral rinse' });
+  });
+
+  it('writes nothing new where the fields are absent: no notes, route, addresses, telecom or qualification', () => {
+    const input = prescription();
+    const { bundle, warnings } = single({
+      ...input,
+      hospital: { name: input.hospital.name, id: input.hospital.id },
+      doctor: { name: input.doctor.name, licNumber: 'KMC-45678' },
+      patient: { abhaAddress: input.patient.abhaAddress, name: 'Asha Verma' },
+      medications: [{ drugName: 'Metformin 500 mg tablet', dosage: '1 tablet', frequency: 'BD' }],
+    });
+    const mr = one<MedicationRequest>(bundle, 'MedicationRequest');
+    expect(mr.note).toBeUndefined();
+    expect(mr.dosageInstruction?.[0]?.route).toBeUndefined();
+    expect(one<Organization>(bundle, 'Organization').address).toBeUndefined();
+    expect(one<Patient>(bundle, 'Patient')).not.toHaveProperty('telecom');
+    expect(one<Patient>(bundle, 'Patient')).not.toHaveProperty('address');
+    expect(one<Practitioner>(bundle, 'Practitioner')).not.toHaveProperty('qualification');
+    expect(one<Practitioner>(bundle, 'Practitioner').identifier?.[0]).not.toHaveProperty('assigner');
+    expect(printOnlyPaths(warnings)).toEqual([]);
+  });
+
+  it("puts the patient's vitals, weight and height as Observations in an OPConsultRecord's physical examination section", () => {
+    const { bundle, warnings } = single(withHiType(prescription(), 'OPConsultation'));
+    const comp = one<Composition>(bundle, 'Composition');
+    const exam = comp.section?.find((s) => s.code?.coding?.[0]?.code === '425044008');
+    expect(exam?.title).toBe('Vital signs');
+    const obs = ofType<Observation>(bundle, 'Observation');
+    expect(exam?.entry?.map((e) => e.reference)).toEqual(obs.map((o) => `urn:uuid:${o.id ?? ''}`));
+    const byCode = new Map(obs.map((o) => [o.code.coding?.[0]?.code, o]));
+    expect(byCode.get('85354-9')?.component?.map((c) => c.valueQuantity?.value)).toEqual([138, 86]);
+    expect(byCode.get('8867-4')?.valueQuantity).toMatchObject({ value: 78, code: '/min' });
+    // 99.1 is above 50: degrees Fahrenheit, as the input schema says.
+    expect(byCode.get('61008-9')?.valueQuantity).toMatchObject({ value: 99.1, code: '[degF]' });
+    expect(byCode.get('2708-6')?.valueQuantity).toMatchObject({ value: 98, code: '%' });
+    expect(byCode.get('29463-7')?.valueQuantity).toMatchObject({ value: 64, code: 'kg' });
+    expect(byCode.get('8302-2')?.valueQuantity).toMatchObject({ value: 158, code: 'cm' });
+    expect(obs.every((o) => o.effectiveDateTime === '2026-11-20T10:30:00+05:30')).toBe(true);
+    expect(printOnlyPaths(warnings)).toEqual(['/doctor/specialty']);
+    // In the profile's order: ChiefComplaints, PhysicalExamination, …, MedicalHistory.
+    const codes = (r: ReturnType<typeof toFhirBundles>): Array<string | undefined> =>
+      (one<Composition>(bundlesOf(r)[0]?.bundle as Bundle, 'Composition').section ?? []).map((x) => x.code?.coding?.[0]?.code);
+    expect(codes(toFhirBundles(withHiType(prescription(), 'OPConsultation'))).slice(0, 3)).toEqual(['422843007', '425044008', '721912009']);
+    const history = toFhirBundles(withHiType(prescription(), 'OPConsultation'), { opConsultDiagnosisSection: 'MedicalHistory' });
+    expect(codes(history).slice(0, 3)).toEqual(['425044008', '371529009', '721912009']);
+  });
+
+  it("adds the patient's measures to a WellnessRecord where its observations have none, and warns when one differs", () => {
+    const wellness = example('wellness', 'input');
+    const input = { ...wellness, patient: { ...wellness.patient, weight: 70, vitals: { pulse: 78, bloodPressure: '120/80' } }, observations: { pulse: 78, height: 158 } };
+    const { bundle, warnings } = single(input);
+    const codes = ofType<Observation>(bundle, 'Observation').map((o) => o.code.coding?.[0]?.code);
+    expect(codes.filter((c) => c === '8867-4')).toHaveLength(1);
+    expect(codes).toEqual(expect.arrayContaining(['85354-9', '29463-7', '8302-2']));
+    expect(printOnlyPaths(warnings)).toEqual([]);
+    const differing = single({ ...input, observations: { weight: 64.5 } });
+    expect(ofType<Observation>(differing.bundle, 'Observation').find((o) => o.code.coding?.[0]?.code === '29463-7')?.valueQuantity?.value).toBe(64.5);
+    expect(printOnlyPaths(differing.warnings)).toEqual(['/patient/weight']);
+  });
+
+  it('warns, naming each field, for what the record has no place for: the specialty, and vitals in a Prescription', () => {
+    const { warnings } = single(prescription());
+    expect(printOnlyPaths(warnings)).toEqual(['/doctor/specialty', '/patient/vitals', '/patient/weight', '/patient/height']);
+    const specialty = warnings.find((w) => w.path === '/doctor/specialty');
+    expect(specialty?.message).toContain('PractitionerRole');
+    expect(warnings.find((w) => w.path === '/patient/weight')?.message).toContain('OPConsultRecord');
+  });
+
+  it('warns about a council without a licence number, and a blood pressure that is not systolic/diastolic', () => {
+    const input = withHiType(prescription(), 'OPConsultation');
+    const { bundle, warnings } = single({
+      ...input,
+      doctor: { name: 'Dr. Meera Iyer', hpId: '71-2665-5777-2713', council: 'Karnataka Medical Council' },
+      patient: { ...input.patient, vitals: { bloodPressure: 'high' } },
+    });
+    expect(printOnlyPaths(warnings)).toEqual(['/doctor/council', '/patient/vitals/bloodPressure']);
+    expect(JSON.stringify(one<Practitioner>(bundle, 'Practitioner'))).not.toContain('Karnataka');
+    expect(ofType<Observation>(bundle, 'Observation').map((o) => o.code.coding?.[0]?.code)).not.toContain('85354-9');
+  });
+
+  it('warns once per visit, not once per care context, and not at all when one care context of the visit holds the vitals', () => {
+    const input = example('multi-care-context', 'input');
+    const doctor = { ...input.doctor, specialty: 'Physician' };
+    const patient = { ...input.patient, weight: 64 };
+    const r = toFhirBundles({ ...input, doctor, patient }, { attachments: ATTACHMENTS });
+    bundlesOf(r);
+    expect(printOnlyPaths(warningsOf(r))).toEqual(['/doctor/specialty']);
+    const noOp = { ...input, doctor, patient, careContexts: (input.careContexts ?? []).filter((c) => c.hiType !== 'OPConsultation') };
+    const r2 = toFhirBundles(noOp, { attachments: ATTACHMENTS });
+    expect(bundlesOf(r2).length).toBeGreaterThan(1);
+    expect(printOnlyPaths(warningsOf(r2))).toEqual(['/doctor/specialty', '/patient/weight']);
+  });
+
+  it('never quotes the mobile, the address or the vitals in a warning', () => {
+    const input = prescription();
+    const r = toFhirBundles({ ...input, patient: { ...input.patient, mobile: '9123456780', address: 'SECRET-ADDR-7', vitals: { bloodPressure: 'SECRET-BP' } } });
+    const text = JSON.stringify(warningsOf(r));
+    expect(text).toContain(PRINT_ONLY);
+    for (const planted of ['9123456780', 'SECRET-ADDR-7', 'SECRET-BP', '138/86']) expect(text).not.toContain(planted);
+  });
+});
+
+describe('printed-document fields back from FHIR', () => {
+  const back = (bundle: Bundle): ClinicalInput => {
+    const r = fromFhir(bundle);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    return r.value;
+  };
+
+  it('reads every field of a Prescription back into the clinical input, and reports none of them as left out', () => {
+    const input = prescription();
+    const meds = [
+      { drugName: 'Betadine 2% gargle', genericName: 'Povidone-iodine', strength: '2%', form: 'gargle', route: 'oral rinse', dosage: '10 ml', frequency: 'Three times a day (TDS)' },
+      ...(input.medications ?? []).slice(0, 1),
+    ];
+    const { bundle } = single({ ...input, patient: { ...input.patient, address: '22 Temple Street, Mysuru 570001' }, medications: meds });
+    const r = fromFhir(bundle);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    const v = r.value;
+    expect(v.hospital.address).toBe('14, 2nd Cross, Jayanagar 4th Block, Bengaluru 560011');
+    expect(v.doctor).toMatchObject({ qualification: 'MBBS, MD (General Medicine)', council: 'Karnataka Medical Council', licNumber: 'KMC-45678' });
+    expect(v.patient).toMatchObject({ mobile: '9876543210', address: '22 Temple Street, Mysuru 570001' });
+    expect(v.medications?.[0]).toMatchObject({ drugName: 'Betadine 2% gargle', genericName: 'Povidone-iodine', strength: '2%', form: 'gargle', route: 'oral rinse' });
+    expect(v.medications?.[1]).toMatchObject({ drugName: 'Metformin 500 mg tablet', genericName: 'Metformin' });
+    expect(v.medications?.[1]).not.toHaveProperty('route');
+    expect(r.warnings.filter((w) => /telecom|address|qualification|note|route/.test(w.path))).toEqual([]);
+  });
+
+  it("reads an OPConsultRecord's vital signs back as the patient's vitals, weight and height", () => {
+    const v = back(single(withHiType(prescription(), 'OPConsultation')).bundle);
+    expect(v.patient).toMatchObject({ weight: 64, height: 158, vitals: { bloodPressure: '138/86', pulse: 78, temperature: 99.1, spo2: 98 } });
+    expect(v).not.toHaveProperty('observations');
+  });
+
+  it('gives the same bundle again from what it read back (a round trip keeps every carried field)', () => {
+    const original = single(withHiType(prescription(), 'OPConsultation')).bundle;
+    expect(one<Organization>(original, 'Organization').address).toHaveLength(1);
+    expect(ofType<Observation>(original, 'Observation')).toHaveLength(6);
+    const again = single(back(original)).bundle;
+    for (const type of ['Organization', 'Practitioner', 'Patient'] as const) expect(one(again, type)).toEqual(one(original, type));
+    expect(ofType<MedicationRequest>(again, 'MedicationRequest').map((m) => m.note)).toEqual(ofType<MedicationRequest>(original, 'MedicationRequest').map((m) => m.note));
+    const values = (b: Bundle): unknown[] => ofType<Observation>(b, 'Observation').map((o) => [o.code, o.valueQuantity, o.component]);
+    expect(values(again)).toEqual(values(original));
+  });
+
+  it("keeps a WellnessRecord's observations as observations, the patient's measures among them", () => {
+    const wellness = example('wellness', 'input');
+    const observations = { ...wellness.observations };
+    delete observations.weight;
+    const v = back(single({ ...wellness, patient: { ...wellness.patient, weight: 70 }, observations }).bundle);
+    expect(v.observations).toMatchObject({ pulse: 78, weight: 70 });
+    expect(v.patient.vitals).toBeUndefined();
+    expect(v.patient.weight).toBeUndefined();
+  });
+
+  it('reports a note it did not write and a phone that is not a 10-digit mobile, and reads an address from its parts', () => {
+    const { bundle } = single(prescription());
+    const b = structuredClone(bundle);
+    const patient = one<Patient>(b, 'Patient');
+    patient.telecom = [
+      { system: 'phone', value: '080-4123' },
+      { system: 'phone', value: '+91 98765 43210' },
+    ];
+    patient.address = [{ line: ['22 Temple Street'], city: 'Mysuru', postalCode: '570001' }];
+    const mr = one<MedicationRequest>(b, 'MedicationRequest');
+    mr.note = [{ text: 'Dispense in original pack' }];
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.patient).toMatchObject({ mobile: '9876543210', address: '22 Temple Street, Mysuru, 570001' });
+    const at = (suffix: string): string[] => r.warnings.filter((w) => w.path.endsWith(suffix)).map((w) => w.code);
+    expect(at('/telecom/0')).toEqual(['not-mapped']);
+    expect(at('/note/0')).toEqual(['not-mapped']);
+    expect(JSON.stringify(r.warnings)).not.toContain('080-4123');
+  });
+});
