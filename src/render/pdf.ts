@@ -15,6 +15,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PdfUnavailableError } from './errors.js';
 import type { PageSize } from './model.js';
+import { dropUnusedSoftHyphens } from './pdf-soft-hyphens.js';
 
 /**
  * Where {@link findChromium} looks, in order: Debian/Ubuntu, Fedora, Chrome on Linux, macOS and Windows.
@@ -60,6 +61,7 @@ interface PwPage {
   emulateMedia(options: { media: 'print' | 'screen' }): Promise<void>;
   pdf(options: Record<string, unknown>): Promise<Uint8Array>;
   screenshot(options: Record<string, unknown>): Promise<Uint8Array>;
+  evaluate(expression: string): Promise<unknown>;
 }
 interface PwContext {
   route(url: string, handler: (route: PwRoute) => Promise<void>): Promise<void>;
@@ -275,7 +277,12 @@ export async function createPdfPrinter(options: PdfPrinterOptions = {}): Promise
     executablePath,
     pdf(html, o = {}) {
       const pageSize = o.pageSize ?? 'A4';
-      return withPage(html, pageSize, 'print', (page) => page.pdf({ format: pageSize, printBackground: true, preferCSSPageSize: true, timeout }));
+      return withPage(html, pageSize, 'print', async (page) => {
+        // The soft hyphens where no line breaks would stay in the PDF's text ("Met\u00adformin"): removed first
+        // (pdf-soft-hyphens.ts). Best effort: a page the script cannot read is printed as it is.
+        await page.evaluate(dropUnusedSoftHyphens(pageSize)).catch(() => undefined);
+        return page.pdf({ format: pageSize, printBackground: true, preferCSSPageSize: true, timeout });
+      });
     },
     screenshot(html, o = {}) {
       const pageSize = o.pageSize ?? 'A4';
