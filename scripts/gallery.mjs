@@ -8,7 +8,7 @@
  *   node scripts/gallery.mjs [--out DIR] [--lang en,hi,...] [--dpi N] [--chromium PATH]
  *
  * Writes DIR (default gallery/, not committed):
- * - `<lang>/<document>-p<N>.png`: every printed page (page margins included);
+ * - `<lang>/<document>-<N>.png`: every printed page (page margins included; pdftoppm's numbering);
  * - `<lang>/<document>.pdf`: the PDF itself (fonts embedded: check with pdffonts);
  * - `sheet-<lang>.png`: one contact sheet per language, every page side by side;
  * - `index.html`: all the pages, by language, to open in a browser.
@@ -28,6 +28,12 @@ const { values } = parseArgs({
 const chromium = values.chromium ?? process.env.ABHA_LINK_CHROMIUM ?? findChromium();
 if (chromium === undefined) {
   process.stderr.write('gallery: no Chromium found (apt-get install chromium, or give --chromium PATH)\n');
+  process.exit(2);
+}
+try {
+  execFileSync('pdftoppm', ['-v'], { stdio: 'ignore' });
+} catch {
+  process.stderr.write('gallery: pdftoppm not found (apt-get install poppler-utils)\n');
   process.exit(2);
 }
 const dpi = Number(values.dpi);
@@ -67,8 +73,9 @@ const pages = new Map(); // lang -> [{ document, file }]
 try {
   for (const lang of langs) {
     const dir = join(out, lang);
-    rmSync(dir, { recursive: true, force: true });
+    // Only what an earlier run wrote here (PDFs and pages) is removed: --out may name a folder with other files.
     mkdirSync(dir, { recursive: true });
+    for (const f of readdirSync(dir)) if (/\.(pdf|png)$/.test(f)) rmSync(join(dir, f));
     const list = [];
     for (const [name, template, input, pageSize, hiType] of DOCUMENTS) {
       const docs = renderDocuments(example(input), { template, lang: lang.includes('+') ? lang.split('+') : lang, pageSize, lint: false });

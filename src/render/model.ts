@@ -186,11 +186,17 @@ export interface DocumentModel {
   readonly labInvestigations: ReadonlyArray<{ readonly number: number; readonly testName: string; readonly instructions: string | null }>;
   readonly advice: string | null;
   /**
-   * Whether the advice and follow-up are short (at most 600 characters together), so that the closing (advice,
-   * follow-up, signature, footer) prints as one piece that a page never splits; longer ones may break inside it, the
-   * signature keeping with their end.
+   * Whether there is advice or a follow-up and both are short (at most 600 characters and 12 lines together), so that
+   * the closing (advice, follow-up, signature, footer) prints as one piece that a page never splits; longer ones may
+   * break inside it, the signature keeping with their end. A closing with neither is not one piece: it keeps with
+   * what precedes it instead (a piece cannot).
    */
   readonly compactClosing: boolean;
+  /**
+   * Whether the closing has neither advice nor a follow-up: the signature then keeps with what precedes it, and a
+   * template whose last section is a table puts its last row and the closing in one table section (`closing-group`).
+   */
+  readonly bareClosing: boolean;
   readonly document: {
     /** The documentUrl as given, for printing as text. */
     readonly url: string | null;
@@ -449,6 +455,12 @@ function patientModel(p: PrintPatient, visitDate: string | undefined, speech: Sp
 }
 
 /** The four times of day, named from the catalogue(s), each with its first grapheme as the short mark. */
+/** See {@link DocumentModel.compactClosing}: short enough to print as one piece (never taller than a page). */
+function compactClosingOf(advice: string | null, followUp: string | null): boolean {
+  const notes = [advice, followUp].filter((t): t is string => t !== null && t.trim() !== '');
+  return notes.length > 0 && notes.join('').length <= 600 && notes.reduce((n, t) => n + t.split('\n').length, 0) <= 12;
+}
+
 function doseSlotsOf(speech: Speech): DoseSlot[] {
   return SLOT_KEYS.map((k): DoseSlot => ({ name: speech.labels[k], short: speech.say((m) => firstGrapheme(m.labels[k], m.intl.locale)) ?? '', mark: null }));
 }
@@ -571,7 +583,8 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     hasDoseGrid: medications.some((m) => m.doseGrid !== null),
     labInvestigations: records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) })),
     advice,
-    compactClosing: (advice?.length ?? 0) + (source.followUp?.length ?? 0) <= 600,
+    compactClosing: compactClosingOf(advice, str(source.followUp)),
+    bareClosing: [advice, str(source.followUp)].every((t) => t === null || t.trim() === ''),
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
     page: pageOf(patient.name, dateText, labels),

@@ -126,6 +126,8 @@ const SCRIPT = String.raw`(defaultSize) => {
   const hs = getComputedStyle(html);
   html.style.setProperty('box-sizing', 'border-box', 'important');
   html.style.setProperty('width', width - parseFloat(hs.marginLeft) - parseFloat(hs.marginRight) + 'px', 'important');
+  // The text nodes changed, with their text as it was: put back if anything fails half-way.
+  const originals = new Map();
   try {
     const range = call('createRange');
     // The lines of a node: top, bottom, left and right of each.
@@ -160,7 +162,6 @@ const SCRIPT = String.raw`(defaultSize) => {
       }
       return out + text.slice(from);
     });
-    const originals = new Map();
     nodes.forEach((t, k) => {
       if (plans[k] !== texts[t].data) {
         originals.set(t, texts[t].data);
@@ -187,8 +188,12 @@ const SCRIPT = String.raw`(defaultSize) => {
     }
     const kept = nodes.reduce((k, t) => k + count(texts[t].data), 0);
     return { removed: all - kept, kept, restoredNodes };
+  } catch (error) {
+    for (const [t, text] of originals) texts[t].data = text;
+    throw error;
   } finally {
     for (const [p, v, prio] of saved) { if (v === '') html.style.removeProperty(p); else html.style.setProperty(p, v, prio); }
+    if (html.getAttribute('style') === '') html.removeAttribute('style');
   }
 }`;
 

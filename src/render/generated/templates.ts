@@ -6,7 +6,7 @@ import type { TemplateSpec } from '../handlebars.js';
 export const BUNDLED_TEMPLATE_NAMES = ["discharge-summary","immunisation-certificate","invoice","lab-order","prescription","visit-summary","wellness"] as const;
 
 /** The names of the bundled partials (templates/partials/*.hbs). */
-export const BUNDLED_PARTIAL_NAMES = ["advice","closing","diagnoses","dose-legend","footer","head","investigations","letterhead","medication-row","medications","patient","records-styles","signature","styles","title","vitals"] as const;
+export const BUNDLED_PARTIAL_NAMES = ["advice","closing","diagnoses","dose-legend","footer","head","investigations","letterhead","medication-row","medications","patient","records-styles","signature","styles","test-row","title","vaccine-row","vitals"] as const;
 
 /** Precompiled templates, by name. */
 export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[number], TemplateSpec>> = {
@@ -430,15 +430,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(30, data, 0, blockParams, depths),"inverse":container.program(37, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":70,"column":2},"end":{"line":83,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
   "immunisation-certificate": {"0":function(container,depth0,helpers,partials,data) {
     return " bilingual";
-},"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+},"1":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -459,88 +457,61 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "lotNumber", {"start":{"line":20,"column":178},"end":{"line":20,"column":194}} ), depth0))
     + "</th><th class=\"due\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "nextDue", {"start":{"line":20,"column":219},"end":{"line":20,"column":233}} ), depth0))
-    + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":6},"end":{"line":32,"column":15}}})) != null ? stack1 : "")
-    + "    </tbody>\n  </table>\n";
-},"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    + "</th></tr>\n    </thead>\n    <tbody>\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":6},"end":{"line":23,"column":156}}})) != null ? stack1 : "")
+    + "\n    </tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"bareClosing"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":4},"end":{"line":32,"column":11}}})) != null ? stack1 : "")
+    + "  </table>\n";
+},"2":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "      <tr>\n        <td class=\"num\">"
-    + alias3(alias2(alias1(depth0, "number", {"start":{"line":25,"column":26},"end":{"line":25,"column":32}} ), depth0))
-    + "</td>\n        <td class=\"vaccine\"><bdi>"
-    + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":26,"column":35},"end":{"line":26,"column":42}} ), depth0))
-    + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":50},"end":{"line":26,"column":160}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":160},"end":{"line":26,"column":246}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":246},"end":{"line":26,"column":335}}})) != null ? stack1 : "")
-    + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.program(7, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":27,"column":12},"end":{"line":27,"column":71}}})) != null ? stack1 : "")
-    + "</td>\n        <td><bdi>"
-    + alias3(alias2(alias1(depth0, "date", {"start":{"line":28,"column":19},"end":{"line":28,"column":23}} ), depth0))
-    + "</bdi></td>\n        <td class=\"mono\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"lotNumber"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.program(7, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":29,"column":25},"end":{"line":29,"column":82}}})) != null ? stack1 : "")
-    + "</td>\n        <td class=\"due\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"nextDue"),{"name":"if","hash":{},"fn":container.program(9, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":30,"column":24},"end":{"line":30,"column":68}}})) != null ? stack1 : "")
-    + "</td>\n      </tr>\n";
-},"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(3, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":23,"column":37},"end":{"line":23,"column":147}}})) != null ? stack1 : "");
+},"3":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "manufacturer", {"start":{"line":26,"column":94},"end":{"line":26,"column":116}} ), depth0))
-    + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":26,"column":127},"end":{"line":26,"column":139}} ), depth0))
-    + "</bdi></div>";
-},"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"vaccine-row"),depth0,{"name":"vaccine-row","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"4":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "site", {"start":{"line":26,"column":196},"end":{"line":26,"column":210}} ), depth0))
-    + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "site", {"start":{"line":26,"column":221},"end":{"line":26,"column":225}} ), depth0))
-    + "</bdi></div>";
-},"5":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(data,"root"),"bareClosing"),{"name":"unless","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":79},"end":{"line":23,"column":136}}})) != null ? stack1 : "");
+},"5":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "route", {"start":{"line":26,"column":283},"end":{"line":26,"column":298}} ), depth0))
-    + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "route", {"start":{"line":26,"column":309},"end":{"line":26,"column":314}} ), depth0))
-    + "</bdi></div>";
+  return "    <tbody class=\"closing-group\">\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":6},"end":{"line":29,"column":83}}})) != null ? stack1 : "")
+    + "\n      <tr class=\"closing-row\"><td colspan=\"6\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</td></tr>\n    </tbody>\n";
 },"6":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "doseNumber", {"start":{"line":27,"column":37},"end":{"line":27,"column":47}} ), depth0))
-    + "</bdi>";
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":29,"column":37},"end":{"line":29,"column":74}}})) != null ? stack1 : "");
 },"7":function(container,depth0,helpers,partials,data) {
-    return "—";
-},"8":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "lotNumber", {"start":{"line":29,"column":49},"end":{"line":29,"column":58}} ), depth0))
-    + "</bdi>";
-},"9":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "nextDue", {"start":{"line":30,"column":46},"end":{"line":30,"column":53}} ), depth0))
-    + "</bdi>";
-},"10":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -549,9 +520,27 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noImmunizations", {"start":{"line":36,"column":21},"end":{"line":36,"column":43}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noImmunizations", {"start":{"line":35,"column":21},"end":{"line":35,"column":43}} ), depth0))
     + "</p>\n";
-},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"8":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"bareClosing"),{"name":"unless","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":29},"end":{"line":38,"column":76}}})) != null ? stack1 : "");
+},"9":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -564,7 +553,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "\" class=\"page-"
     + alias3(alias2(alias1(depth0, "pageClass", {"start":{"line":2,"column":36},"end":{"line":2,"column":45}} ), depth0))
     + " template-immunisation-certificate"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":81},"end":{"line":2,"column":116}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"secondLang"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":2,"column":81},"end":{"line":2,"column":116}}})) != null ? stack1 : "")
     + "\">\n<head>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"head"),depth0,{"name":"head","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<style>\n"
@@ -576,13 +565,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "<section class=\"immunisations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vaccine", {"start":{"line":15,"column":8},"end":{"line":15,"column":22}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(10, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":37,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(7, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":36,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</main>\n</body>\n</html>\n";
-},"usePartial":true,"useData":true,"useDepths":true},
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"immunizations"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":38,"column":0},"end":{"line":38,"column":104}}})) != null ? stack1 : "")
+    + "\n</main>\n</body>\n</html>\n";
+},"usePartial":true,"useData":true},
   "invoice": {"0":function(container,depth0,helpers,partials,data) {
     return " bilingual";
 },"1":function(container,depth0,helpers,partials,data,blockParams,depths) {
@@ -614,14 +601,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":22,"column":336},"end":{"line":22,"column":351}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
     + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
-    + "    </tbody>\n  </table>\n  <table class=\"rec-table bill-table bill-total\">\n    <tbody>\n      <tr><td class=\"label\"><strong>"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":32,"column":38},"end":{"line":32,"column":53}} ), depth0))
+    + "    </tbody>\n  </table>\n  <table class=\"rec-table bill-table bill-total\">\n    <tbody"
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":10},"end":{"line":33,"column":62}}})) != null ? stack1 : "")
+    + ">\n      <tr><td class=\"label\"><strong>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":34,"column":38},"end":{"line":34,"column":53}} ), depth0))
     + "</strong></td><td class=\"amount due\">"
-    + alias3(alias2(alias1(depth0, "total", {"start":{"line":32,"column":94},"end":{"line":32,"column":99}} ), depth0))
+    + alias3(alias2(alias1(depth0, "total", {"start":{"line":34,"column":94},"end":{"line":34,"column":99}} ), depth0))
     + "</td></tr>\n      "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":6},"end":{"line":33,"column":141}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":35,"column":6},"end":{"line":35,"column":141}}})) != null ? stack1 : "")
+    + "\n      "
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":6},"end":{"line":36,"column":118}}})) != null ? stack1 : "")
     + "\n    </tbody>\n  </table>\n</section>\n"
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":47,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "");
 },"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -706,7 +697,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</td>";
 },"9":function(container,depth0,helpers,partials,data) {
     return container.escapeExpression(container.lambda(container.strict(depth0, "tax", {"start":{"line":26,"column":292},"end":{"line":26,"column":295}} ), depth0));
-},"10":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"10":function(container,depth0,helpers,partials,data) {
+    return " class=\"closing-group\"";
+},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -715,11 +708,22 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<tr><td class=\"label balance\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "balanceDue", {"start":{"line":33,"column":56},"end":{"line":33,"column":76}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "balanceDue", {"start":{"line":35,"column":56},"end":{"line":35,"column":76}} ), depth0))
     + "</td><td class=\"amount balance\">"
-    + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":33,"column":112},"end":{"line":33,"column":122}} ), depth0))
+    + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":35,"column":112},"end":{"line":35,"column":122}} ), depth0))
     + "</td></tr>";
-},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"12":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<tr class=\"closing-row\"><td colspan=\"2\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),lookupProperty(data,"root"),{"name":"closing","hash":{"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</td></tr>";
+},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -728,21 +732,21 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<section class=\"receipt-box\">\n  <h2>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "receipt", {"start":{"line":39,"column":8},"end":{"line":39,"column":28}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "receipt", {"start":{"line":42,"column":8},"end":{"line":42,"column":28}} ), depth0))
     + "</h2>\n  <dl class=\"bill-meta\">\n    <div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "amountPaid", {"start":{"line":41,"column":15},"end":{"line":41,"column":38}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "amountPaid", {"start":{"line":44,"column":15},"end":{"line":44,"column":38}} ), depth0))
     + "</dt><dd class=\"paid\">"
-    + alias3(alias2(alias1(depth0, "amountPaid", {"start":{"line":41,"column":64},"end":{"line":41,"column":74}} ), depth0))
+    + alias3(alias2(alias1(depth0, "amountPaid", {"start":{"line":44,"column":64},"end":{"line":44,"column":74}} ), depth0))
     + "</dd></div>\n    <div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentMethod", {"start":{"line":42,"column":15},"end":{"line":42,"column":41}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentMethod", {"start":{"line":45,"column":15},"end":{"line":45,"column":41}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "method", {"start":{"line":42,"column":59},"end":{"line":42,"column":65}} ), depth0))
+    + alias3(alias2(alias1(depth0, "method", {"start":{"line":45,"column":59},"end":{"line":45,"column":65}} ), depth0))
     + "</bdi></dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":43,"column":4},"end":{"line":43,"column":97}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":4},"end":{"line":46,"column":97}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":44,"column":4},"end":{"line":44,"column":127}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":47,"column":4},"end":{"line":47,"column":127}}})) != null ? stack1 : "")
     + "\n  </dl>\n</section>\n";
-},"12":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"14":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -751,11 +755,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "visitDate", {"start":{"line":43,"column":27},"end":{"line":43,"column":49}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "visitDate", {"start":{"line":46,"column":27},"end":{"line":46,"column":49}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "date", {"start":{"line":43,"column":67},"end":{"line":43,"column":71}} ), depth0))
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":46,"column":67},"end":{"line":46,"column":71}} ), depth0))
     + "</bdi></dd></div>";
-},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
+},"15":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -764,11 +768,11 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentReference", {"start":{"line":44,"column":32},"end":{"line":44,"column":61}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentReference", {"start":{"line":47,"column":32},"end":{"line":47,"column":61}} ), depth0))
     + "</dt><dd class=\"mono\"><bdi>"
-    + alias3(alias2(alias1(depth0, "reference", {"start":{"line":44,"column":92},"end":{"line":44,"column":101}} ), depth0))
+    + alias3(alias2(alias1(depth0, "reference", {"start":{"line":47,"column":92},"end":{"line":47,"column":101}} ), depth0))
     + "</bdi></dd></div>";
-},"14":function(container,depth0,helpers,partials,data) {
+},"16":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -777,8 +781,26 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "<section class=\"bill\"><p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":49,"column":41},"end":{"line":49,"column":57}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":52,"column":41},"end":{"line":52,"column":57}} ), depth0))
     + "</p></section>\n";
+},"17":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(lookupProperty(depth0,"records"),"invoice"),"payment"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":54,"column":23},"end":{"line":54,"column":87}}})) != null ? stack1 : "");
+},"18":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","hash":{"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -801,10 +823,9 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(14, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</main>\n</body>\n</html>\n";
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(16, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":53,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"if","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.program(18, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":54,"column":0},"end":{"line":54,"column":128}}})) != null ? stack1 : "")
+    + "\n</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
   "lab-order": {"0":function(container,depth0,helpers,partials,data) {
     return " bilingual";
@@ -862,7 +883,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noDiagnosis", {"start":{"line":20,"column":21},"end":{"line":20,"column":39}} ), depth0))
     + "</p>\n";
 },"6":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -877,29 +898,61 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "instructions", {"start":{"line":28,"column":105},"end":{"line":28,"column":124}} ), depth0))
     + "</th><th class=\"check\">"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "sampleCollected", {"start":{"line":28,"column":151},"end":{"line":28,"column":173}} ), depth0))
-    + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":6},"end":{"line":33,"column":15}}})) != null ? stack1 : "")
-    + "    </tbody>\n  </table>\n";
+    + "</th></tr>\n    </thead>\n    <tbody>\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":6},"end":{"line":31,"column":146}}})) != null ? stack1 : "")
+    + "\n    </tbody>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"bareClosing"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":4},"end":{"line":40,"column":11}}})) != null ? stack1 : "")
+    + "  </table>\n";
 },"7":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "      <tr><td class=\"num\">"
-    + alias3(alias2(alias1(depth0, "number", {"start":{"line":32,"column":28},"end":{"line":32,"column":34}} ), depth0))
-    + "</td><td class=\"test\"><bdi>"
-    + alias3(alias2(alias1(depth0, "testName", {"start":{"line":32,"column":65},"end":{"line":32,"column":73}} ), depth0))
-    + "</bdi></td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":32,"column":90},"end":{"line":32,"column":144}}})) != null ? stack1 : "")
-    + "</td><td class=\"check\"><span class=\"box\"></span></td></tr>\n";
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":31,"column":33},"end":{"line":31,"column":137}}})) != null ? stack1 : "");
 },"8":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":32,"column":117},"end":{"line":32,"column":129}} ), depth0))
-    + "</bdi>";
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"test-row"),depth0,{"name":"test-row","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"9":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(data,"root"),"bareClosing"),{"name":"unless","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":31,"column":72},"end":{"line":31,"column":126}}})) != null ? stack1 : "");
+},"10":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "    <tbody class=\"closing-group\">\n      "
+    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"labInvestigations"),{"name":"each","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":6},"end":{"line":37,"column":76}}})) != null ? stack1 : "")
+    + "\n      <tr class=\"closing-row\"><td colspan=\"4\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</td></tr>\n    </tbody>\n";
+},"11":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":33},"end":{"line":37,"column":67}}})) != null ? stack1 : "");
+},"12":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -908,8 +961,26 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "  <p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvestigations", {"start":{"line":37,"column":21},"end":{"line":37,"column":44}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvestigations", {"start":{"line":43,"column":21},"end":{"line":43,"column":44}} ), depth0))
     + "</p>\n";
+},"13":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"bareClosing"),{"name":"unless","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":25},"end":{"line":46,"column":72}}})) != null ? stack1 : "");
+},"14":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -937,10 +1008,10 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</section>\n<section class=\"investigations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "labInvestigations", {"start":{"line":24,"column":8},"end":{"line":24,"column":32}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":38,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(12, data, 0),"data":data,"loc":{"start":{"line":25,"column":2},"end":{"line":44,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</main>\n</body>\n</html>\n";
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.program(14, data, 0),"data":data,"loc":{"start":{"line":46,"column":0},"end":{"line":46,"column":100}}})) != null ? stack1 : "")
+    + "\n</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "prescription": {"0":function(container,depth0,helpers,partials,data) {
     return " bilingual";
@@ -1098,7 +1169,66 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":0},"end":{"line":36,"column":43}}})) != null ? stack1 : "")
+    + "\n"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"8":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
   return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"9":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.program(13, data, 0),"data":data,"loc":{"start":{"line":39,"column":0},"end":{"line":43,"column":0}}})) != null ? stack1 : "");
+},"10":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"bareClosing"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.program(12, data, 0),"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":40,"column":98}}})) != null ? stack1 : "")
+    + "\n";
+},"11":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","hash":{"closingTail":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"12":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"medications"),depth0,{"name":"medications","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"13":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1126,9 +1256,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2>\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.program(6, data, 0),"data":data,"loc":{"start":{"line":18,"column":2},"end":{"line":31,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":0},"end":{"line":35,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"labInvestigations"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":35,"column":0},"end":{"line":43,"column":7}}})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "wellness": {"0":function(container,depth0,helpers,partials,data) {
@@ -1223,9 +1351,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"observations"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":16,"column":2},"end":{"line":24,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"lifestyle"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":0},"end":{"line":33,"column":7}}})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
 };
@@ -1270,8 +1396,20 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":0},"end":{"line":12,"column":7}}})) != null ? stack1 : "");
 },"useData":true},
   "closing": {"0":function(container,depth0,helpers,partials,data) {
-    return " whole";
+    return " bare";
 },"1":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"compactClosing"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":47},"end":{"line":6,"column":82}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"bareClosing"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":82},"end":{"line":6,"column":113}}})) != null ? stack1 : "");
+},"2":function(container,depth0,helpers,partials,data) {
+    return " whole";
+},"3":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1279,9 +1417,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"followUp"),{"name":"unless","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":72},"end":{"line":5,"column":114}}})) != null ? stack1 : "");
-},"2":function(container,depth0,helpers,partials,data) {
-    return " bare";
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1291,10 +1427,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"closing"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"compactClosing"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":19},"end":{"line":5,"column":54}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"advice"),{"name":"unless","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":54},"end":{"line":5,"column":125}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"noNotes"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":6,"column":19},"end":{"line":6,"column":120}}})) != null ? stack1 : "")
     + "\">\n<div class=\"closing-main\">\n<div class=\"closing-notes\">"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"noNotes"),{"name":"unless","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":27},"end":{"line":8,"column":69}}})) != null ? stack1 : "")
     + "</div>\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "</div>\n"
@@ -2078,7 +2213,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "\n</section>\n";
 },"usePartial":true,"useData":true},
   "records-styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
-    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note .l2 { display: inline; font-size: inherit; }\n.rec-note .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\nhtml.page-a5 .vax-table th.dose { width: 13%; }\nhtml.page-a5 .vax-table th.lot { width: 15%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 12%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 14%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
+    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note .l2 { display: inline; font-size: inherit; }\n.rec-note .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.vaccine .rec-note { font-weight: 400; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\nhtml.page-a5 .vax-table th.dose { width: 13%; }\nhtml.page-a5 .vax-table th.lot { width: 15%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 12%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 14%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n/* The total and the balance due print together, never split over two pages. */\n.bill-total tbody { break-inside: avoid; page-break-inside: avoid; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
 },"useData":true},
   "signature": {"0":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2164,7 +2299,27 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"identity"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":6,"column":26},"end":{"line":6,"column":54}}}))
     + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; }\n  @bottom-right { content: "
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"number"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":7,"column":27},"end":{"line":7,"column":53}}}))
-    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 8.2pt; }\n/* Bilingual: every label and generated text has a second line, so the type is a little smaller to keep a typical visit on one page. */\nhtml.bilingual { font-size: 9.4pt; }\nhtml.page-a5.bilingual { font-size: 7.9pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; line-height: 1.25; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2, .record .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before, .record .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n@media print {\n  .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd + dt::before { content: \" · \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n/* A grid: Chromium 156 splits a plain block holding a flex row despite break-inside: avoid, but keeps a grid whole. */\n.closing { display: grid; break-inside: avoid; page-break-inside: avoid; }\n/* Chromium 156 still splits a grid holding a flex row now and then; an inline-block is one piece (monolithic). Only for a\n   short closing: a monolithic block taller than a page is sliced through its lines. */\n.closing.whole { display: inline-block; width: 100%; vertical-align: top; }\n.closing.bare, .closing-row .closing { break-before: avoid; page-break-before: avoid; }\n.closing-main { display: flex; align-items: flex-end; gap: 5mm; }\n.closing-notes { flex: 1 1 auto; min-width: 0; }\n.closing-notes > section:first-child { margin-top: 3mm; }\n.closing-main .signature { flex: none; }\n/* When nothing follows the medicines, the last one, the legend, the signature and the footer share one table section\n   that a page never splits (prescription.hbs): Chromium does not keep a block with the table row before it. */\n.med-table tbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\n.med-table tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
+    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 7.9pt; }\n/* Bilingual: every label and generated text has a second line, so the type is a little smaller to keep a typical visit on one page. */\nhtml.bilingual { font-size: 9.4pt; }\nhtml.page-a5.bilingual { font-size: 7.9pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; line-height: 1.25; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2, .record .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before, .record .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n/* In print the page box is the sheet: no width or padding of its own (an A5 sheet 148 mm wide in a 134 mm page box\n   made Chromium shrink the whole page to 90%, inside a second margin). */\n@media print {\n  .sheet, html.page-a5 .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd + dt::before { content: \" · \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n/* A grid: Chromium 156 splits a plain block holding a flex row despite break-inside: avoid, but keeps a grid whole. */\n.closing { display: grid; break-inside: avoid; page-break-inside: avoid; }\n/* Chromium 156 still splits a grid holding a flex row now and then; an inline-block is one piece (monolithic). Only for a\n   short closing: a monolithic block taller than a page is sliced through its lines. */\n.closing.whole { display: inline-block; width: 100%; vertical-align: top; }\n.closing.bare, .closing-row .closing { break-before: avoid; page-break-before: avoid; }\n/* A closing with neither advice nor follow-up keeps with what precedes it, which an inline-block cannot: it is built of\n   plain blocks only (no flex row, no grid), which Chromium 156 keeps whole under break-inside: avoid. */\n.closing.bare, .closing.bare .closing-main, .closing.bare .signature { display: block; }\n.closing.bare .sign-box { margin-left: auto; }\n.closing.bare .doc-footer { display: flow-root; }\n.closing.bare .qr { float: right; margin-left: 5mm; }\n.closing-main { display: flex; align-items: flex-end; gap: 5mm; }\n.closing-notes { flex: 1 1 auto; min-width: 0; }\n.closing-notes > section:first-child { margin-top: 3mm; }\n.closing-main .signature { flex: none; }\n/* When nothing but the signature follows a table (the medicines, the tests), its last row, the signature and the footer share\n   one table section that a page never splits (prescription.hbs, lab-order.hbs, visit-summary.hbs): Chromium does not\n   keep a block with the table row before it. */\ntbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\ntbody tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { display: none; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 16mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n.sign-box { width: 70mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { width: 64mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 3mm; padding-top: 2mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n.qr { flex: none; width: 22mm; height: 22mm; }\nhtml.page-a5 .qr { width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
+},"useData":true},
+  "test-row": {"0":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":111},"end":{"line":1,"column":123}} ), depth0))
+    + "</bdi>";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<tr><td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":1,"column":22},"end":{"line":1,"column":28}} ), depth0))
+    + "</td><td class=\"test\"><bdi>"
+    + alias3(alias2(alias1(depth0, "testName", {"start":{"line":1,"column":59},"end":{"line":1,"column":67}} ), depth0))
+    + "</bdi></td><td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":84},"end":{"line":1,"column":138}}})) != null ? stack1 : "")
+    + "</td><td class=\"check\"><span class=\"box\"></span></td></tr>\n";
 },"useData":true},
   "title": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2194,6 +2349,85 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "</h1>\n  "
     + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"visit"),"dateText"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":3,"column":134}}})) != null ? stack1 : "")
     + "\n</div>\n";
+},"useData":true},
+  "vaccine-row": {"0":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "manufacturer", {"start":{"line":3,"column":88},"end":{"line":3,"column":113}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":3,"column":124},"end":{"line":3,"column":136}} ), depth0))
+    + "</bdi></div>";
+},"1":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "site", {"start":{"line":3,"column":193},"end":{"line":3,"column":210}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "site", {"start":{"line":3,"column":221},"end":{"line":3,"column":225}} ), depth0))
+    + "</bdi></div>";
+},"2":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"rec-note\">"
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "route", {"start":{"line":3,"column":283},"end":{"line":3,"column":301}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "route", {"start":{"line":3,"column":312},"end":{"line":3,"column":317}} ), depth0))
+    + "</bdi></div>";
+},"3":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "doseNumber", {"start":{"line":4,"column":31},"end":{"line":4,"column":41}} ), depth0))
+    + "</bdi>";
+},"4":function(container,depth0,helpers,partials,data) {
+    return "—";
+},"5":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "lotNumber", {"start":{"line":6,"column":43},"end":{"line":6,"column":52}} ), depth0))
+    + "</bdi>";
+},"6":function(container,depth0,helpers,partials,data) {
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "nextDue", {"start":{"line":7,"column":40},"end":{"line":7,"column":47}} ), depth0))
+    + "</bdi>";
+},"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<tr>\n  <td class=\"num\">"
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":2,"column":20},"end":{"line":2,"column":26}} ), depth0))
+    + "</td>\n  <td class=\"vaccine\"><bdi>"
+    + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":3,"column":29},"end":{"line":3,"column":36}} ), depth0))
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":44},"end":{"line":3,"column":157}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":157},"end":{"line":3,"column":246}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":246},"end":{"line":3,"column":338}}})) != null ? stack1 : "")
+    + "</td>\n  <td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":4,"column":6},"end":{"line":4,"column":65}}})) != null ? stack1 : "")
+    + "</td>\n  <td><bdi>"
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":5,"column":13},"end":{"line":5,"column":17}} ), depth0))
+    + "</bdi></td>\n  <td class=\"mono\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"lotNumber"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":6,"column":19},"end":{"line":6,"column":76}}})) != null ? stack1 : "")
+    + "</td>\n  <td class=\"due\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"nextDue"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":18},"end":{"line":7,"column":62}}})) != null ? stack1 : "")
+    + "</td>\n</tr>\n";
 },"useData":true},
   "vitals": {"0":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
