@@ -249,3 +249,46 @@ describe('printed-document fields back from FHIR', () => {
     expect(JSON.stringify(r.warnings)).not.toContain('080-4123');
   });
 });
+
+describe('review fixes: reading printed-document fields back from FHIR', () => {
+  const prescriptionBundle = (): Bundle => structuredClone(single(prescription()).bundle);
+  const read = (b: Bundle): { value: ClinicalInput; warnings: Array<{ path: string; code: string; message: string }> } => {
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    return { value: r.value, warnings: r.warnings.map((w) => ({ path: w.path, code: w.code, message: w.message })) };
+  };
+  const patientPath = (b: Bundle): string => `/entry/${(b.entry ?? []).findIndex((e) => e.resource?.resourceType === 'Patient')}/resource`;
+
+  it('never reads a landline, or a phone whose use is home, work, temp or old, as the mobile, and says why at each phone without quoting it', () => {
+    const b = prescriptionBundle();
+    one<Patient>(b, 'Patient').telecom = [
+      { system: 'phone', use: 'home', value: '080-41234567' },
+      { system: 'phone', use: 'work', value: '9876500001' },
+      { system: 'phone', use: 'old', value: '9876500002' },
+      { system: 'phone', use: 'temp', value: '9876500003' },
+      { system: 'phone', value: '2241234567' },
+      { system: 'phone', use: 'mobile', value: '0 12345 67890' },
+    ];
+    const { value, warnings } = read(b);
+    expect(value.patient).not.toHaveProperty('mobile');
+    const at = patientPath(b);
+    expect(warnings.filter((w) => w.path.startsWith(`${at}/telecom`)).map((w) => [w.path, w.code])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [`${at}/telecom/${i}`, 'not-mapped']));
+    const text = JSON.stringify(warnings);
+    for (const planted of ['41234567', '8041234567', '9876500001', '9876500002', '9876500003', '2241234567', '12345']) expect(text).not.toContain(planted);
+    expect(warnings.find((w) => w.path === `${at}/telecom/0`)?.message).toContain('home');
+    expect(warnings.find((w) => w.path === `${at}/telecom/4`)?.message).toContain('6 to 9');
+  });
+
+  it('reads as the mobile a phone of use mobile or of no use whose number is an Indian mobile, with +91, 91 or 0 before it', () => {
+    for (const [use, written] of [
+      ['mobile', '+91 98765 43210'],
+      [undefined, '91-9876543210'],
+      ['mobile', '09876543210'],
+      [undefined, '(987) 654-3210'],
+    ] as const) {
+      const b = prescriptionBundle();
+      one<Patient>(b, 'Patient').telecom = [{ system: 'phone', ...(use !== undefined ? { use } : {}), value: written }];
+      expect(read(b).value.patient.mobile, written).toBe('9876543210');
+    }
+  });
+});

@@ -9,6 +9,7 @@
  */
 import type { MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
 import { checkList, codings, conceptText, isObject, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
+import { PATTERNS } from '../spec/definition.js';
 import { MEDICATION_NOTES } from './resources.js';
 
 const ADDRESS_PARTS = ['city', 'district', 'state', 'postalCode', 'country'] as const;
@@ -39,12 +40,32 @@ export function readAddress(rd: Reader, r: Json, p: Path, into: { address?: stri
   });
 }
 
-/** A 10-digit Indian mobile number from a phone as written (+91, 0, spaces and dashes allowed); undefined otherwise. */
+/** The clinical input's rule for `patient.mobile` (10 digits): one definition for the input and for reading FHIR. */
+const MOBILE_DIGITS = new RegExp(PATTERNS.mobile.regex);
+const CONTACT_USES: readonly string[] = ['home', 'work', 'temp', 'old', 'mobile'];
+
+/**
+ * The 10-digit number of an Indian mobile from a phone as written (spaces,
+ * dashes and brackets allowed, +91, 91 or 0 before it); undefined otherwise.
+ * A landline's national number has 10 digits too but begins with its area
+ * code, so the number must also begin with 6, 7, 8 or 9 as a mobile's does.
+ */
 function mobileOf(value: string): string | undefined {
-  return /^(?:\+?91|0)?([0-9]{10})$/.exec(value.replace(/[\s().-]/g, ''))?.[1];
+  const national = value.replace(/[\s().-]/g, '').replace(/^(?:\+91|91|0)(?=[0-9]{10}$)/, '');
+  return MOBILE_DIGITS.test(national) && /^[6-9]/.test(national) ? national : undefined;
 }
 
-/** The patient's first phone that is a 10-digit mobile → `mobile`, the address → `address`; every other contact is reported. */
+/** Why a contact of the patient is not the mobile: undefined when it is (a phone of use mobile or no use, an Indian mobile number). */
+function notMobile(t: Json, value: string | undefined): string | undefined {
+  if (t.system !== 'phone') return "the clinical input holds only the patient's mobile number; this contact is not a phone and is left out";
+  if (t.use !== undefined && t.use !== 'mobile')
+    return `this phone's use is ${typeof t.use === 'string' && CONTACT_USES.includes(t.use) ? t.use : '(not a ContactPoint use)'}, not mobile; the clinical input holds only the patient's mobile number, so it is left out`;
+  if (value === undefined) return 'this phone has no number; it is left out';
+  if (mobileOf(value) === undefined) return "this phone is not an Indian mobile number (10 digits beginning 6 to 9, optionally after +91, 91 or 0), as the clinical input's mobile is; it is left out";
+  return undefined;
+}
+
+/** The patient's first phone that is a mobile (use mobile or none, an Indian mobile number) → `mobile`, the address → `address`; every other contact is reported. */
 export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<PatientInput>): void {
   checkList(rd, r, 'telecom', p);
   const telecom: unknown[] = Array.isArray(r.telecom) ? r.telecom : [];
@@ -52,11 +73,11 @@ export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<
     const tp = [...p, 'telecom', i];
     if (!isObject(t)) return;
     const value = rd.text(t.value, [...tp, 'value']);
-    const mobile = t.system === 'phone' && value !== undefined ? mobileOf(value) : undefined;
-    if (mobile !== undefined && into.mobile === undefined) {
-      into.mobile = mobile;
-      rd.from('/patient/mobile', [...tp, 'value']);
-    } else rd.warn(tp, 'not-mapped', 'the clinical input holds one mobile number (a phone of 10 digits) for the patient; this contact is left out');
+    const why = notMobile(t, value) ?? (into.mobile !== undefined ? 'the clinical input holds one mobile number for the patient; this further one is left out' : undefined);
+    const mobile = why === undefined && value !== undefined ? mobileOf(value) : undefined;
+    if (mobile === undefined) return rd.warn(tp, 'not-mapped', why ?? 'this phone is not a mobile number; it is left out');
+    into.mobile = mobile;
+    rd.from('/patient/mobile', [...tp, 'value']);
   });
   readAddress(rd, r, p, into, '/patient');
 }
