@@ -292,3 +292,55 @@ describe('review fixes: reading printed-document fields back from FHIR', () => {
     }
   });
 });
+
+describe('review fixes: vital signs read back from FHIR', () => {
+  const opBundle = (): Bundle => structuredClone(single(withHiType(prescription(), 'OPConsultation')).bundle);
+  const observationAt = (b: Bundle, loinc: string): { obs: Observation; path: string } => {
+    const i = (b.entry ?? []).findIndex((e) => e.resource?.resourceType === 'Observation' && (e.resource as Observation).code.coding?.[0]?.code === loinc);
+    return { obs: b.entry?.[i]?.resource as Observation, path: `/entry/${i}/resource` };
+  };
+
+  it('keeps a blood pressure the patient vitals cannot hold as "120/80" in observations, and fails on nothing', () => {
+    const b = opBundle();
+    const bp = observationAt(b, '85354-9').obs;
+    const systolic = bp.component?.[0]?.valueQuantity;
+    if (systolic === undefined) expect.fail('no systolic');
+    systolic.value = 120.1234567891;
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.patient.vitals).not.toHaveProperty('bloodPressure');
+    expect(r.value.patient.vitals).toMatchObject({ pulse: 78 });
+    expect(r.value.observations?.bloodPressure).toEqual({ systolic: 120.1234567891, diastolic: 86 });
+  });
+
+  it('names the FHIR element, never the empty path, when a measure read back is out of range', () => {
+    const b = opBundle();
+    const pulse = observationAt(b, '8867-4');
+    if (pulse.obs.valueQuantity === undefined) expect.fail('no pulse value');
+    pulse.obs.valueQuantity.value = 1e308;
+    const bp = observationAt(b, '85354-9');
+    const diastolic = bp.obs.component?.[1]?.valueQuantity;
+    if (diastolic === undefined) expect.fail('no diastolic');
+    diastolic.value = 1e308;
+    const r = fromFhir(b);
+    expect(r.success).toBe(false);
+    const errors = (r.success ? [] : r.issues).filter((i) => i.severity === 'error').map((i) => [i.path, i.code]);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        [`${pulse.path}/valueQuantity/value`, 'out-of-range'],
+        [`${bp.path}/component/1/valueQuantity/value`, 'out-of-range'],
+      ]),
+    );
+    expect(errors.map(([path]) => path)).not.toContain('');
+  });
+
+  it('names the FHIR element of a WellnessRecord observation that is out of range', () => {
+    const { bundle } = single(example('wellness', 'input'));
+    const b = structuredClone(bundle);
+    const height = observationAt(b, '8302-2');
+    if (height.obs.valueQuantity === undefined) expect.fail('no height value');
+    height.obs.valueQuantity.value = 9999;
+    const r = fromFhir(b);
+    expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([[`${height.path}/valueQuantity/value`, 'out-of-range']]);
+  });
+});

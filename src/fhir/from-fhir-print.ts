@@ -7,9 +7,10 @@
  * height (the vital-sign Observations of a record other than a
  * WellnessRecord). What does not fit is reported, never guessed.
  */
-import type { MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
+import type { BloodPressureInput, MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
 import { checkList, codings, conceptText, isObject, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
 import { PATTERNS } from '../spec/definition.js';
+import { bloodPressureOf } from './patient-vitals.js';
 import { MEDICATION_NOTES } from './resources.js';
 
 const ADDRESS_PARTS = ['city', 'district', 'state', 'postalCode', 'country'] as const;
@@ -136,23 +137,36 @@ export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Muta
 /** The largest value each patient measure takes (the clinical input's schema). */
 const PATIENT_LIMITS = { pulse: 400, spo2: 100, respiratoryRate: 200, weight: 500, height: 300 } as const;
 
+/** A blood pressure as the patient's vitals hold it ("120/80"): only when the clinical input's own reading of that text gives the same numbers back. */
+function vitalsBloodPressure(bp: BloodPressureInput): string | undefined {
+  const text = `${bp.systolic}/${bp.diastolic}`;
+  const back = bloodPressureOf(text);
+  return back?.systolic === bp.systolic && back.diastolic === bp.diastolic ? text : undefined;
+}
+
 /**
  * The vital signs and body measurements read from a record that is not a
  * WellnessRecord are the patient's at the visit (abha-link writes
  * `patient.vitals`, `weight` and `height` there): those measured at the
- * visit time and within the patient's limits move from `observations` to
- * the patient; the rest stay in `observations`.
+ * visit time that the patient's fields accept (a blood pressure as
+ * "120/80", values within the patient's limits) move from `observations`
+ * to the patient, with their origin; the rest stay in `observations`.
  */
-export function measuresIntoPatient(draft: { readonly patient: Partial<PatientInput>; observations?: ObservationsInput }): void {
+export function measuresIntoPatient(rd: Reader, draft: { readonly patient: Partial<PatientInput>; observations?: ObservationsInput }): void {
   const obs = draft.observations;
   if (obs === undefined) return;
   const rest: Mutable<ObservationsInput> = { ...obs };
   const patient = draft.patient;
   const vitals: Mutable<VitalsInput> = { ...(patient.vitals ?? {}) };
+  const move = (k: keyof ObservationsInput, to: string): void => {
+    delete rest[k];
+    rd.moveOrigin(`/observations/${k}`, to);
+  };
   const bp = obs.bloodPressure;
-  if (bp !== undefined && bp.at === undefined && vitals.bloodPressure === undefined) {
-    vitals.bloodPressure = `${bp.systolic}/${bp.diastolic}`;
-    delete rest.bloodPressure;
+  const bpText = bp === undefined || bp.at !== undefined ? undefined : vitalsBloodPressure(bp);
+  if (bpText !== undefined && vitals.bloodPressure === undefined) {
+    vitals.bloodPressure = bpText;
+    move('bloodPressure', '/patient/vitals/bloodPressure');
   }
   // The patient's temperature is in degrees Celsius up to 50, Fahrenheit above.
   const t = obs.temperature;
@@ -160,20 +174,20 @@ export function measuresIntoPatient(draft: { readonly patient: Partial<PatientIn
   const fahrenheit = typeof t === 'object' && t.unit === '[degF]' && t.at === undefined && t.value > 50 && t.value <= 115 ? t.value : undefined;
   if ((celsius ?? fahrenheit) !== undefined && vitals.temperature === undefined) {
     vitals.temperature = (celsius ?? fahrenheit) as number;
-    delete rest.temperature;
+    move('temperature', '/patient/vitals/temperature');
   }
   for (const k of ['pulse', 'spo2', 'respiratoryRate'] as const) {
     const v = obs[k];
     if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && vitals[k] === undefined) {
       vitals[k] = v;
-      delete rest[k];
+      move(k, `/patient/vitals/${k}`);
     }
   }
   for (const k of ['weight', 'height'] as const) {
     const v = obs[k];
     if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && patient[k] === undefined) {
       patient[k] = v;
-      delete rest[k];
+      move(k, `/patient/${k}`);
     }
   }
   if (Object.keys(vitals).length > 0) patient.vitals = vitals;

@@ -88,6 +88,12 @@ export class Reader {
   from(inputPath: string, fhirPath: Path): void {
     this.origin.set(inputPath, pointer(...fhirPath));
   }
+  /** A value read into `fromInput` moved to `toInput`: its origin (that of its `value` when it has one) goes with it. */
+  moveOrigin(fromInput: string, toInput: string): void {
+    const at = this.origin.get(`${fromInput}/value`) ?? this.origin.get(fromInput);
+    for (const k of [...this.origin.keys()]) if (k === fromInput || k.startsWith(`${fromInput}/`)) this.origin.delete(k);
+    if (at !== undefined) this.origin.set(toInput, at);
+  }
 
   /** A trimmed non-empty string at `path`, or undefined (with a warning when the value is there but not text). */
   text(value: unknown, path: Path): string | undefined {
@@ -826,7 +832,7 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
   settleStay(draft.clinical, draft.visit);
-  if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(draft);
+  if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(rd, draft);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
   const out = clinicalInputOf(draft, defaults);
