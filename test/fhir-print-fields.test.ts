@@ -344,3 +344,55 @@ describe('review fixes: vital signs read back from FHIR', () => {
     expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([[`${height.path}/valueQuantity/value`, 'out-of-range']]);
   });
 });
+
+describe("review fixes: the patient's vitals in a DischargeSummaryRecord", () => {
+  const discharge = (): ClinicalInput => {
+    const input = example('discharge-summary', 'input');
+    return { ...input, patient: { ...input.patient, weight: 71, height: 172, vitals: { bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 } } };
+  };
+  const examSection = (b: Bundle): NonNullable<Composition['section']>[number] | undefined => one<Composition>(b, 'Composition').section?.find((s) => s.code?.coding?.[0]?.code === '425044008');
+
+  it("puts the patient's vitals, weight and height as Observations in the PhysicalExamination section, beside the stay's findings, with the OPConsultRecord's codes and units", () => {
+    const { bundle, warnings } = single(discharge());
+    const exam = examSection(bundle);
+    const byUrl = new Map((bundle.entry ?? []).map((e) => [e.fullUrl, e.resource as Observation]));
+    const inExam = (exam?.entry ?? []).map((e) => byUrl.get(e.reference));
+    const coded = inExam.filter((o) => o?.code.coding !== undefined);
+    expect(coded.map((o) => [o?.code.coding?.[0]?.code, o?.valueQuantity?.code ?? o?.component?.map((c) => c.valueQuantity?.code).join()])).toEqual([
+      ['85354-9', 'mm[Hg],mm[Hg]'],
+      ['61008-9', 'Cel'],
+      ['8867-4', '/min'],
+      ['2708-6', '%'],
+      ['9279-1', '/min'],
+      ['8302-2', 'cm'],
+      ['29463-7', 'kg'],
+    ]);
+    // The stay's findings (Temperature, Pulse, Abdomen) stay in the same slice, in words.
+    expect(inExam.filter((o) => o?.code.coding === undefined).map((o) => o?.code.text)).toEqual(['Temperature', 'Pulse', 'Abdomen']);
+    const op = single(withHiType(prescription(), 'OPConsultation')).bundle;
+    const opCodes = new Map(ofType<Observation>(op, 'Observation').map((o) => [o.code.coding?.[0]?.code, o.meta?.profile]));
+    for (const o of coded) expect(o?.meta?.profile).toEqual(opCodes.get('8867-4'));
+    expect(printOnlyPaths(warnings)).toEqual([]);
+  });
+
+  it("reads a DischargeSummaryRecord's vitals back as the patient's and its findings as findings, with or without an inpatient stay", () => {
+    const r = fromFhir(single(discharge()).bundle);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.patient).toMatchObject({ weight: 71, height: 172, vitals: { bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 } });
+    expect(r.value.inpatientStay?.examinationFindings?.map((f) => f.name)).toEqual(['Temperature', 'Pulse', 'Abdomen']);
+    expect(r.value).not.toHaveProperty('observations');
+    const { inpatientStay, ...noStay } = discharge();
+    expect(inpatientStay).toBeDefined();
+    const { bundle } = single(noStay);
+    expect(examSection(bundle)?.entry).toHaveLength(7);
+    const back = fromFhir(bundle);
+    if (!back.success) expect.fail(JSON.stringify(back.issues));
+    expect(back.value.patient.vitals).toEqual({ bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 });
+  });
+
+  it('says which records hold the vitals when no care context of the visit has a place for them', () => {
+    const { warnings } = single(prescription());
+    const message = warnings.find((w) => w.path === '/patient/vitals')?.message ?? '';
+    for (const record of ['OPConsultRecord', 'DischargeSummaryRecord', 'WellnessRecord']) expect(message).toContain(record);
+  });
+});

@@ -54,11 +54,28 @@ const LIFESTYLE: ReadonlyArray<[keyof LifestyleInput, string]> = [
   ['tobaccoChewing', WELLNESS_CODES.tobaccoChewing.code],
 ];
 
+/** The vital sign or body measurement an Observation's LOINC code names (a rule of `MEASURE_RULES`, the blood pressure or the temperature), if any. */
+function measureOf(code: unknown): { loinc: string | undefined; rule: (typeof MEASURE_RULES)[number] | undefined; bloodPressure: boolean; temperature: boolean } {
+  const loinc = codeIn(code, SYSTEMS.loinc);
+  return {
+    loinc,
+    rule: MEASURE_RULES.find((m) => m.coding.code === loinc || (m.field === 'spo2' && loinc === '59408-5')),
+    bloodPressure: loinc === WELLNESS_CODES.bloodPressure.code,
+    temperature: loinc === WELLNESS_CODES.temperature.code || loinc === '8310-5',
+  };
+}
+
+/** True when an Observation is a vital sign or body measurement the clinical input holds (by its LOINC code). */
+export function isMeasurement(r: Json): boolean {
+  const m = measureOf(r.code);
+  return m.rule !== undefined || m.bloodPressure || m.temperature;
+}
+
 /** One Observation into `obs`, or a warning saying why it is left out. */
 function readObservation(rd: Reader, item: Item, obs: Mutable<ObservationsInput>, visitAt: string | undefined): void {
   const { r, p } = take(rd, item, []);
   if (r.status === 'entered-in-error' || r.status === 'cancelled') return rd.warn([...p, 'status'], 'entered-in-error', 'this Observation was entered in error or cancelled; it is left out');
-  const loinc = codeIn(r.code, SYSTEMS.loinc);
+  const { loinc, rule, temperature: isTemperature } = measureOf(r.code);
   const sct = codeIn(r.code, SYSTEMS.snomed);
   const text = isObject(r.code) && typeof r.code.text === 'string' ? r.code.text.trim().toLowerCase() : '';
   const at = typeof r.effectiveDateTime === 'string' && r.effectiveDateTime !== visitAt ? r.effectiveDateTime : undefined;
@@ -74,9 +91,7 @@ function readObservation(rd: Reader, item: Item, obs: Mutable<ObservationsInput>
     for (const [k, fp] of Object.entries(parts)) rd.from(`/observations/${field}/${k}`, fp);
     if (at !== undefined) rd.from(`/observations/${field}/at`, effective);
   };
-  const rule = MEASURE_RULES.find((m) => m.coding.code === loinc || (m.field === 'spo2' && loinc === '59408-5'));
   const style = LIFESTYLE.find(([, code]) => code === sct)?.[0] ?? (text === 'diet' ? 'diet' : text === 'physical activity' ? 'physicalActivity' : undefined);
-  const isTemperature = loinc === WELLNESS_CODES.temperature.code || loinc === '8310-5';
   if (loinc !== WELLNESS_CODES.bloodPressure.code && !isTemperature && rule === undefined && style === undefined)
     return rd.warn(p, 'resource-not-mapped', 'this Observation is none of the vital signs, body measurements or lifestyle findings the clinical input holds (observations); it is left out');
   reportRest(rd, r, p, OBSERVATION_ELEMENTS, 'Observation');

@@ -832,6 +832,8 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
   settleStay(draft.clinical, draft.visit);
+  // Observations after the Composition and the stay: a measurement at the visit time has no time of its own, and a discharge summary's visit time is known only now.
+  readRecordContent(rd, draft);
   if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(rd, draft);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
@@ -925,7 +927,6 @@ function readClinicalContent(rd: Reader, parties: Parties, draft: Draft): void {
     if (u !== undefined && draft.documentUrl === undefined) draft.documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
-  readRecordContent(rd, draft);
 }
 
 /** Step 4: the Composition: hiType, visit time and text-only sections. */
