@@ -396,3 +396,57 @@ describe("review fixes: the patient's vitals in a DischargeSummaryRecord", () =>
     for (const record of ['OPConsultRecord', 'DischargeSummaryRecord', 'WellnessRecord']) expect(message).toContain(record);
   });
 });
+
+describe('review fixes: what fromFhir leaves out is reported', () => {
+  const prescriptionBundle = (): Bundle => structuredClone(single(prescription()).bundle);
+  const pathOf = (b: Bundle, type: string): string => `/entry/${(b.entry ?? []).findIndex((e) => e.resource?.resourceType === type)}/resource`;
+  const warned = (b: Bundle): Array<[string, string]> => {
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    return r.warnings.map((w) => [w.path, w.code]);
+  };
+
+  it("warns about each coding of a route it keeps in words, as it does for a qualification's codings", () => {
+    const b = prescriptionBundle();
+    const mr = one<MedicationRequest>(b, 'MedicationRequest');
+    const dosage = mr.dosageInstruction?.[0];
+    if (dosage === undefined) expect.fail('no dosage');
+    dosage.route = { text: 'Oral', coding: [{ system: 'http://snomed.info/sct', code: '26643006', display: 'Oral route' }] };
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.medications?.[0]?.route).toBe('Oral');
+    const at = `${pathOf(b, 'MedicationRequest')}/dosageInstruction/0/route/coding/0`;
+    expect(r.warnings.filter((w) => w.path === at).map((w) => w.code)).toEqual(['not-mapped']);
+  });
+
+  it('warns at the assigner of the licence when the council is not given as its display', () => {
+    for (const assigner of ['Karnataka Medical Council', { reference: 'Organization/kmc' }, { identifier: { value: 'KMC' } }]) {
+      const b = prescriptionBundle();
+      const licence = one<Practitioner>(b, 'Practitioner').identifier?.find((i) => i.type?.coding?.[0]?.code === 'MD') as Record<string, unknown> | undefined;
+      if (licence === undefined) expect.fail('no licence');
+      licence.assigner = assigner;
+      const i = one<Practitioner>(b, 'Practitioner').identifier?.indexOf(licence as never) ?? -1;
+      const r = fromFhir(b);
+      if (!r.success) expect.fail(JSON.stringify(r.issues));
+      expect(r.value.doctor).not.toHaveProperty('council');
+      expect(warned(b)).toContainEqual([`${pathOf(b, 'Practitioner')}/identifier/${i}/assigner`, 'not-mapped']);
+    }
+    expect(warned(prescriptionBundle()).filter(([p]) => p.endsWith('/assigner'))).toEqual([]);
+  });
+
+  it('says abha-link does not read extensions when a qualification has one, and never that FHIR R4 does not define them', () => {
+    const b = prescriptionBundle();
+    const q = one<Practitioner>(b, 'Practitioner').qualification?.[0] as Record<string, unknown> | undefined;
+    if (q === undefined) expect.fail('no qualification');
+    q.extension = [{ url: 'https://example.org/x', valueString: 'x' }];
+    q.modifierExtension = [{ url: 'https://example.org/y', valueString: 'y' }];
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    const messages = r.warnings.filter((w) => /qualification\/0\/(extension|modifierExtension)$/.test(w.path)).map((w) => w.message);
+    expect(messages).toHaveLength(2);
+    for (const m of messages) {
+      expect(m).toContain('abha-link does not read extensions');
+      expect(m).not.toContain('does not define');
+    }
+  });
+});

@@ -8,7 +8,7 @@
  * WellnessRecord). What does not fit is reported, never guessed.
  */
 import type { BloodPressureInput, MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
-import { checkList, codings, conceptText, isObject, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
+import { checkList, codings, conceptText, isObject, leftOut, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
 import { PATTERNS } from '../spec/definition.js';
 import { bloodPressureOf } from './patient-vitals.js';
 import { MEDICATION_NOTES } from './resources.js';
@@ -84,6 +84,7 @@ export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<
 }
 
 const QUALIFICATION_ELEMENTS: readonly string[] = ['identifier', 'period', 'issuer'];
+const ANNOTATION_ELEMENTS: readonly string[] = ['authorReference', 'authorString', 'time'];
 
 /** The doctor's qualifications in words, joined with commas ("MBBS, MD (General Medicine)"); codings, periods and issuers are reported. */
 export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualification?: string }): void {
@@ -100,9 +101,7 @@ export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualifi
     codings(q.code).forEach((_, j) =>
       rd.warn([...qp, 'code', 'coding', j], 'not-mapped', 'the clinical input keeps qualifications in words; this coding is left out, the qualification keeps its words'),
     );
-    for (const k of Object.keys(q))
-      if (k !== 'code' && k !== 'id')
-        rd.warn([...qp, k], 'not-mapped', `qualification.${QUALIFICATION_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(q)) if (k !== 'code' && k !== 'id') rd.warn([...qp, k], 'not-mapped', leftOut('qualification', k, QUALIFICATION_ELEMENTS));
   });
   if (words.length > 0) {
     into.qualification = words.join(', ');
@@ -129,8 +128,7 @@ export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Muta
       return rd.warn(np, 'not-mapped', 'this note is none of the notes abha-link writes (Generic name, Strength, Form: one each); it is left out');
     out[field] = value;
     rd.from(`${at}/${field}`, [...np, 'text']);
-    for (const k of Object.keys(n))
-      if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', `note.${['author', 'time'].includes(k) ? k : '(an element)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(n)) if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', leftOut('note', k, ANNOTATION_ELEMENTS));
   });
 }
 
