@@ -450,3 +450,34 @@ describe('review fixes: what fromFhir leaves out is reported', () => {
     }
   });
 });
+
+describe("review fixes: the patient's vitals are not a care context's own content", () => {
+  const errorsOf = (r: ReturnType<typeof toFhirBundles>): Array<[string, string]> => (r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]));
+  /** The prescription example with the visit vitals, weight and height and nothing of the care context's own (no follow-up either). */
+  const vitalsOnly = (hiType: string): ClinicalInput => {
+    const input = structuredClone(prescription()) as ClinicalInput & Record<string, unknown>;
+    for (const k of ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl']) delete input[k];
+    delete (input.visit as { followUp?: string }).followUp;
+    expect(input.patient.vitals).toBeDefined();
+    return { ...input, hiType };
+  };
+
+  it('refuses an OPConsultation care context whose only content is the visit vitals (empty-document), with a message that says so', () => {
+    const r = toFhirBundles(vitalsOnly('OPConsultation'));
+    expect(errorsOf(r)).toEqual([['', 'empty-document']]);
+    const message = r.success ? '' : (r.issues.find((i) => i.code === 'empty-document')?.message ?? '');
+    expect(message).toContain('follow-up');
+    expect(message).toContain('vitals');
+  });
+
+  it('refuses a DischargeSummary care context whose only content is the visit vitals (empty-document)', () => {
+    const r = toFhirBundles(vitalsOnly('DischargeSummary'), { lint: false });
+    expect(errorsOf(r)).toEqual([['', 'empty-document']]);
+  });
+
+  it('still carries the vitals in an OPConsultRecord that has content of its own', () => {
+    const input = vitalsOnly('OPConsultation');
+    const { bundle } = single({ ...input, advice: 'Drink plenty of water' });
+    expect(ofType<Observation>(bundle, 'Observation')).toHaveLength(6);
+  });
+});

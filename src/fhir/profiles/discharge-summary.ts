@@ -59,7 +59,7 @@ function textSection(out: CompositionSection[], title: string, text: string | un
  * height taken at the visit (Observations as in an OPConsultRecord), before
  * the stay's findings.
  */
-function staySections(a: Assembly, stay: InpatientStayInput | undefined, out: CompositionSection[]): void {
+function staySections(a: Assembly, stay: InpatientStayInput | undefined, out: CompositionSection[]): { vitalsOnly: boolean } {
   const complaints = list(stay?.chiefComplaints);
   slice(
     out,
@@ -91,6 +91,7 @@ function staySections(a: Assembly, stay: InpatientStayInput | undefined, out: Co
   slice(out, 'Investigations', S.Investigations.coding, investigations(a, tests), tests.map(investigationLine));
   const done = list(stay?.procedures);
   slice(out, 'Procedures', S.Procedures.coding, procedures(a, done), done.map(procedureLine));
+  return { vitalsOnly: measured.refs.length > 0 && exam.length === 0 };
 }
 
 /** The sections of a DischargeSummaryRecord, or none with an `empty-document` error when there is nothing to tell. */
@@ -98,7 +99,7 @@ export function dischargeSummarySections(a: Assembly): CompositionSection[] {
   const { content, job } = a;
   const stay = job.clinical?.inpatientStay;
   const out: CompositionSection[] = [];
-  staySections(a, stay, out);
+  const { vitalsOnly } = staySections(a, stay, out);
   const meds = list(content.medications);
   slice(out, 'Discharge medications', S.Medications.coding, medicationRequests(a, []), meds.map(medicationLine));
   if (job.followUp !== undefined) slice(out, 'Follow-up', S.CarePlan.coding, [followUpPlan(a, job.followUp)], [iso(job.followUp)]);
@@ -120,8 +121,16 @@ export function dischargeSummarySections(a: Assembly): CompositionSection[] {
   if (labs.length > 0) out.push({ title: 'Investigations advised', text: narrative(li(labs.map(labLine))), entry: serviceRequests(a).map((r) => ({ ...r })) });
   textSection(out, 'Advice', content.advice);
   // A summary that is only its document needs the document's bytes; one with content keeps the content and warns.
-  if (docProblem !== undefined) reportDocumentProblem(a, docProblem, out.length === 0);
-  else if (out.length === 0)
-    a.report(issue(job.at.content(), 'empty-document', 'a DischargeSummaryRecord needs content: the inpatientStay, discharge medications, diagnoses, advice or the embedded summary document'));
+  // The patient's vitals are the visit's, carried by every record of it that has a place: they do not make a summary (spec-decisions.md).
+  const empty = out.length === (vitalsOnly ? 1 : 0);
+  if (docProblem !== undefined) reportDocumentProblem(a, docProblem, empty);
+  else if (empty)
+    a.report(
+      issue(
+        job.at.content(),
+        'empty-document',
+        "a DischargeSummaryRecord needs content: the inpatientStay, discharge medications, diagnoses, advice, the visit's follow-up or the embedded summary document (the patient's vitals, weight and height are not enough)",
+      ),
+    );
   return out;
 }
