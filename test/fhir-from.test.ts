@@ -64,6 +64,7 @@ describe('fromFhir on a typical EMR export', () => {
       ['/entry/5/resource/code/coding/0', 'not-mapped'],
       ['/entry/5/resource/onsetDateTime', 'not-mapped'],
       ['/entry/6/resource', 'entered-in-error'],
+      ['/entry/7/resource/dosageInstruction/0/route/coding/0', 'not-mapped'],
       ['/entry/7/resource/dispenseRequest', 'not-mapped'],
       ['/entry/8/resource/dosageInstruction/0/timing/repeat/timeOfDay', 'not-mapped'],
       ['/entry/9/resource/status', 'inactive-request'],

@@ -249,3 +249,235 @@ describe('printed-document fields back from FHIR', () => {
     expect(JSON.stringify(r.warnings)).not.toContain('080-4123');
   });
 });
+
+describe('review fixes: reading printed-document fields back from FHIR', () => {
+  const prescriptionBundle = (): Bundle => structuredClone(single(prescription()).bundle);
+  const read = (b: Bundle): { value: ClinicalInput; warnings: Array<{ path: string; code: string; message: string }> } => {
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    return { value: r.value, warnings: r.warnings.map((w) => ({ path: w.path, code: w.code, message: w.message })) };
+  };
+  const patientPath = (b: Bundle): string => `/entry/${(b.entry ?? []).findIndex((e) => e.resource?.resourceType === 'Patient')}/resource`;
+
+  it('never reads a landline, or a phone whose use is home, work, temp or old, as the mobile, and says why at each phone without quoting it', () => {
+    const b = prescriptionBundle();
+    one<Patient>(b, 'Patient').telecom = [
+      { system: 'phone', use: 'home', value: '080-41234567' },
+      { system: 'phone', use: 'work', value: '9876500001' },
+      { system: 'phone', use: 'old', value: '9876500002' },
+      { system: 'phone', use: 'temp', value: '9876500003' },
+      { system: 'phone', value: '2241234567' },
+      { system: 'phone', use: 'mobile', value: '0 12345 67890' },
+    ];
+    const { value, warnings } = read(b);
+    expect(value.patient).not.toHaveProperty('mobile');
+    const at = patientPath(b);
+    expect(warnings.filter((w) => w.path.startsWith(`${at}/telecom`)).map((w) => [w.path, w.code])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [`${at}/telecom/${i}`, 'not-mapped']));
+    const text = JSON.stringify(warnings);
+    for (const planted of ['41234567', '8041234567', '9876500001', '9876500002', '9876500003', '2241234567', '12345']) expect(text).not.toContain(planted);
+    expect(warnings.find((w) => w.path === `${at}/telecom/0`)?.message).toContain('home');
+    expect(warnings.find((w) => w.path === `${at}/telecom/4`)?.message).toContain('6 to 9');
+  });
+
+  it('reads as the mobile a phone of use mobile or of no use whose number is an Indian mobile, with +91, 91 or 0 before it', () => {
+    for (const [use, written] of [
+      ['mobile', '+91 98765 43210'],
+      [undefined, '91-9876543210'],
+      ['mobile', '09876543210'],
+      [undefined, '(987) 654-3210'],
+    ] as const) {
+      const b = prescriptionBundle();
+      one<Patient>(b, 'Patient').telecom = [{ system: 'phone', ...(use !== undefined ? { use } : {}), value: written }];
+      expect(read(b).value.patient.mobile, written).toBe('9876543210');
+    }
+  });
+});
+
+describe('review fixes: vital signs read back from FHIR', () => {
+  const opBundle = (): Bundle => structuredClone(single(withHiType(prescription(), 'OPConsultation')).bundle);
+  const observationAt = (b: Bundle, loinc: string): { obs: Observation; path: string } => {
+    const i = (b.entry ?? []).findIndex((e) => e.resource?.resourceType === 'Observation' && (e.resource as Observation).code.coding?.[0]?.code === loinc);
+    return { obs: b.entry?.[i]?.resource as Observation, path: `/entry/${i}/resource` };
+  };
+
+  it('keeps a blood pressure the patient vitals cannot hold as "120/80" in observations, and fails on nothing', () => {
+    const b = opBundle();
+    const bp = observationAt(b, '85354-9').obs;
+    const systolic = bp.component?.[0]?.valueQuantity;
+    if (systolic === undefined) expect.fail('no systolic');
+    systolic.value = 120.1234567891;
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.patient.vitals).not.toHaveProperty('bloodPressure');
+    expect(r.value.patient.vitals).toMatchObject({ pulse: 78 });
+    expect(r.value.observations?.bloodPressure).toEqual({ systolic: 120.1234567891, diastolic: 86 });
+  });
+
+  it('names the FHIR element, never the empty path, when a measure read back is out of range', () => {
+    const b = opBundle();
+    const pulse = observationAt(b, '8867-4');
+    if (pulse.obs.valueQuantity === undefined) expect.fail('no pulse value');
+    pulse.obs.valueQuantity.value = 1e308;
+    const bp = observationAt(b, '85354-9');
+    const diastolic = bp.obs.component?.[1]?.valueQuantity;
+    if (diastolic === undefined) expect.fail('no diastolic');
+    diastolic.value = 1e308;
+    const r = fromFhir(b);
+    expect(r.success).toBe(false);
+    const errors = (r.success ? [] : r.issues).filter((i) => i.severity === 'error').map((i) => [i.path, i.code]);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        [`${pulse.path}/valueQuantity/value`, 'out-of-range'],
+        [`${bp.path}/component/1/valueQuantity/value`, 'out-of-range'],
+      ]),
+    );
+    expect(errors.map(([path]) => path)).not.toContain('');
+  });
+
+  it('names the FHIR element of a WellnessRecord observation that is out of range', () => {
+    const { bundle } = single(example('wellness', 'input'));
+    const b = structuredClone(bundle);
+    const height = observationAt(b, '8302-2');
+    if (height.obs.valueQuantity === undefined) expect.fail('no height value');
+    height.obs.valueQuantity.value = 9999;
+    const r = fromFhir(b);
+    expect(r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code])).toEqual([[`${height.path}/valueQuantity/value`, 'out-of-range']]);
+  });
+});
+
+describe("review fixes: the patient's vitals in a DischargeSummaryRecord", () => {
+  const discharge = (): ClinicalInput => {
+    const input = example('discharge-summary', 'input');
+    return { ...input, patient: { ...input.patient, weight: 71, height: 172, vitals: { bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 } } };
+  };
+  const examSection = (b: Bundle): NonNullable<Composition['section']>[number] | undefined => one<Composition>(b, 'Composition').section?.find((s) => s.code?.coding?.[0]?.code === '425044008');
+
+  it("puts the patient's vitals, weight and height as Observations in the PhysicalExamination section, beside the stay's findings, with the OPConsultRecord's codes and units", () => {
+    const { bundle, warnings } = single(discharge());
+    const exam = examSection(bundle);
+    const byUrl = new Map((bundle.entry ?? []).map((e) => [e.fullUrl, e.resource as Observation]));
+    const inExam = (exam?.entry ?? []).map((e) => byUrl.get(e.reference));
+    const coded = inExam.filter((o) => o?.code.coding !== undefined);
+    expect(coded.map((o) => [o?.code.coding?.[0]?.code, o?.valueQuantity?.code ?? o?.component?.map((c) => c.valueQuantity?.code).join()])).toEqual([
+      ['85354-9', 'mm[Hg],mm[Hg]'],
+      ['61008-9', 'Cel'],
+      ['8867-4', '/min'],
+      ['2708-6', '%'],
+      ['9279-1', '/min'],
+      ['8302-2', 'cm'],
+      ['29463-7', 'kg'],
+    ]);
+    // The stay's findings (Temperature, Pulse, Abdomen) stay in the same slice, in words.
+    expect(inExam.filter((o) => o?.code.coding === undefined).map((o) => o?.code.text)).toEqual(['Temperature', 'Pulse', 'Abdomen']);
+    const op = single(withHiType(prescription(), 'OPConsultation')).bundle;
+    const opCodes = new Map(ofType<Observation>(op, 'Observation').map((o) => [o.code.coding?.[0]?.code, o.meta?.profile]));
+    for (const o of coded) expect(o?.meta?.profile).toEqual(opCodes.get('8867-4'));
+    expect(printOnlyPaths(warnings)).toEqual([]);
+  });
+
+  it("reads a DischargeSummaryRecord's vitals back as the patient's and its findings as findings, with or without an inpatient stay", () => {
+    const r = fromFhir(single(discharge()).bundle);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.patient).toMatchObject({ weight: 71, height: 172, vitals: { bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 } });
+    expect(r.value.inpatientStay?.examinationFindings?.map((f) => f.name)).toEqual(['Temperature', 'Pulse', 'Abdomen']);
+    expect(r.value).not.toHaveProperty('observations');
+    const { inpatientStay, ...noStay } = discharge();
+    expect(inpatientStay).toBeDefined();
+    const { bundle } = single(noStay);
+    expect(examSection(bundle)?.entry).toHaveLength(7);
+    const back = fromFhir(bundle);
+    if (!back.success) expect.fail(JSON.stringify(back.issues));
+    expect(back.value.patient.vitals).toEqual({ bloodPressure: '118/76', pulse: 88, temperature: 37.1, spo2: 97, respiratoryRate: 18 });
+  });
+
+  it('says which records hold the vitals when no care context of the visit has a place for them', () => {
+    const { warnings } = single(prescription());
+    const message = warnings.find((w) => w.path === '/patient/vitals')?.message ?? '';
+    for (const record of ['OPConsultRecord', 'DischargeSummaryRecord', 'WellnessRecord']) expect(message).toContain(record);
+  });
+});
+
+describe('review fixes: what fromFhir leaves out is reported', () => {
+  const prescriptionBundle = (): Bundle => structuredClone(single(prescription()).bundle);
+  const pathOf = (b: Bundle, type: string): string => `/entry/${(b.entry ?? []).findIndex((e) => e.resource?.resourceType === type)}/resource`;
+  const warned = (b: Bundle): Array<[string, string]> => {
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    return r.warnings.map((w) => [w.path, w.code]);
+  };
+
+  it("warns about each coding of a route it keeps in words, as it does for a qualification's codings", () => {
+    const b = prescriptionBundle();
+    const mr = one<MedicationRequest>(b, 'MedicationRequest');
+    const dosage = mr.dosageInstruction?.[0];
+    if (dosage === undefined) expect.fail('no dosage');
+    dosage.route = { text: 'Oral', coding: [{ system: 'http://snomed.info/sct', code: '26643006', display: 'Oral route' }] };
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    expect(r.value.medications?.[0]?.route).toBe('Oral');
+    const at = `${pathOf(b, 'MedicationRequest')}/dosageInstruction/0/route/coding/0`;
+    expect(r.warnings.filter((w) => w.path === at).map((w) => w.code)).toEqual(['not-mapped']);
+  });
+
+  it('warns at the assigner of the licence when the council is not given as its display', () => {
+    for (const assigner of ['Karnataka Medical Council', { reference: 'Organization/kmc' }, { identifier: { value: 'KMC' } }]) {
+      const b = prescriptionBundle();
+      const licence = one<Practitioner>(b, 'Practitioner').identifier?.find((i) => i.type?.coding?.[0]?.code === 'MD') as Record<string, unknown> | undefined;
+      if (licence === undefined) expect.fail('no licence');
+      licence.assigner = assigner;
+      const i = one<Practitioner>(b, 'Practitioner').identifier?.indexOf(licence as never) ?? -1;
+      const r = fromFhir(b);
+      if (!r.success) expect.fail(JSON.stringify(r.issues));
+      expect(r.value.doctor).not.toHaveProperty('council');
+      expect(warned(b)).toContainEqual([`${pathOf(b, 'Practitioner')}/identifier/${i}/assigner`, 'not-mapped']);
+    }
+    expect(warned(prescriptionBundle()).filter(([p]) => p.endsWith('/assigner'))).toEqual([]);
+  });
+
+  it('says abha-link does not read extensions when a qualification has one, and never that FHIR R4 does not define them', () => {
+    const b = prescriptionBundle();
+    const q = one<Practitioner>(b, 'Practitioner').qualification?.[0] as Record<string, unknown> | undefined;
+    if (q === undefined) expect.fail('no qualification');
+    q.extension = [{ url: 'https://example.org/x', valueString: 'x' }];
+    q.modifierExtension = [{ url: 'https://example.org/y', valueString: 'y' }];
+    const r = fromFhir(b);
+    if (!r.success) expect.fail(JSON.stringify(r.issues));
+    const messages = r.warnings.filter((w) => /qualification\/0\/(extension|modifierExtension)$/.test(w.path)).map((w) => w.message);
+    expect(messages).toHaveLength(2);
+    for (const m of messages) {
+      expect(m).toContain('abha-link does not read extensions');
+      expect(m).not.toContain('does not define');
+    }
+  });
+});
+
+describe("review fixes: the patient's vitals are not a care context's own content", () => {
+  const errorsOf = (r: ReturnType<typeof toFhirBundles>): Array<[string, string]> => (r.success ? [] : r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i.code]));
+  /** The prescription example with the visit vitals, weight and height and nothing of the care context's own (no follow-up either). */
+  const vitalsOnly = (hiType: string): ClinicalInput => {
+    const input = structuredClone(prescription()) as ClinicalInput & Record<string, unknown>;
+    for (const k of ['diagnosis', 'medications', 'labInvestigations', 'advice', 'documentUrl']) delete input[k];
+    delete (input.visit as { followUp?: string }).followUp;
+    expect(input.patient.vitals).toBeDefined();
+    return { ...input, hiType };
+  };
+
+  it('refuses an OPConsultation care context whose only content is the visit vitals (empty-document), with a message that says so', () => {
+    const r = toFhirBundles(vitalsOnly('OPConsultation'));
+    expect(errorsOf(r)).toEqual([['', 'empty-document']]);
+    const message = r.success ? '' : (r.issues.find((i) => i.code === 'empty-document')?.message ?? '');
+    expect(message).toContain('follow-up');
+    expect(message).toContain('vitals');
+  });
+
+  it('refuses a DischargeSummary care context whose only content is the visit vitals (empty-document)', () => {
+    const r = toFhirBundles(vitalsOnly('DischargeSummary'), { lint: false });
+    expect(errorsOf(r)).toEqual([['', 'empty-document']]);
+  });
+
+  it('still carries the vitals in an OPConsultRecord that has content of its own', () => {
+    const input = vitalsOnly('OPConsultation');
+    const { bundle } = single({ ...input, advice: 'Drink plenty of water' });
+    expect(ofType<Observation>(bundle, 'Observation')).toHaveLength(6);
+  });
+});

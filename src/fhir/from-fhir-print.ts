@@ -7,8 +7,10 @@
  * height (the vital-sign Observations of a record other than a
  * WellnessRecord). What does not fit is reported, never guessed.
  */
-import type { MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
-import { checkList, codings, conceptText, isObject, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
+import type { BloodPressureInput, MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
+import { checkList, codings, conceptText, isObject, leftOut, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
+import { PATTERNS } from '../spec/definition.js';
+import { bloodPressureOf } from './patient-vitals.js';
 import { MEDICATION_NOTES } from './resources.js';
 
 const ADDRESS_PARTS = ['city', 'district', 'state', 'postalCode', 'country'] as const;
@@ -39,12 +41,32 @@ export function readAddress(rd: Reader, r: Json, p: Path, into: { address?: stri
   });
 }
 
-/** A 10-digit Indian mobile number from a phone as written (+91, 0, spaces and dashes allowed); undefined otherwise. */
+/** The clinical input's rule for `patient.mobile` (10 digits): one definition for the input and for reading FHIR. */
+const MOBILE_DIGITS = new RegExp(PATTERNS.mobile.regex);
+const CONTACT_USES: readonly string[] = ['home', 'work', 'temp', 'old', 'mobile'];
+
+/**
+ * The 10-digit number of an Indian mobile from a phone as written (spaces,
+ * dashes and brackets allowed, +91, 91 or 0 before it); undefined otherwise.
+ * A landline's national number has 10 digits too but begins with its area
+ * code, so the number must also begin with 6, 7, 8 or 9 as a mobile's does.
+ */
 function mobileOf(value: string): string | undefined {
-  return /^(?:\+?91|0)?([0-9]{10})$/.exec(value.replace(/[\s().-]/g, ''))?.[1];
+  const national = value.replace(/[\s().-]/g, '').replace(/^(?:\+91|91|0)(?=[0-9]{10}$)/, '');
+  return MOBILE_DIGITS.test(national) && /^[6-9]/.test(national) ? national : undefined;
 }
 
-/** The patient's first phone that is a 10-digit mobile → `mobile`, the address → `address`; every other contact is reported. */
+/** Why a contact of the patient is not the mobile: undefined when it is (a phone of use mobile or no use, an Indian mobile number). */
+function notMobile(t: Json, value: string | undefined): string | undefined {
+  if (t.system !== 'phone') return "the clinical input holds only the patient's mobile number; this contact is not a phone and is left out";
+  if (t.use !== undefined && t.use !== 'mobile')
+    return `this phone's use is ${typeof t.use === 'string' && CONTACT_USES.includes(t.use) ? t.use : '(not a ContactPoint use)'}, not mobile; the clinical input holds only the patient's mobile number, so it is left out`;
+  if (value === undefined) return 'this phone has no number; it is left out';
+  if (mobileOf(value) === undefined) return "this phone is not an Indian mobile number (10 digits beginning 6 to 9, optionally after +91, 91 or 0), as the clinical input's mobile is; it is left out";
+  return undefined;
+}
+
+/** The patient's first phone that is a mobile (use mobile or none, an Indian mobile number) → `mobile`, the address → `address`; every other contact is reported. */
 export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<PatientInput>): void {
   checkList(rd, r, 'telecom', p);
   const telecom: unknown[] = Array.isArray(r.telecom) ? r.telecom : [];
@@ -52,16 +74,17 @@ export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<
     const tp = [...p, 'telecom', i];
     if (!isObject(t)) return;
     const value = rd.text(t.value, [...tp, 'value']);
-    const mobile = t.system === 'phone' && value !== undefined ? mobileOf(value) : undefined;
-    if (mobile !== undefined && into.mobile === undefined) {
-      into.mobile = mobile;
-      rd.from('/patient/mobile', [...tp, 'value']);
-    } else rd.warn(tp, 'not-mapped', 'the clinical input holds one mobile number (a phone of 10 digits) for the patient; this contact is left out');
+    const why = notMobile(t, value) ?? (into.mobile !== undefined ? 'the clinical input holds one mobile number for the patient; this further one is left out' : undefined);
+    const mobile = why === undefined && value !== undefined ? mobileOf(value) : undefined;
+    if (mobile === undefined) return rd.warn(tp, 'not-mapped', why ?? 'this phone is not a mobile number; it is left out');
+    into.mobile = mobile;
+    rd.from('/patient/mobile', [...tp, 'value']);
   });
   readAddress(rd, r, p, into, '/patient');
 }
 
 const QUALIFICATION_ELEMENTS: readonly string[] = ['identifier', 'period', 'issuer'];
+const ANNOTATION_ELEMENTS: readonly string[] = ['authorReference', 'authorString', 'time'];
 
 /** The doctor's qualifications in words, joined with commas ("MBBS, MD (General Medicine)"); codings, periods and issuers are reported. */
 export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualification?: string }): void {
@@ -78,9 +101,7 @@ export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualifi
     codings(q.code).forEach((_, j) =>
       rd.warn([...qp, 'code', 'coding', j], 'not-mapped', 'the clinical input keeps qualifications in words; this coding is left out, the qualification keeps its words'),
     );
-    for (const k of Object.keys(q))
-      if (k !== 'code' && k !== 'id')
-        rd.warn([...qp, k], 'not-mapped', `qualification.${QUALIFICATION_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(q)) if (k !== 'code' && k !== 'id') rd.warn([...qp, k], 'not-mapped', leftOut('qualification', k, QUALIFICATION_ELEMENTS));
   });
   if (words.length > 0) {
     into.qualification = words.join(', ');
@@ -107,31 +128,43 @@ export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Muta
       return rd.warn(np, 'not-mapped', 'this note is none of the notes abha-link writes (Generic name, Strength, Form: one each); it is left out');
     out[field] = value;
     rd.from(`${at}/${field}`, [...np, 'text']);
-    for (const k of Object.keys(n))
-      if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', `note.${['author', 'time'].includes(k) ? k : '(an element)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(n)) if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', leftOut('note', k, ANNOTATION_ELEMENTS));
   });
 }
 
 /** The largest value each patient measure takes (the clinical input's schema). */
 const PATIENT_LIMITS = { pulse: 400, spo2: 100, respiratoryRate: 200, weight: 500, height: 300 } as const;
 
+/** A blood pressure as the patient's vitals hold it ("120/80"): only when the clinical input's own reading of that text gives the same numbers back. */
+function vitalsBloodPressure(bp: BloodPressureInput): string | undefined {
+  const text = `${bp.systolic}/${bp.diastolic}`;
+  const back = bloodPressureOf(text);
+  return back?.systolic === bp.systolic && back.diastolic === bp.diastolic ? text : undefined;
+}
+
 /**
  * The vital signs and body measurements read from a record that is not a
  * WellnessRecord are the patient's at the visit (abha-link writes
  * `patient.vitals`, `weight` and `height` there): those measured at the
- * visit time and within the patient's limits move from `observations` to
- * the patient; the rest stay in `observations`.
+ * visit time that the patient's fields accept (a blood pressure as
+ * "120/80", values within the patient's limits) move from `observations`
+ * to the patient, with their origin; the rest stay in `observations`.
  */
-export function measuresIntoPatient(draft: { readonly patient: Partial<PatientInput>; observations?: ObservationsInput }): void {
+export function measuresIntoPatient(rd: Reader, draft: { readonly patient: Partial<PatientInput>; observations?: ObservationsInput }): void {
   const obs = draft.observations;
   if (obs === undefined) return;
   const rest: Mutable<ObservationsInput> = { ...obs };
   const patient = draft.patient;
   const vitals: Mutable<VitalsInput> = { ...(patient.vitals ?? {}) };
+  const move = (k: keyof ObservationsInput, to: string): void => {
+    delete rest[k];
+    rd.moveOrigin(`/observations/${k}`, to);
+  };
   const bp = obs.bloodPressure;
-  if (bp !== undefined && bp.at === undefined && vitals.bloodPressure === undefined) {
-    vitals.bloodPressure = `${bp.systolic}/${bp.diastolic}`;
-    delete rest.bloodPressure;
+  const bpText = bp === undefined || bp.at !== undefined ? undefined : vitalsBloodPressure(bp);
+  if (bpText !== undefined && vitals.bloodPressure === undefined) {
+    vitals.bloodPressure = bpText;
+    move('bloodPressure', '/patient/vitals/bloodPressure');
   }
   // The patient's temperature is in degrees Celsius up to 50, Fahrenheit above.
   const t = obs.temperature;
@@ -139,20 +172,20 @@ export function measuresIntoPatient(draft: { readonly patient: Partial<PatientIn
   const fahrenheit = typeof t === 'object' && t.unit === '[degF]' && t.at === undefined && t.value > 50 && t.value <= 115 ? t.value : undefined;
   if ((celsius ?? fahrenheit) !== undefined && vitals.temperature === undefined) {
     vitals.temperature = (celsius ?? fahrenheit) as number;
-    delete rest.temperature;
+    move('temperature', '/patient/vitals/temperature');
   }
   for (const k of ['pulse', 'spo2', 'respiratoryRate'] as const) {
     const v = obs[k];
     if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && vitals[k] === undefined) {
       vitals[k] = v;
-      delete rest[k];
+      move(k, `/patient/vitals/${k}`);
     }
   }
   for (const k of ['weight', 'height'] as const) {
     const v = obs[k];
     if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && patient[k] === undefined) {
       patient[k] = v;
-      delete rest[k];
+      move(k, `/patient/${k}`);
     }
   }
   if (Object.keys(vitals).length > 0) patient.vitals = vitals;

@@ -54,35 +54,61 @@ const LIFESTYLE: ReadonlyArray<[keyof LifestyleInput, string]> = [
   ['tobaccoChewing', WELLNESS_CODES.tobaccoChewing.code],
 ];
 
+/** The vital sign or body measurement an Observation's LOINC code names (a rule of `MEASURE_RULES`, the blood pressure or the temperature), if any. */
+function measureOf(code: unknown): { loinc: string | undefined; rule: (typeof MEASURE_RULES)[number] | undefined; bloodPressure: boolean; temperature: boolean } {
+  const loinc = codeIn(code, SYSTEMS.loinc);
+  return {
+    loinc,
+    rule: MEASURE_RULES.find((m) => m.coding.code === loinc || (m.field === 'spo2' && loinc === '59408-5')),
+    bloodPressure: loinc === WELLNESS_CODES.bloodPressure.code,
+    temperature: loinc === WELLNESS_CODES.temperature.code || loinc === '8310-5',
+  };
+}
+
+/** True when an Observation is a vital sign or body measurement the clinical input holds (by its LOINC code). */
+export function isMeasurement(r: Json): boolean {
+  const m = measureOf(r.code);
+  return m.rule !== undefined || m.bloodPressure || m.temperature;
+}
+
 /** One Observation into `obs`, or a warning saying why it is left out. */
 function readObservation(rd: Reader, item: Item, obs: Mutable<ObservationsInput>, visitAt: string | undefined): void {
   const { r, p } = take(rd, item, []);
   if (r.status === 'entered-in-error' || r.status === 'cancelled') return rd.warn([...p, 'status'], 'entered-in-error', 'this Observation was entered in error or cancelled; it is left out');
-  const loinc = codeIn(r.code, SYSTEMS.loinc);
+  const { loinc, rule, temperature: isTemperature } = measureOf(r.code);
   const sct = codeIn(r.code, SYSTEMS.snomed);
   const text = isObject(r.code) && typeof r.code.text === 'string' ? r.code.text.trim().toLowerCase() : '';
   const at = typeof r.effectiveDateTime === 'string' && r.effectiveDateTime !== visitAt ? r.effectiveDateTime : undefined;
   const timed = (value: number): number | MeasurementInput => (at === undefined ? value : { value, at });
-  const once = (field: keyof ObservationsInput, set: () => void): void => {
+  const effective = [...p, 'effectiveDateTime'];
+  /** Sets `field` once, recording where each of its parts came from (`value` for a plain number). */
+  const once = (field: keyof ObservationsInput, set: () => void, parts: Record<string, Path>): void => {
     if (obs[field] !== undefined) return rd.warn(p, 'not-mapped', `the clinical input holds one ${field}; this further Observation is left out`);
     set();
+    const v = obs[field];
+    if (typeof v === 'number') return rd.from(`/observations/${field}`, parts.value ?? p);
+    rd.from(`/observations/${field}`, p);
+    for (const [k, fp] of Object.entries(parts)) rd.from(`/observations/${field}/${k}`, fp);
+    if (at !== undefined) rd.from(`/observations/${field}/at`, effective);
   };
-  const rule = MEASURE_RULES.find((m) => m.coding.code === loinc || (m.field === 'spo2' && loinc === '59408-5'));
   const style = LIFESTYLE.find(([, code]) => code === sct)?.[0] ?? (text === 'diet' ? 'diet' : text === 'physical activity' ? 'physicalActivity' : undefined);
-  const isTemperature = loinc === WELLNESS_CODES.temperature.code || loinc === '8310-5';
   if (loinc !== WELLNESS_CODES.bloodPressure.code && !isTemperature && rule === undefined && style === undefined)
     return rd.warn(p, 'resource-not-mapped', 'this Observation is none of the vital signs, body measurements or lifestyle findings the clinical input holds (observations); it is left out');
   reportRest(rd, r, p, OBSERVATION_ELEMENTS, 'Observation');
   if (loinc === WELLNESS_CODES.bloodPressure.code) {
     const comps = Array.isArray(r.component) ? r.component.filter(isObject) : [];
+    const valuePath = (code: string): Path => [...p, 'component', comps.findIndex((c) => codeIn(c.code, SYSTEMS.loinc) === code), 'valueQuantity'];
     const part = (code: string): number | undefined => {
       const i = comps.findIndex((c) => codeIn(c.code, SYSTEMS.loinc) === code);
-      return i < 0 ? undefined : quantityIn(rd, comps[i]?.valueQuantity, ['mm[Hg]'], [...p, 'component', i, 'valueQuantity'])?.value;
+      return i < 0 ? undefined : quantityIn(rd, comps[i]?.valueQuantity, ['mm[Hg]'], valuePath(code))?.value;
     };
     const [systolic, diastolic] = [part(WELLNESS_CODES.systolic.code), part(WELLNESS_CODES.diastolic.code)];
     if (systolic === undefined || diastolic === undefined)
       return rd.warn([...p, 'component'], 'not-mapped', 'the clinical input holds a blood pressure with both systolic and diastolic; this one is left out');
-    return once('bloodPressure', () => (obs.bloodPressure = { systolic, diastolic, ...(at !== undefined ? { at } : {}) }));
+    return once('bloodPressure', () => (obs.bloodPressure = { systolic, diastolic, ...(at !== undefined ? { at } : {}) }), {
+      systolic: [...valuePath(WELLNESS_CODES.systolic.code), 'value'],
+      diastolic: [...valuePath(WELLNESS_CODES.diastolic.code), 'value'],
+    });
   }
   if (isTemperature) {
     const q = quantityIn(rd, r.valueQuantity, Object.keys(TEMPERATURE_UNITS), [...p, 'valueQuantity']);
@@ -94,12 +120,13 @@ function readObservation(rd: Reader, item: Item, obs: Mutable<ObservationsInput>
             q.code === 'Cel' && at === undefined
               ? q.value
               : { value: q.value, ...(q.code !== 'Cel' ? { unit: q.code as TemperatureInput['unit'] & string } : {}), ...(at !== undefined ? { at } : {}) }),
+        { value: [...p, 'valueQuantity', 'value'], unit: [...p, 'valueQuantity', 'code'] },
       );
     return;
   }
   if (rule !== undefined) {
     const q = quantityIn(rd, r.valueQuantity, [rule.unit.code], [...p, 'valueQuantity']);
-    if (q !== undefined) once(rule.field, () => (obs[rule.field] = timed(q.value)));
+    if (q !== undefined) once(rule.field, () => (obs[rule.field] = timed(q.value)), { value: [...p, 'valueQuantity', 'value'] });
     return;
   }
   const w = words(r);
@@ -108,7 +135,7 @@ function readObservation(rd: Reader, item: Item, obs: Mutable<ObservationsInput>
     if (l[style] !== undefined) return rd.warn(p, 'not-mapped', `the clinical input holds one ${style}; this further Observation is left out`);
     l[style] = w;
     obs.lifestyle = l;
-    return;
+    return rd.from(`/observations/lifestyle/${style}`, [...p, r.valueCodeableConcept !== undefined ? 'valueCodeableConcept' : 'valueString']);
   }
   rd.warn(p, 'not-mapped', 'this lifestyle Observation has no value in words; it is left out');
 }

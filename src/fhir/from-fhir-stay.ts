@@ -12,6 +12,7 @@
 import type { FindingInput, ImmunizationInput, InvestigationInput, ProcedureInput, VisitInput } from '../generated/types.js';
 import { DISCHARGE_SUMMARY_SECTIONS, ENCOUNTER_CLASS_INPATIENT, STAY_CODES, SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
+import { isMeasurement } from './from-fhir-records.js';
 import { codings, conceptText, hiTypeOfComposition, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
 
 /** The stay as it is read, before the builders check it. */
@@ -196,7 +197,8 @@ export function readStayContent(rd: Reader, comp: Item | undefined, draft: Clini
       taken.add(item);
       const w = wordsOf(rd, item, 'code', ['clinicalStatus', 'verificationStatus', 'category']);
       if (w !== undefined) into.push(w);
-    } else if (item.resourceType === 'Observation' && slice === 'PhysicalExamination') {
+    } else if (item.resourceType === 'Observation' && slice === 'PhysicalExamination' && !isMeasurement(item.resource)) {
+      // A vital sign or body measurement (LOINC coded) is the patient's, read with the other Observations (from-fhir-records.ts); the rest are findings.
       const f = readFinding(rd, item);
       if (f !== undefined) stay.examinationFindings.push(f);
     } else if (item.resourceType === 'DiagnosticReport' && slice === 'Investigations') {

@@ -88,6 +88,12 @@ export class Reader {
   from(inputPath: string, fhirPath: Path): void {
     this.origin.set(inputPath, pointer(...fhirPath));
   }
+  /** A value read into `fromInput` moved to `toInput`: its origin (that of its `value` when it has one) goes with it. */
+  moveOrigin(fromInput: string, toInput: string): void {
+    const at = this.origin.get(`${fromInput}/value`) ?? this.origin.get(fromInput);
+    for (const k of [...this.origin.keys()]) if (k === fromInput || k.startsWith(`${fromInput}/`)) this.origin.delete(k);
+    if (at !== undefined) this.origin.set(toInput, at);
+  }
 
   /** A trimmed non-empty string at `path`, or undefined (with a warning when the value is there but not text). */
   text(value: unknown, path: Path): string | undefined {
@@ -145,6 +151,15 @@ function elementName(resourceType: string, key: string): string {
   const def = Object.hasOwn(RESOURCES, resourceType) ? RESOURCES[resourceType] : undefined;
   if (def !== undefined) return Object.hasOwn(def, key) ? key : '(an element FHIR R4 does not define)';
   return safeElementName(key);
+}
+
+/**
+ * Why element `key` of a `what` is left out, naming the element only when
+ * FHIR R4 defines it there (`elements`, or an extension): a key could be data.
+ */
+export function leftOut(what: string, key: string, elements: readonly string[], why = 'has no place in the clinical input'): string {
+  if (key === 'extension' || key === 'modifierExtension') return `${what}.${key}: abha-link does not read extensions; it is left out`;
+  return `${what}.${elements.includes(key) ? key : '(an element FHIR R4 does not define)'} ${why}; it is left out`;
 }
 
 /** Warns about a mapped element that is present but not an array of objects, and about items that are not objects. */
@@ -298,7 +313,8 @@ function readPractitioner(rd: Reader, item: Item, into: Partial<DoctorInput>): v
       if (council !== undefined) {
         into.council = council;
         rd.from('/doctor/council', [...ip, 'assigner', 'display']);
-      }
+      } else if (id.assigner !== undefined)
+        rd.warn([...ip, 'assigner'], 'not-mapped', 'the clinical input keeps the council by name (a Reference with a display); this assigner has no display and is left out');
     } else rd.warn(ip, 'not-mapped', 'this Practitioner identifier is neither a medical licence (v2-0203 MD) nor an HPR id (HPID, HPIN); it is left out');
   });
   readQualifications(rd, r, p, into);
@@ -519,6 +535,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     else {
       out.route = route;
       rd.from(`${at}/route`, [...path, 'route']);
+      codings(d.route).forEach((_, j) => rd.warn([...path, 'route', 'coding', j], 'not-mapped', 'the clinical input keeps the route in words; this coding is left out, the route keeps its words'));
     }
   }
   if (words.length > 0) {
@@ -677,8 +694,7 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
   content.forEach((c, i) => {
     const cp = [...p, 'content', i];
     if (!isObject(c)) return;
-    for (const k of Object.keys(c))
-      if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', `content.${k === 'format' ? 'format' : '(an element FHIR R4 does not define)'} has no place in the clinical input; it is left out`);
+    for (const k of Object.keys(c)) if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', leftOut('content', k, ['format', 'id']));
     const a = isObject(c.attachment) ? c.attachment : undefined;
     const ap = [...cp, 'attachment'];
     if (a === undefined) return;
@@ -691,11 +707,7 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
     // The URL names the document; its bytes, size and hash beside it are the same document. Anything else about it is reported.
     for (const k of Object.keys(a))
       if (!['url', 'data', 'size', 'hash'].includes(k))
-        rd.warn(
-          [...ap, k],
-          'not-mapped',
-          `attachment.${ATTACHMENT_ELEMENTS.includes(k) ? k : '(an element FHIR R4 does not define)'} has no place in the clinical input (it holds the document's URL only); it is left out`,
-        );
+        rd.warn([...ap, k], 'not-mapped', leftOut('attachment', k, ATTACHMENT_ELEMENTS, "has no place in the clinical input (it holds the document's URL only)"));
   });
   if (typeof r.description === 'string') rd.warn([...p, 'description'], 'not-mapped', 'DocumentReference.description has no place in the clinical input; it is left out');
   // The context: the visit's own Encounter is bookkeeping; the rest of it is reported.
@@ -826,7 +838,9 @@ function read(rd: Reader, input: unknown, defaults: FromFhirDefaults): FromFhirR
   readClinicalContent(rd, parties, draft);
   if (parties.composition !== undefined) readComposition(rd, parties.composition, draft);
   settleStay(draft.clinical, draft.visit);
-  if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(draft);
+  // Observations after the Composition and the stay: a measurement at the visit time has no time of its own, and a discharge summary's visit time is known only now.
+  readRecordContent(rd, draft);
+  if ((defaults.hiType ?? draft.hiType) !== 'WellnessRecord') measuresIntoPatient(rd, draft);
   checkRequestDates(rd, draft.visit.at ?? defaults.visit?.at);
   reportUnread(rd);
   const out = clinicalInputOf(draft, defaults);
@@ -919,7 +933,6 @@ function readClinicalContent(rd: Reader, parties: Parties, draft: Draft): void {
     if (u !== undefined && draft.documentUrl === undefined) draft.documentUrl = u;
     else if (u !== undefined) rd.warn(it.path, 'not-mapped', 'the clinical input holds one documentUrl; this further DocumentReference is left out');
   }
-  readRecordContent(rd, draft);
 }
 
 /** Step 4: the Composition: hiType, visit time and text-only sections. */

@@ -2,8 +2,9 @@
  * The patient's weight, height and vitals of a clinical input (taken at the
  * visit, printed in the patient header) as the measurements of a record:
  * vital-sign Observations where the record profile has a place for them
- * (an OPConsultRecord's PhysicalExamination section; a WellnessRecord's
- * sections, beside its own observations). The record that has no place for
+ * (the PhysicalExamination section of an OPConsultRecord and of a
+ * DischargeSummaryRecord; a WellnessRecord's sections, beside its own
+ * observations). The record that has no place for
  * them says so in a warning (`to-fhir.ts`).
  */
 import type { BloodPressureInput, MeasurementInput, ObservationsInput, TemperatureInput } from '../generated/types.js';

@@ -273,8 +273,8 @@ export function toFhirBundles(input: ClinicalInput | LinkCareContextRequest, opt
   }
 }
 
-/** The hiTypes whose record profile holds the patient's vitals, weight and height (as Observations). */
-const MEASURED_HI_TYPES: readonly string[] = ['OPConsultation', 'WellnessRecord'];
+/** The hiTypes whose record profile holds the patient's vitals, weight and height (as Observations): OPConsultRecord and DischargeSummaryRecord in their PhysicalExamination section, WellnessRecord in its own. */
+const MEASURED_HI_TYPES: readonly string[] = ['OPConsultation', 'DischargeSummary', 'WellnessRecord'];
 
 /** The patient's vitals, weight and height are of the visit: when no document of the visit can hold them, each one given is reported. */
 function reportUncarriedMeasures(job: DocumentJob, bundles: readonly FhirDocument[], out: Issue[]): void {
@@ -283,7 +283,7 @@ function reportUncarriedMeasures(job: DocumentJob, bundles: readonly FhirDocumen
     out.push(
       printOnly(
         job.at.patient(...at),
-        `${at[at.length - 1] ?? 'the measure'} has a place (an Observation) only in an OPConsultRecord or a WellnessRecord, and no care context of this visit is an OPConsultation or a WellnessRecord`,
+        `${at[at.length - 1] ?? 'the measure'} has a place (an Observation) only in an OPConsultRecord, a DischargeSummaryRecord or a WellnessRecord, and no care context of this visit is an OPConsultation, a DischargeSummary or a WellnessRecord`,
       ),
     );
 }

@@ -470,7 +470,7 @@ export interface DoctorInput {
   council?: string;
 }
 
-/** Vitals input: Vital signs taken at the visit, printed in the patient header. Not in the link request; FHIR: Observations of an OPConsultation or WellnessRecord. (abha-link builder input) */
+/** Vitals input: Vital signs taken at the visit, printed in the patient header. Not in the link request; FHIR: Observations of an OPConsultation, DischargeSummary or WellnessRecord. (abha-link builder input) */
 export interface VitalsInput {
   /**
    * Systolic/diastolic in mmHg.
@@ -507,9 +507,9 @@ export interface PatientInput {
   mobile?: string;
   /** Postal address. Not in the link request; FHIR: Patient.address.text. */
   address?: string;
-  /** Weight in kg. Not in the link request; FHIR: an Observation of an OPConsultation or WellnessRecord. */
+  /** Weight in kg. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord. */
   weight?: number;
-  /** Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation or WellnessRecord. */
+  /** Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord. */
   height?: number;
   vitals?: VitalsInput;
 }

@@ -11,13 +11,15 @@
  */
 import type { InpatientStayInput } from '../../generated/types.js';
 import { issue, type Assembly, type DocumentJob, type EncounterDetails } from '../assembly.js';
-import { DISCHARGE_SUMMARY_SECTIONS, ENCOUNTER_CLASS_INPATIENT, type FixedCoding } from '../constants.js';
+import { DISCHARGE_SUMMARY_SECTIONS, ENCOUNTER_CLASS_INPATIENT, PROFILES, type FixedCoding } from '../constants.js';
+import { readableMeasurements } from '../patient-vitals.js';
 import { codedSection, diagnosisLine, documentLine, labLine, li, medicationLine, narrative, paragraphs } from '../narrative.js';
 import type { CompositionSection, Reference } from '../r4.js';
 import { conditions, documentBytes, documentReference, medicationRequests, reportDocumentProblem, serviceRequests } from '../resources.js';
 import { visitDateTime } from '../time.js';
 import { isolatedXhtml as iso } from '../xhtml.js';
 import { allergies, findingLine, findings, followUpPlan, investigationLine, investigations, procedureLine, procedures, textConditions } from './stay-resources.js';
+import { measurementObservations } from './wellness.js';
 
 const S = DISCHARGE_SUMMARY_SECTIONS;
 
@@ -51,9 +53,14 @@ function textSection(out: CompositionSection[], title: string, text: string | un
   if (text !== undefined && text.trim() !== '') out.push({ title, text: narrative(paragraphs(text)) });
 }
 
-/** The slices the inpatient stay fills, in the profile's order. */
-function staySections(a: Assembly, stay: InpatientStayInput, out: CompositionSection[]): void {
-  const complaints = list(stay.chiefComplaints);
+/**
+ * The slices the inpatient stay fills, in the profile's order; the
+ * PhysicalExamination slice also holds the patient's vitals, weight and
+ * height taken at the visit (Observations as in an OPConsultRecord), before
+ * the stay's findings.
+ */
+function staySections(a: Assembly, stay: InpatientStayInput | undefined, out: CompositionSection[]): { vitalsOnly: boolean } {
+  const complaints = list(stay?.chiefComplaints);
   slice(
     out,
     'Chief complaints',
@@ -61,9 +68,10 @@ function staySections(a: Assembly, stay: InpatientStayInput, out: CompositionSec
     textConditions(a, complaints),
     complaints.map((c) => iso(c)),
   );
-  const exam = list(stay.examinationFindings);
-  slice(out, 'Examination findings', S.PhysicalExamination.coding, findings(a, exam), exam.map(findingLine));
-  const allergic = list(stay.allergies);
+  const measured = measurementObservations(a, readableMeasurements(a), PROFILES.Observation);
+  const exam = list(stay?.examinationFindings);
+  slice(out, exam.length > 0 ? 'Examination findings' : 'Vital signs', S.PhysicalExamination.coding, [...measured.refs, ...findings(a, exam)], [...measured.lines, ...exam.map(findingLine)]);
+  const allergic = list(stay?.allergies);
   slice(
     out,
     'Allergies',
@@ -71,7 +79,7 @@ function staySections(a: Assembly, stay: InpatientStayInput, out: CompositionSec
     allergies(a, allergic),
     allergic.map((x) => iso(x)),
   );
-  const past = list(stay.pastHistory);
+  const past = list(stay?.pastHistory);
   slice(
     out,
     'Past medical history',
@@ -79,10 +87,11 @@ function staySections(a: Assembly, stay: InpatientStayInput, out: CompositionSec
     textConditions(a, past),
     past.map((x) => iso(x)),
   );
-  const tests = list(stay.investigations);
+  const tests = list(stay?.investigations);
   slice(out, 'Investigations', S.Investigations.coding, investigations(a, tests), tests.map(investigationLine));
-  const done = list(stay.procedures);
+  const done = list(stay?.procedures);
   slice(out, 'Procedures', S.Procedures.coding, procedures(a, done), done.map(procedureLine));
+  return { vitalsOnly: measured.refs.length > 0 && exam.length === 0 };
 }
 
 /** The sections of a DischargeSummaryRecord, or none with an `empty-document` error when there is nothing to tell. */
@@ -90,7 +99,7 @@ export function dischargeSummarySections(a: Assembly): CompositionSection[] {
   const { content, job } = a;
   const stay = job.clinical?.inpatientStay;
   const out: CompositionSection[] = [];
-  if (stay !== undefined) staySections(a, stay, out);
+  const { vitalsOnly } = staySections(a, stay, out);
   const meds = list(content.medications);
   slice(out, 'Discharge medications', S.Medications.coding, medicationRequests(a, []), meds.map(medicationLine));
   if (job.followUp !== undefined) slice(out, 'Follow-up', S.CarePlan.coding, [followUpPlan(a, job.followUp)], [iso(job.followUp)]);
@@ -112,8 +121,16 @@ export function dischargeSummarySections(a: Assembly): CompositionSection[] {
   if (labs.length > 0) out.push({ title: 'Investigations advised', text: narrative(li(labs.map(labLine))), entry: serviceRequests(a).map((r) => ({ ...r })) });
   textSection(out, 'Advice', content.advice);
   // A summary that is only its document needs the document's bytes; one with content keeps the content and warns.
-  if (docProblem !== undefined) reportDocumentProblem(a, docProblem, out.length === 0);
-  else if (out.length === 0)
-    a.report(issue(job.at.content(), 'empty-document', 'a DischargeSummaryRecord needs content: the inpatientStay, discharge medications, diagnoses, advice or the embedded summary document'));
+  // The patient's vitals are the visit's, carried by every record of it that has a place: they do not make a summary (spec-decisions.md).
+  const empty = out.length === (vitalsOnly ? 1 : 0);
+  if (docProblem !== undefined) reportDocumentProblem(a, docProblem, empty);
+  else if (empty)
+    a.report(
+      issue(
+        job.at.content(),
+        'empty-document',
+        "a DischargeSummaryRecord needs content: the inpatientStay, discharge medications, diagnoses, advice, the visit's follow-up or the embedded summary document (the patient's vitals, weight and height are not enough)",
+      ),
+    );
   return out;
 }

@@ -15,7 +15,8 @@ import { measurementObservations } from './wellness.js';
 
 /**
  * The sections of an OPConsultRecord, or none with an `empty-document`
- * error when the care context has no content at all.
+ * error when the care context has no content of its own (the patient's
+ * vitals alone do not count).
  */
 export function opConsultationSections(a: Assembly): CompositionSection[] {
   const { content, job } = a;
@@ -37,6 +38,14 @@ export function opConsultationSections(a: Assembly): CompositionSection[] {
   // Free text: trailing sections with narrative only (OPConsultRecord slicing is open at the end).
   if (content.advice !== undefined) sections.push({ title: 'Advice', text: narrative(paragraphs(content.advice)) });
   if (job.followUp !== undefined) sections.push({ title: 'Follow-up', text: narrative(paragraphs(job.followUp)) });
-  if (sections.length === 0) a.report(issue(job.at.content(), 'empty-document', 'an OPConsultRecord needs some content: a diagnosis, medication, lab investigation, advice or an embedded document'));
+  // The patient's vitals are the visit's, carried by every OPConsultRecord of it: they do not make a care context's document (spec-decisions.md).
+  if (sections.length === (measured.refs.length > 0 ? 1 : 0))
+    a.report(
+      issue(
+        job.at.content(),
+        'empty-document',
+        "an OPConsultRecord needs some content: a diagnosis, medication, lab investigation, advice, the visit's follow-up or an embedded document (the patient's vitals, weight and height, which every record of the visit carries, are not enough)",
+      ),
+    );
   return sections;
 }
