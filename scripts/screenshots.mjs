@@ -44,6 +44,8 @@ try {
       writeFileSync(pdf, await printer.pdf(doc.html, { pageSize }));
       // 80 dpi: readable, and small enough to commit.
       execFileSync('pdftoppm', ['-r', '80', '-png', pdf, join(work, `${name}-${lang}`)]);
+      // The pages of an earlier shot of this document go first: a document that now has fewer pages leaves none behind.
+      for (const f of readdirSync(out).filter((x) => new RegExp(`^${name}-${lang.replace('+', '\\+')}-p\\d+\\.png$`).test(x))) rmSync(join(out, f));
       for (const f of readdirSync(work).filter((x) => x.startsWith(`${name}-${lang}-`) && x.endsWith('.png'))) {
         const page = Number(/-(\d+)\.png$/.exec(f)[1]);
         const target = `${name}-${lang}-p${page}.png`;
