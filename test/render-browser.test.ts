@@ -356,8 +356,10 @@ describe(`in Chromium${SKIP}`, () => {
       const { advice: _, ...labNoAdvice } = lab;
       const imm = example('immunization');
       const inv = example('invoice');
+      const dis = example('discharge-summary');
+      const { advice: _a, ...disNoAdvice } = dis;
       const named = (n: number, name: string): string[] => Array.from({ length: n }, (_, i) => `${name} ${i + 1}`);
-      const cases: Array<{ label: string; pageSize: 'A4' | 'A5'; input: unknown; template?: 'lab-order' | 'visit-summary'; last: RegExp }> = [
+      const cases: Array<{ label: string; pageSize: 'A4' | 'A5'; input: unknown; template?: 'lab-order' | 'visit-summary'; last: RegExp; printed?: string }> = [
         // The test table of a lab order, and the test list of a visit summary (heights where the signature went alone).
         ...[18, 19, 20, 21, 44, 45, 46, 47].map((n) => ({
           label: `lab order, A5, ${n} tests`,
@@ -388,8 +390,23 @@ describe(`in Chromium${SKIP}`, () => {
           last: /Total/,
         })),
       ];
-      for (const { label, pageSize, input, template, last } of cases) {
+      // The discharge summary's medicines to take at home, where its last page begins.
+      for (const [pageSize, ns] of [
+        ['A4', [17, 18, 19]],
+        ['A5', [16, 17, 18]],
+      ] as const)
+        for (const n of ns)
+          cases.push({
+            label: `discharge summary, ${pageSize}, ${n} medicines`,
+            pageSize,
+            input: { ...disNoAdvice, visit: { ...dis.visit, followUp: undefined }, medications: named(n, 'Brand').map((drugName, i) => ({ ...dis.medications?.[i % 2], drugName })) },
+            last: /Brand/,
+            // The instructions print under the name on A5, as in the prescription (the column is left out there).
+            printed: 'after food',
+          });
+      for (const { label, pageSize, input, template, last, printed } of cases) {
         const pages = pdfText(await p().pdf(html(input, { pageSize, lint: false, ...(template === undefined ? {} : { template }) }), { pageSize }));
+        if (printed !== undefined) expect(pages.join('\n'), label).toContain(printed);
         const page = pages[pages.length - 1] ?? '';
         expect(page, label).toContain('Signature and stamp');
         expect(page.split('Signature and stamp')[0], `${label}: the signature has company`).toMatch(last);

@@ -197,6 +197,11 @@ export interface DocumentModel {
    * template whose last section is a table puts its last row and the closing in one table section (`closing-group`).
    */
   readonly bareClosing: boolean;
+  /**
+   * Whether the closing goes inside the medicine table, with the last medicine: a bare closing, medicines, and no
+   * investigations after them (the discharge summary's medicines to take at home).
+   */
+  readonly closingInMedicines: boolean;
   readonly document: {
     /** The documentUrl as given, for printing as text. */
     readonly url: string | null;
@@ -561,6 +566,8 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
   const dateText = visitDate === undefined ? null : say((m) => localDate(m, visitDate));
   const medications = medicationsModel(records, source.details, options.caps === true, speech);
   const advice = adviceOf(records);
+  const labInvestigations = records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) }));
+  const bareClosing = [advice, str(source.followUp)].every((t) => t === null || t.trim() === '');
   const d = source.details?.doctor ?? {};
   return {
     lang: options.lang,
@@ -581,10 +588,11 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     medications,
     doseSlots: doseSlotsOf(speech),
     hasDoseGrid: medications.some((m) => m.doseGrid !== null),
-    labInvestigations: records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) })),
+    labInvestigations,
     advice,
     compactClosing: compactClosingOf(advice, str(source.followUp)),
-    bareClosing: [advice, str(source.followUp)].every((t) => t === null || t.trim() === ''),
+    bareClosing,
+    closingInMedicines: bareClosing && medications.length > 0 && labInvestigations.length === 0,
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
     page: pageOf(patient.name, dateText, labels),
