@@ -13,3 +13,6 @@
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** `T` with its properties writable: a value being assembled before it is handed out as read-only. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };

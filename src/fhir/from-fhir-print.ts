@@ -8,8 +8,9 @@
  * WellnessRecord). What does not fit is reported, never guessed.
  */
 import type { BloodPressureInput, MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
-import { checkList, codings, conceptText, isObject, leftOut, type Json, type Mutable, type Path, type Reader } from './from-fhir.js';
-import { PATTERNS } from '../spec/definition.js';
+import { checkList, codings, conceptText, eachObject, leftOut, type Json, type Path, type Reader } from './from-fhir.js';
+import type { Mutable } from '../util.js';
+import { CELSIUS_UP_TO, PATIENT_MEASURE_MAXIMA, PATTERNS } from '../spec/definition.js';
 import { bloodPressureOf } from './patient-vitals.js';
 import { MEDICATION_NOTES } from './resources.js';
 
@@ -27,12 +28,8 @@ function addressWords(rd: Reader, a: Json, ap: Path): string | undefined {
 
 /** The first postal address of `r` into `into.address` (at `${at}/address`); further ones are reported. */
 export function readAddress(rd: Reader, r: Json, p: Path, into: { address?: string }, at: string): void {
-  if (r.address === undefined) return;
   checkList(rd, r, 'address', p);
-  const list: unknown[] = Array.isArray(r.address) ? r.address : [];
-  list.forEach((a, i) => {
-    const ap = [...p, 'address', i];
-    if (!isObject(a)) return;
+  eachObject(r, 'address', p, (a, ap) => {
     const words = addressWords(rd, a, ap);
     if (words === undefined) return rd.warn(ap, 'not-mapped', 'this address has neither text nor parts; it is left out');
     if (into.address !== undefined) return rd.warn(ap, 'not-mapped', 'the clinical input holds one postal address; this further address is left out');
@@ -69,10 +66,7 @@ function notMobile(t: Json, value: string | undefined): string | undefined {
 /** The patient's first phone that is a mobile (use mobile or none, an Indian mobile number) → `mobile`, the address → `address`; every other contact is reported. */
 export function readPatientContacts(rd: Reader, r: Json, p: Path, into: Partial<PatientInput>): void {
   checkList(rd, r, 'telecom', p);
-  const telecom: unknown[] = Array.isArray(r.telecom) ? r.telecom : [];
-  telecom.forEach((t, i) => {
-    const tp = [...p, 'telecom', i];
-    if (!isObject(t)) return;
+  eachObject(r, 'telecom', p, (t, tp) => {
     const value = rd.text(t.value, [...tp, 'value']);
     const why = notMobile(t, value) ?? (into.mobile !== undefined ? 'the clinical input holds one mobile number for the patient; this further one is left out' : undefined);
     const mobile = why === undefined && value !== undefined ? mobileOf(value) : undefined;
@@ -88,13 +82,9 @@ const ANNOTATION_ELEMENTS: readonly string[] = ['authorReference', 'authorString
 
 /** The doctor's qualifications in words, joined with commas ("MBBS, MD (General Medicine)"); codings, periods and issuers are reported. */
 export function readQualifications(rd: Reader, r: Json, p: Path, into: { qualification?: string }): void {
-  if (r.qualification === undefined) return;
   checkList(rd, r, 'qualification', p);
   const words: string[] = [];
-  const list: unknown[] = Array.isArray(r.qualification) ? r.qualification : [];
-  list.forEach((q, i) => {
-    const qp = [...p, 'qualification', i];
-    if (!isObject(q)) return;
+  eachObject(r, 'qualification', p, (q, qp) => {
     const w = conceptText(rd, q.code, [...qp, 'code']);
     if (w === undefined) return rd.warn([...qp, 'code'], 'not-mapped', 'this qualification has no text or display; it is left out');
     words.push(w);
@@ -115,12 +105,8 @@ const FIELD_OF_LABEL: ReadonlyMap<string, keyof typeof MEDICATION_NOTES> = new M
 
 /** The notes abha-link writes on a MedicationRequest ("Generic name: …", "Strength: …", "Form: …"); any other note is reported. */
 export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Mutable<MedicationInput>, 'genericName' | 'strength' | 'form'>, at: string): void {
-  if (r.note === undefined) return;
   checkList(rd, r, 'note', p);
-  const notes: unknown[] = Array.isArray(r.note) ? r.note : [];
-  notes.forEach((n, i) => {
-    const np = [...p, 'note', i];
-    if (!isObject(n)) return;
+  eachObject(r, 'note', p, (n, np) => {
     const m = typeof n.text === 'string' ? /^([A-Za-z ]+): (.+)$/s.exec(n.text.trim()) : null;
     const field = m?.[1] === undefined ? undefined : FIELD_OF_LABEL.get(m[1]);
     const value = m?.[2]?.trim();
@@ -131,9 +117,6 @@ export function readMedicationNotes(rd: Reader, r: Json, p: Path, out: Pick<Muta
     for (const k of Object.keys(n)) if (k !== 'text' && k !== 'id') rd.warn([...np, k], 'not-mapped', leftOut('note', k, ANNOTATION_ELEMENTS));
   });
 }
-
-/** The largest value each patient measure takes (the clinical input's schema). */
-const PATIENT_LIMITS = { pulse: 400, spo2: 100, respiratoryRate: 200, weight: 500, height: 300 } as const;
 
 /** A blood pressure as the patient's vitals hold it ("120/80"): only when the clinical input's own reading of that text gives the same numbers back. */
 function vitalsBloodPressure(bp: BloodPressureInput): string | undefined {
@@ -166,24 +149,24 @@ export function measuresIntoPatient(rd: Reader, draft: { readonly patient: Parti
     vitals.bloodPressure = bpText;
     move('bloodPressure', '/patient/vitals/bloodPressure');
   }
-  // The patient's temperature is in degrees Celsius up to 50, Fahrenheit above.
+  // The patient's temperature is in degrees Celsius up to CELSIUS_UP_TO, Fahrenheit above.
   const t = obs.temperature;
-  const celsius = typeof t === 'number' && t <= 50 ? t : undefined;
-  const fahrenheit = typeof t === 'object' && t.unit === '[degF]' && t.at === undefined && t.value > 50 && t.value <= 115 ? t.value : undefined;
+  const celsius = typeof t === 'number' && t <= CELSIUS_UP_TO ? t : undefined;
+  const fahrenheit = typeof t === 'object' && t.unit === '[degF]' && t.at === undefined && t.value > CELSIUS_UP_TO && t.value <= PATIENT_MEASURE_MAXIMA.temperature ? t.value : undefined;
   if ((celsius ?? fahrenheit) !== undefined && vitals.temperature === undefined) {
     vitals.temperature = (celsius ?? fahrenheit) as number;
     move('temperature', '/patient/vitals/temperature');
   }
   for (const k of ['pulse', 'spo2', 'respiratoryRate'] as const) {
     const v = obs[k];
-    if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && vitals[k] === undefined) {
+    if (typeof v === 'number' && v <= PATIENT_MEASURE_MAXIMA[k] && vitals[k] === undefined) {
       vitals[k] = v;
       move(k, `/patient/vitals/${k}`);
     }
   }
   for (const k of ['weight', 'height'] as const) {
     const v = obs[k];
-    if (typeof v === 'number' && v <= PATIENT_LIMITS[k] && patient[k] === undefined) {
+    if (typeof v === 'number' && v <= PATIENT_MEASURE_MAXIMA[k] && patient[k] === undefined) {
       patient[k] = v;
       move(k, `/patient/${k}`);
     }

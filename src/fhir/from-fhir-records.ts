@@ -5,6 +5,7 @@
  * the clinical input does not hold, a second pulse) is reported, never
  * converted or guessed.
  */
+import type { Mutable } from '../util.js';
 import type { InvoiceInput, InvoiceLineInput, InvoiceTaxInput, LifestyleInput, MeasurementInput, ObservationsInput, TemperatureInput } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
 import { codings, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
@@ -18,7 +19,6 @@ interface RecordDraft {
   invoice?: InvoiceInput;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const OBSERVATION_ELEMENTS = ['status', 'category', 'code', 'subject', 'encounter', 'effectiveDateTime', 'issued', 'performer', 'valueQuantity', 'valueCodeableConcept', 'valueString', 'component'];
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;

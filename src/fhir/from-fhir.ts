@@ -6,6 +6,7 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
+import type { Mutable } from '../util.js';
 import type {
   ClinicalInput,
   Diagnosis,
@@ -54,8 +55,6 @@ export type FromFhirResult = { readonly success: true; readonly value: ClinicalI
 export type Json = Record<string, unknown>;
 /** @internal */
 export type Path = ReadonlyArray<string | number>;
-/** @internal */
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** @internal */
 export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -170,6 +169,12 @@ export function checkList(rd: Reader, r: Json, key: string, path: Path): void {
   v.forEach((x, i) => !isObject(x) && rd.warn([...path, key, i], 'type', `${key}[${i}] must be an object; it is left out`));
 }
 
+/** Calls `fn` with each object of the list `r[key]` and its path; a value that is not an array, or an item that is not an object, is skipped ({@link checkList} reports them). */
+export function eachObject(r: Json, key: string, path: Path, fn: (item: Json, itemPath: Path) => void): void {
+  const v = r[key];
+  if (Array.isArray(v)) v.forEach((x, i) => isObject(x) && fn(x, [...path, key, i]));
+}
+
 export function codings(cc: unknown): Json[] {
   return isObject(cc) && Array.isArray(cc.coding) ? cc.coding.filter(isObject) : [];
 }
@@ -223,10 +228,7 @@ function otherNames(rd: Reader, r: Json, path: Path, what: string): void {
 
 /** Calls `take` with each object of `r.identifier` that has a value; an identifier without one is reported and left out. */
 function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: string, ip: Path) => void): void {
-  if (!Array.isArray(r.identifier)) return;
-  r.identifier.forEach((id, i) => {
-    const ip = [...p, 'identifier', i];
-    if (!isObject(id)) return;
+  eachObject(r, 'identifier', p, (id, ip) => {
     const value = rd.text(id.value, [...ip, 'value']);
     if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
     take(id, value, ip);
@@ -334,19 +336,16 @@ function readOrganization(rd: Reader, item: Item, into: Partial<HospitalInput>):
       rd.from('/hospital/id', [...ip, 'value']);
     } else rd.warn(ip, 'not-mapped', 'this Organization identifier is not an HFR facility id (type PRN or an HFR system); it is left out');
   });
-  if (Array.isArray(r.telecom))
-    r.telecom.forEach((t, i) => {
-      const tp = [...p, 'telecom', i];
-      if (!isObject(t)) return;
-      const value = rd.text(t.value, [...tp, 'value']);
-      if (t.system === 'phone' && value !== undefined && into.phone === undefined) {
-        into.phone = value;
-        rd.from('/hospital/phone', [...tp, 'value']);
-      } else if (t.system === 'email' && value !== undefined && into.email === undefined) {
-        into.email = value;
-        rd.from('/hospital/email', [...tp, 'value']);
-      } else rd.warn(tp, 'not-mapped', 'the clinical input holds one phone and one email for the hospital; this contact is left out');
-    });
+  eachObject(r, 'telecom', p, (t, tp) => {
+    const value = rd.text(t.value, [...tp, 'value']);
+    if (t.system === 'phone' && value !== undefined && into.phone === undefined) {
+      into.phone = value;
+      rd.from('/hospital/phone', [...tp, 'value']);
+    } else if (t.system === 'email' && value !== undefined && into.email === undefined) {
+      into.email = value;
+      rd.from('/hospital/email', [...tp, 'value']);
+    } else rd.warn(tp, 'not-mapped', 'the clinical input holds one phone and one email for the hospital; this contact is left out');
+  });
   readAddress(rd, r, p, into, '/hospital');
   reportRest(rd, r, p, ['identifier', 'name', 'telecom', 'active', 'address'], 'Organization');
 }
@@ -689,11 +688,8 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
     return undefined;
   }
   checkList(rd, r, 'content', p);
-  const content = Array.isArray(r.content) ? r.content : [];
   let url: string | undefined;
-  content.forEach((c, i) => {
-    const cp = [...p, 'content', i];
-    if (!isObject(c)) return;
+  eachObject(r, 'content', p, (c, cp) => {
     for (const k of Object.keys(c)) if (k !== 'attachment') rd.warn([...cp, k], 'not-mapped', leftOut('content', k, ['format', 'id']));
     const a = isObject(c.attachment) ? c.attachment : undefined;
     const ap = [...cp, 'attachment'];

@@ -7,10 +7,11 @@
  * observations). The record that has no place for
  * them says so in a warning (`to-fhir.ts`).
  */
+import type { Mutable } from '../util.js';
 import type { BloodPressureInput, MeasurementInput, ObservationsInput, TemperatureInput } from '../generated/types.js';
+import { CELSIUS_UP_TO } from '../spec/definition.js';
 import { printOnly, type Assembly, type PatientData } from './assembly.js';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Measure = 'bloodPressure' | 'temperature' | 'pulse' | 'spo2' | 'respiratoryRate' | 'weight' | 'height';
 
 /** Where each measure is in the clinical input's patient (JSON Pointer tokens under /patient). */
@@ -43,8 +44,7 @@ export function patientMeasurements(p: PatientData): { obs: ObservationsInput; u
     if (bp === undefined) unreadable.push('bloodPressure');
     else obs.bloodPressure = bp;
   }
-  // The input schema: degrees Celsius up to 50, degrees Fahrenheit above.
-  if (v.temperature !== undefined) obs.temperature = v.temperature <= 50 ? v.temperature : { value: v.temperature, unit: '[degF]' };
+  if (v.temperature !== undefined) obs.temperature = v.temperature <= CELSIUS_UP_TO ? v.temperature : { value: v.temperature, unit: '[degF]' };
   for (const k of ['pulse', 'spo2', 'respiratoryRate'] as const) if (v[k] !== undefined) obs[k] = v[k];
   if (p.weight !== undefined) obs.weight = p.weight;
   if (p.height !== undefined) obs.height = p.height;

@@ -231,6 +231,12 @@ const bool = (description?: string): FieldDef => (description === undefined ? { 
 const arr = (items: FieldDef, maxItems: number, description?: string): FieldDef => (description === undefined ? { type: 'array', items, maxItems } : { type: 'array', items, maxItems, description });
 const ref = (r: ResourceName): FieldDef => ({ type: 'ref', ref: r });
 
+/** The largest value of each of the patient's measures at the visit (`patient.vitals`, `weight`, `height`). None of them comes from the spec. */
+export const PATIENT_MEASURE_MAXIMA = { pulse: 400, temperature: 115, spo2: 100, respiratoryRate: 200, weight: 500, height: 300 } as const;
+
+/** A patient's body temperature up to this value is in degrees Celsius, above it in degrees Fahrenheit: the two ranges do not overlap. */
+export const CELSIUS_UP_TO = 50;
+
 /** Bounds shared by many fields. None of them comes from the spec. */
 export const BOUNDS = {
   name: 255,
@@ -1257,10 +1263,15 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
     required: [],
     properties: {
       bloodPressure: str(16, { minLength: 3, examples: ['120/80'], description: 'Systolic/diastolic in mmHg.' }),
-      pulse: { type: 'number', exclusiveMinimum: 0, maximum: 400, description: 'Beats per minute.' },
-      temperature: { type: 'number', exclusiveMinimum: 0, maximum: 115, description: 'Body temperature: degrees Celsius up to 50, degrees Fahrenheit above.' },
-      spo2: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'Oxygen saturation in %.' },
-      respiratoryRate: { type: 'number', exclusiveMinimum: 0, maximum: 200, description: 'Breaths per minute.' },
+      pulse: { type: 'number', exclusiveMinimum: 0, maximum: PATIENT_MEASURE_MAXIMA.pulse, description: 'Beats per minute.' },
+      temperature: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        maximum: PATIENT_MEASURE_MAXIMA.temperature,
+        description: `Body temperature: degrees Celsius up to ${CELSIUS_UP_TO}, degrees Fahrenheit above.`,
+      },
+      spo2: { type: 'number', exclusiveMinimum: 0, maximum: PATIENT_MEASURE_MAXIMA.spo2, description: 'Oxygen saturation in %.' },
+      respiratoryRate: { type: 'number', exclusiveMinimum: 0, maximum: PATIENT_MEASURE_MAXIMA.respiratoryRate, description: 'Breaths per minute.' },
     },
   },
   {
@@ -1283,13 +1294,13 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
       weight: {
         type: 'number',
         exclusiveMinimum: 0,
-        maximum: 500,
+        maximum: PATIENT_MEASURE_MAXIMA.weight,
         description: 'Weight in kg. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord.',
       },
       height: {
         type: 'number',
         exclusiveMinimum: 0,
-        maximum: 300,
+        maximum: PATIENT_MEASURE_MAXIMA.height,
         description: 'Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord.',
       },
       vitals: ref('vitals-input'),
