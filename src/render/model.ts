@@ -7,6 +7,7 @@
 import { readFrequency } from '../builders/frequency.js';
 import type { CareContext, CareContextInput } from '../generated/types.js';
 import type { CareContextDetails, PatientDetails } from '../resolve.js';
+import { CELSIUS_UP_TO } from '../spec/definition.js';
 import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import type { Labels } from './labels.js';
 import { frequencyWords, localAge, localDate, localDose, localDuration, localSex, localStatus, localTiming } from './localize.js';
@@ -199,7 +200,7 @@ export interface DocumentModel {
   readonly bareClosing: boolean;
   /**
    * Whether the closing goes inside the medicine table, with the last medicine: a bare closing, medicines, and no
-   * investigations after them (the discharge summary's medicines to take at home).
+   * investigations after them (prescription, visit summary, the discharge summary's medicines to take at home).
    */
   readonly closingInMedicines: boolean;
   readonly document: {
@@ -420,8 +421,7 @@ function vitalsOf(p: PrintPatient, labels: PrintedLabels, fmt: (n: number) => st
   const pulse = num(v.pulse);
   if (pulse !== null) vitals.push({ name: labels.pulse, value: `${fmt(pulse)} /min` });
   const temp = num(v.temperature);
-  // Body temperatures in Celsius and Fahrenheit do not overlap: up to 50 is Celsius.
-  if (temp !== null) vitals.push({ name: labels.temperature, value: `${fmt(temp)} °${temp > 50 ? 'F' : 'C'}` });
+  if (temp !== null) vitals.push({ name: labels.temperature, value: `${fmt(temp)} °${temp > CELSIUS_UP_TO ? 'F' : 'C'}` });
   const spo2 = num(v.spo2);
   if (spo2 !== null) vitals.push({ name: labels.spo2, value: `${fmt(spo2)}%` });
   const rr = num(v.respiratoryRate);
@@ -459,13 +459,12 @@ function patientModel(p: PrintPatient, visitDate: string | undefined, speech: Sp
   };
 }
 
-/** The four times of day, named from the catalogue(s), each with its first grapheme as the short mark. */
-/** See {@link DocumentModel.compactClosing}: short enough to print as one piece (never taller than a page). */
-function compactClosingOf(advice: string | null, followUp: string | null): boolean {
-  const notes = [advice, followUp].filter((t): t is string => t !== null && t.trim() !== '');
+/** See {@link DocumentModel.compactClosing}: the advice and follow-up given are short enough to print as one piece (never taller than a page). */
+function compactClosingOf(notes: readonly string[]): boolean {
   return notes.length > 0 && notes.join('').length <= 600 && notes.reduce((n, t) => n + t.split('\n').length, 0) <= 12;
 }
 
+/** The four times of day, named from the catalogue(s), each with its first grapheme as the short mark. */
 function doseSlotsOf(speech: Speech): DoseSlot[] {
   return SLOT_KEYS.map((k): DoseSlot => ({ name: speech.labels[k], short: speech.say((m) => firstGrapheme(m.labels[k], m.intl.locale)) ?? '', mark: null }));
 }
@@ -567,7 +566,9 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
   const medications = medicationsModel(records, source.details, options.caps === true, speech);
   const advice = adviceOf(records);
   const labInvestigations = records.flatMap((r) => r.bundleData.labInvestigations ?? []).map((l, i) => ({ number: i + 1, testName: l.testName, instructions: str(l.instructions) }));
-  const bareClosing = [advice, str(source.followUp)].every((t) => t === null || t.trim() === '');
+  // The closing's notes: the advice and the follow-up, those given.
+  const notes = [advice, str(source.followUp)].filter((t): t is string => t !== null && t.trim() !== '');
+  const bareClosing = notes.length === 0;
   const d = source.details?.doctor ?? {};
   return {
     lang: options.lang,
@@ -590,7 +591,7 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     hasDoseGrid: medications.some((m) => m.doseGrid !== null),
     labInvestigations,
     advice,
-    compactClosing: compactClosingOf(advice, str(source.followUp)),
+    compactClosing: compactClosingOf(notes),
     bareClosing,
     closingInMedicines: bareClosing && medications.length > 0 && labInvestigations.length === 0,
     document: { url, link },
