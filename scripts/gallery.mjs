@@ -17,11 +17,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LANGUAGES, createPdfPrinter, findChromium, renderDocuments } from '../dist/render/index.js';
+import { example, languageOption, printPages, root } from './printed-pages.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
   options: { out: { type: 'string', default: join(root, 'gallery') }, lang: { type: 'string' }, dpi: { type: 'string', default: '60' }, chromium: { type: 'string' } },
 });
@@ -65,7 +64,6 @@ const DOCUMENTS = [
   ['wellness-a4', 'wellness', 'wellness', 'A4'],
   ['invoice-a4', 'invoice', 'invoice', 'A4'],
 ];
-const example = (name) => JSON.parse(readFileSync(join(root, 'examples', `${name}.input.json`), 'utf8'));
 
 const out = values.out;
 const printer = await createPdfPrinter({ executablePath: chromium });
@@ -78,15 +76,9 @@ try {
     for (const f of readdirSync(dir)) if (/\.(pdf|png)$/.test(f)) rmSync(join(dir, f));
     const list = [];
     for (const [name, template, input, pageSize, hiType] of DOCUMENTS) {
-      const docs = renderDocuments(example(input), { template, lang: lang.includes('+') ? lang.split('+') : lang, pageSize, lint: false });
+      const docs = renderDocuments(example(input), { template, lang: languageOption(lang), pageSize, lint: false });
       const doc = docs.find((d) => hiType === undefined || d.hiType === hiType) ?? docs[0];
-      const pdf = join(dir, `${name}.pdf`);
-      writeFileSync(pdf, await printer.pdf(doc.html, { pageSize }));
-      execFileSync('pdftoppm', ['-r', String(dpi), '-png', pdf, join(dir, name)]);
-      const shots = readdirSync(dir)
-        .filter((f) => f.startsWith(`${name}-`) && /-\d+\.png$/.test(f) && !f.slice(name.length + 1).includes('-'))
-        .sort((a, b) => Number(/(\d+)\.png$/.exec(a)[1]) - Number(/(\d+)\.png$/.exec(b)[1]));
-      for (const f of shots) list.push({ document: `${name} p${Number(/(\d+)\.png$/.exec(f)[1])}`, file: join(dir, f) });
+      for (const { page, file } of await printPages(printer, doc.html, pageSize, dir, name, dpi)) list.push({ document: `${name} p${page}`, file });
     }
     pages.set(lang, list);
     process.stdout.write(`${relative(root, dir) || dir}: ${list.length} pages\n`);

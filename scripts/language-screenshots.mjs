@@ -8,11 +8,10 @@
  *
  * Every value on the pages is synthetic.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { example as exampleInput, root } from './printed-pages.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const { createPdfPrinter, findChromium, renderDocuments } = await import('../dist/render/index.js');
 const chromium = process.env.ABHA_LINK_CHROMIUM || findChromium();
 if (chromium === undefined) {
@@ -36,7 +35,7 @@ const documents = [
 const printer = await createPdfPrinter({ executablePath: chromium });
 try {
   for (const [example, template, prefix] of documents) {
-    const input = JSON.parse(readFileSync(join(root, `examples/${example}.input.json`), 'utf8'));
+    const input = exampleInput(example);
     for (const [name, lang] of languages) {
       const file = join(root, `${prefix}-${name}.png`);
       mkdirSync(dirname(file), { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * Renders every bundled template from the examples, in English and Hindi, and
+ * Renders every bundled template from the examples, in English, Hindi, Tamil and English + Hindi, and
  * screenshots the printed pages (the PDF as Chromium prints it, page by page,
  * through pdftoppm of poppler-utils) to PNG under docs/screenshots/. Run after
  * `npm run build`:
@@ -9,18 +9,15 @@
  * The PNGs are the printed pages: page margins with the patient's name, the
  * date and "Page N of M" included. Look at every one before committing.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createPdfPrinter, renderDocuments } from '../dist/render/index.js';
+import { example, languageOption, printPages, root } from './printed-pages.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,en+hi' } } });
 const langs = values.lang.split(',');
-const example = (name) => JSON.parse(readFileSync(join(root, 'examples', `${name}.input.json`), 'utf8'));
 
 /** What is shot: name, template, example, page size. */
 const SHOTS = [
@@ -39,17 +36,14 @@ const written = [];
 try {
   for (const lang of langs) {
     for (const [name, template, input, pageSize] of SHOTS) {
-      const [doc] = renderDocuments(example(input), { template, lang: lang.includes('+') ? lang.split('+') : lang, pageSize, lint: false });
-      const pdf = join(work, `${name}-${lang}.pdf`);
-      writeFileSync(pdf, await printer.pdf(doc.html, { pageSize }));
+      const [doc] = renderDocuments(example(input), { template, lang: languageOption(lang), pageSize, lint: false });
       // 80 dpi: readable, and small enough to commit.
-      execFileSync('pdftoppm', ['-r', '80', '-png', pdf, join(work, `${name}-${lang}`)]);
+      const shots = await printPages(printer, doc.html, pageSize, work, `${name}-${lang}`, 80);
       // The pages of an earlier shot of this document go first: a document that now has fewer pages leaves none behind.
       for (const f of readdirSync(out).filter((x) => new RegExp(`^${name}-${lang.replace('+', '\\+')}-p\\d+\\.png$`).test(x))) rmSync(join(out, f));
-      for (const f of readdirSync(work).filter((x) => x.startsWith(`${name}-${lang}-`) && x.endsWith('.png'))) {
-        const page = Number(/-(\d+)\.png$/.exec(f)[1]);
+      for (const { page, file } of shots) {
         const target = `${name}-${lang}-p${page}.png`;
-        renameSync(join(work, f), join(out, target));
+        renameSync(file, join(out, target));
         written.push(target);
       }
     }
