@@ -156,6 +156,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'isFhirHiType',
     'isolatedXhtml',
     'narrativeText',
+    'parseIcd10Titles',
     'profileUrl',
     'resourceUuid',
     'toFhirBundles',

@@ -12,7 +12,7 @@ import type { Diagnosis } from '../generated/types.js';
 import { ICD10_PERMISSIVE, ICD11_MMS } from '../spec/constants.js';
 import { issue, type Assembly } from './assembly.js';
 import { SYSTEMS } from './constants.js';
-import { ownValue } from './own.js';
+import { icd10Title } from './icd10-titles.js';
 import type { CodeableConcept } from './r4.js';
 
 /** The classification an icdCode belongs to, by its shape (ICD-10: digit second; ICD-11 MMS: letter second). */
@@ -51,13 +51,13 @@ export function conditionCode(a: Assembly, d: Diagnosis, index: number): Codeabl
     return { text: textWithCode(d.diagnosisName, code) };
   }
   const titles = a.options.icd10Titles;
-  const title = titles === undefined ? undefined : ownValue(titles, code);
-  if (typeof title === 'string' && title.trim() !== '') return { coding: [{ system: SYSTEMS.icd10, code, display: title.trim() }], text: d.diagnosisName };
+  const title = titles === undefined ? undefined : icd10Title(titles, code);
+  if (title !== undefined) return { coding: [{ system: SYSTEMS.icd10, code, display: title }], text: d.diagnosisName };
   a.report(
     issue(
       at,
       'icd10-title-unknown',
-      "the NRCeS Condition profile needs an ICD-10 coding's display to be the code's title, not the diagnosis as written, and abha-link has no ICD-10 title table: the code is kept in Condition.code.text; give toFhirBundles the option icd10Titles (code to WHO title) to write it as a coding",
+      `the NRCeS Condition profile needs an ICD-10 coding's display to be the code's title, not the diagnosis as written, and ${titles === undefined ? 'no ICD-10 title table was given (abha-link ships none)' : 'the ICD-10 title table given has no title for this code'}: the code is kept in Condition.code.text. To write it as a coding, supply the hospital's licensed ICD-10 title table (CSV or TSV of code and title, or WHO ClaML XML): --icd10-titles FILE on abha-link fhir and abha-link serve, or the option icd10Titles of toFhirBundles (parseIcd10Titles reads the file's text)`,
       'warning',
     ),
   );

@@ -39,6 +39,8 @@ export interface ServeAppOptions {
   readonly probeUpstream?: () => Promise<boolean>;
   /** Opens the PDF printer (a Chromium) on the first PDF request; rejects with a PdfUnavailableError when there is none. */
   readonly openPrinter?: () => Promise<PdfPrinter>;
+  /** The hospital's ICD-10 title table (code → title): with it, /v1/fhir writes an icdCode as an ICD-10 coding. */
+  readonly icd10Titles?: Readonly<Record<string, string>>;
 }
 
 /** What the routes share. */

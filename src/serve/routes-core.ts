@@ -130,7 +130,13 @@ export function registerCoreRoutes(app: FastifyInstance, context: ServeContext):
   app.post<{ Querystring: { hiType?: string; index?: number } }>('/v1/fhir', { schema: { querystring: QUERY.fhir } }, async (request, reply) => {
     const body = requireBody(request.body);
     const at = now();
-    const r = toFhirBundles(body as ClinicalInput, { timestamp: at, lint: { now: at }, ...(request.query.hiType === undefined ? {} : { hiType: request.query.hiType }) });
+    const { icd10Titles } = context.options;
+    const r = toFhirBundles(body as ClinicalInput, {
+      timestamp: at,
+      lint: { now: at },
+      ...(request.query.hiType === undefined ? {} : { hiType: request.query.hiType }),
+      ...(icd10Titles === undefined ? {} : { icd10Titles }),
+    });
     if (!r.success) return reply.code(422).send({ issues: r.issues });
     const doc = pick(r.bundles, request.query.index, 'bundles');
     const check = checkFhirBundle(doc.bundle);

@@ -24,6 +24,8 @@ export interface StartOptions {
   /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
   readonly databaseUrl: string | undefined;
   readonly chromium: string | undefined;
+  /** --icd10-titles: the hospital's ICD-10 title table, for the codings of /v1/fhir. */
+  readonly icd10Titles?: Readonly<Record<string, string>> | undefined;
   readonly now: () => Date;
   readonly logStream: { write(line: string): unknown };
   /** A warning for the operator (stderr), without data. */
@@ -130,6 +132,7 @@ export async function startServe(options: StartOptions): Promise<RunningServe> {
     ...(options.client === undefined ? {} : { client: options.client }),
     ...(queue === undefined ? {} : { queue }),
     ...(probe === undefined ? {} : { probeUpstream: probe }),
+    ...(options.icd10Titles === undefined ? {} : { icd10Titles: options.icd10Titles }),
   });
   try {
     await app.listen({ host: options.host, port: options.port });

@@ -14,6 +14,7 @@ import { fileCountError, missingValueError, optionError, defineCommand } from '.
 import { EXIT, cliIo, UsageError, issueLines, readJsonInput, writeOut } from '../io.js';
 import { writeListedFiles } from '../output-files.js';
 import { printedDocuments } from '../embed-pdf.js';
+import { readIcd10TitlesFile } from '../icd10-titles.js';
 
 export interface FhirArgs {
   file: string | undefined;
@@ -32,6 +33,8 @@ export interface FhirArgs {
   chromiumGiven?: boolean;
   /** The clock, for the lint rule "visit date in the future" (as build and render run it). */
   now: Date;
+  /** --icd10-titles FILE: the hospital's ICD-10 title table (CSV, TSV or ClaML), so that ICD-10 codes become codings. */
+  icd10TitlesFile?: string | undefined;
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -101,14 +104,15 @@ async function runFromFhir(args: FhirArgs): Promise<number> {
 export async function runFhir(args: FhirArgs): Promise<number> {
   if (args.fromFhir !== undefined) {
     if (args.file !== undefined) throw new UsageError('give either --from-fhir FILE or a clinical input / link request FILE, not both');
-    if (args.out !== undefined || args.attach.length > 0 || args.force || args.embedPdf === true)
-      throw new UsageError('--out, --force, --attach and --embed-pdf apply to FHIR output, not to --from-fhir');
+    if (args.out !== undefined || args.attach.length > 0 || args.force || args.embedPdf === true || args.icd10TitlesFile !== undefined)
+      throw new UsageError('--out, --force, --attach, --embed-pdf and --icd10-titles apply to FHIR output, not to --from-fhir');
     return runFromFhir(args);
   }
   if (args.force && args.out === undefined) throw new UsageError('--force applies to the files of --out DIR');
   if (args.chromiumGiven === true && args.embedPdf !== true) throw new UsageError('--chromium applies to --embed-pdf');
   if (args.hiType !== undefined && !isFhirHiType(args.hiType)) throw optionError('hi-type', `one of ${FHIR_HI_TYPES.join(', ')} for FHIR output`, { given: args.hiType, choices: FHIR_HI_TYPES });
   const { attachments, files } = await readAttachments(args.attach);
+  const icd10Titles = args.icd10TitlesFile === undefined ? undefined : (await readIcd10TitlesFile(args.icd10TitlesFile)).titles;
   const read = await readJsonInput(args.file, { regularOnly: true });
   if (read === undefined) return EXIT.usage;
   const { name, lineOf } = read;
@@ -135,6 +139,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
     timestamp: args.timestamp,
     ...(args.hiType !== undefined ? { hiType: args.hiType } : {}),
     attachments,
+    ...(icd10Titles !== undefined ? { icd10Titles } : {}),
     ...(printed !== undefined ? { printedDocuments: printed } : {}),
     lint: { now: args.now },
   });
@@ -176,7 +181,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 
 export const command = defineCommand({
   usage:
-    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] FILE|-...',
+    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--icd10-titles FILE] [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] FILE|-...',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -215,6 +220,10 @@ Options:
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
                        .xml .json)
+  --icd10-titles FILE  the hospital's ICD-10 title table: CSV or TSV rows of
+                       code and title, or WHO's ClaML XML; an icdCode with a
+                       title becomes an ICD-10 coding (NRCeS needs the
+                       title as its display; abha-link ships no table)
   --embed-pdf          print each care context's page (the prescription
                        template for a Prescription, the visit summary for
                        the others) to PDF and carry it in its bundle, where
@@ -241,11 +250,12 @@ Options:
     'from-fhir': { type: 'string' },
     'embed-pdf': { type: 'boolean' },
     chromium: { type: 'string' },
+    'icd10-titles': { type: 'string' },
     format: { type: 'string' },
   },
   async run({ values, positionals }) {
     if (positionals[0] === 'validate') {
-      const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir'] as const).find((o) =>
+      const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir', 'icd10-titles'] as const).find((o) =>
         o === 'attach' ? values.attach.length > 0 : o === 'force' ? values.force : values[o] !== undefined,
       );
       if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
@@ -278,6 +288,7 @@ Options:
       chromium: values.chromium ?? (cliIo().env.ABHA_LINK_CHROMIUM || undefined),
       chromiumGiven: values.chromium !== undefined,
       now,
+      icd10TitlesFile: values['icd10-titles'],
     });
   },
 });

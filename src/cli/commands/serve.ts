@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../../serve/auth.js';
 import { startServe } from '../../serve/start.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
+import { readIcd10TitlesFile } from '../icd10-titles.js';
 import { readApiKeyFile } from './submit.js';
 
 /** The serve token from --token-file or ABHA_LINK_SERVE_TOKEN; undefined when neither is given. */
@@ -42,7 +43,7 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
 }
 
 export const command = defineCommand({
-  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE]',
+  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--icd10-titles FILE]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -67,12 +68,15 @@ Options:
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --token-file FILE     read the serve token from FILE (default:
                         $ABHA_LINK_SERVE_TOKEN)
+  --icd10-titles FILE   the hospital's ICD-10 title table (CSV or TSV of code
+                        and title, or WHO ClaML XML) for /v1/fhir: an icdCode
+                        with a title becomes an ICD-10 coding
   -h, --help            show this help
   -v, --version         print the version
 
 SIGTERM stops the server in order (no new requests, those in flight answered,
 the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
-  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' } },
+  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' }, 'icd10-titles': { type: 'string' } },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
     const host = values.host ?? '127.0.0.1';
@@ -84,6 +88,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
       throw new UsageError(`--host ${host} listens beyond this machine: set ABHA_LINK_SERVE_TOKEN or give --token-file FILE, so that only your systems can call the service`);
     }
     const upstream = await readUpstream(values['api-key-file']);
+    const titlesFile = values['icd10-titles'];
+    const icd10Titles = titlesFile === undefined ? undefined : (await readIcd10TitlesFile(titlesFile)).titles;
     const secret = cliIo().env.ABHA_LINK_CALLBACK_SECRET?.trim();
     if (secret !== undefined && secret !== '' && secret.length < 16) throw new UsageError('ABHA_LINK_CALLBACK_SECRET must be at least 16 characters');
     const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
@@ -101,6 +107,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         callbackSecret: secret === '' ? undefined : secret,
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
+        icd10Titles,
         now: () => cliIo().now(),
         logStream: { write: (line: string) => cliIo().stderr.write(line) },
         warn,
