@@ -33,8 +33,9 @@ describe('fromFhir on a typical EMR export', () => {
       visit: { id: 'OPD-2026-0042', at: '2026-11-20T10:30:00+05:30' },
       documentUrl: 'https://emr.sanjeevani.example/docs/OPD-2026-0042.pdf',
       diagnosis: [
-        { diagnosisName: 'Type 2 diabetes mellitus without complications', icdCode: 'E11.9', status: 'confirmed' },
-        { diagnosisName: 'Acute upper respiratory infection', status: 'provisional' },
+        { diagnosisName: 'Type 2 diabetes mellitus without complications', icdCode: 'E11.9', icdTitle: 'Type 2 diabetes mellitus without complications', status: 'confirmed' },
+        // Issue 23 item 4: the EMR's SNOMED CT coding is kept as the diagnosis's snomed, never turned into icdCode.
+        { diagnosisName: 'Acute upper respiratory infection', snomed: { code: '54150009', display: 'Upper respiratory infection' }, status: 'provisional' },
       ],
       medications: [
         {
@@ -61,7 +62,6 @@ describe('fromFhir on a typical EMR export', () => {
       ['/entry/3/resource/period/end', 'not-mapped'],
       ['/entry/3/resource/reasonCode', 'not-mapped'],
       ['/entry/4/resource/clinicalStatus', 'not-mapped'],
-      ['/entry/5/resource/code/coding/0', 'not-mapped'],
       ['/entry/5/resource/onsetDateTime', 'not-mapped'],
       ['/entry/6/resource', 'entered-in-error'],
       ['/entry/7/resource/dosageInstruction/0/route/coding/0', 'not-mapped'],

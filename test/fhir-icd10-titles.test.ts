@@ -199,3 +199,73 @@ describe('abha-link serve with an ICD-10 title table', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('codings the EMR already holds (icdTitle, snomed)', () => {
+  const at = { timestamp: new Date('2026-11-20T12:00:00+05:30') };
+  const coded: ClinicalInput = {
+    ...input,
+    diagnosis: [
+      {
+        diagnosisName: 'Sugar, as the doctor wrote it',
+        status: 'confirmed',
+        icdCode: 'E11.9',
+        icdTitle: 'Sugar title from the EMR',
+        snomed: { code: '44054006', display: 'Diabetes mellitus type 2' },
+      },
+      { diagnosisName: 'Only a concept', snomed: { code: '38341003', display: 'Hypertensive disorder' } },
+      { diagnosisName: 'Chest, ICD-11', icdCode: 'CA20.0', icdTitle: 'A title with no place' },
+    ],
+  };
+
+  it('writes the ICD-10 coding with the EMR title and the SNOMED CT coding beside it; the bundle validates', () => {
+    const r = toFhirBundles(coded, { ...at, icd10Titles: { 'E11.9': 'The table title, not used when the EMR gives one' } });
+    if (!r.success) throw new Error(JSON.stringify(r.issues));
+    const bundle = r.bundles[0]!.bundle;
+    expect(validateFhirBundle(bundle).success).toBe(true);
+    const conds = (bundle.entry ?? []).map((e) => e.resource).filter((x): x is Condition => x?.resourceType === 'Condition');
+    expect(conds.map((c) => c.code)).toEqual([
+      {
+        coding: [
+          { system: 'http://hl7.org/fhir/sid/icd-10', code: 'E11.9', display: 'Sugar title from the EMR' },
+          { system: 'http://snomed.info/sct', code: '44054006', display: 'Diabetes mellitus type 2' },
+        ],
+        text: 'Sugar, as the doctor wrote it',
+      },
+      { coding: [{ system: 'http://snomed.info/sct', code: '38341003', display: 'Hypertensive disorder' }], text: 'Only a concept' },
+      { text: 'Chest, ICD-11 (ICD-11 CA20.0)' },
+    ]);
+    // The ICD-11 diagnosis's title has no place: said, not dropped silently.
+    expect(r.warnings.map((w) => [w.path, w.code])).toContainEqual(['/diagnosis/2/icdTitle', 'icd-title-not-used']);
+    expect(r.warnings.map((w) => w.path)).not.toContain('/diagnosis/0/icdCode');
+  });
+
+  it('never sends icdTitle or snomed in the link request (the spec has no place for them)', async () => {
+    const { buildLinkRequest } = await import('../src/builders/link-request.js');
+    const req = buildLinkRequest(coded);
+    expect(req.careContexts[0]?.bundleData.diagnosis).toEqual([
+      { diagnosisName: 'Sugar, as the doctor wrote it', status: 'confirmed', icdCode: 'E11.9' },
+      { diagnosisName: 'Only a concept' },
+      { diagnosisName: 'Chest, ICD-11', icdCode: 'CA20.0' },
+    ]);
+  });
+
+  it('reads both codings back through fromFhir, so a round trip keeps them', async () => {
+    const { fromFhir } = await import('../src/fhir/from-fhir.js');
+    const r = toFhirBundles(coded, at);
+    if (!r.success) throw new Error('not built');
+    const back = fromFhir(r.bundles[0]!.bundle);
+    if (!back.success) throw new Error(JSON.stringify(back.issues));
+    expect(back.value.diagnosis).toEqual([
+      {
+        diagnosisName: 'Sugar, as the doctor wrote it',
+        status: 'confirmed',
+        icdCode: 'E11.9',
+        icdTitle: 'Sugar title from the EMR',
+        snomed: { code: '44054006', display: 'Diabetes mellitus type 2' },
+      },
+      { diagnosisName: 'Only a concept', snomed: { code: '38341003', display: 'Hypertensive disorder' } },
+      { diagnosisName: 'Chest, ICD-11', icdCode: 'CA20.0' },
+    ]);
+    expect(back.warnings.filter((w) => w.path.includes('/code/coding'))).toEqual([]);
+  });
+});

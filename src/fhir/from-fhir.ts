@@ -10,6 +10,7 @@ import type { Mutable } from '../util.js';
 import type {
   ClinicalInput,
   Diagnosis,
+  DiagnosisInput,
   Doctor,
   DoctorInput,
   Hospital,
@@ -395,7 +396,7 @@ function readEncounter(rd: Reader, item: Item, into: Partial<VisitInput>, doctor
   reportRest(rd, r, p, ['identifier', 'status', 'class', 'subject', 'participant', 'period', 'serviceProvider', ...(inpatient ? ['reasonCode'] : [])], 'Encounter');
 }
 
-function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefined {
+function readCondition(rd: Reader, item: Item, at: string): DiagnosisInput | undefined {
   const { r, p } = take(rd, item, []);
   const ver = codings(r.verificationStatus).find((c) => c.system === SYSTEMS.conditionVerificationStatus);
   if (ver?.code === 'entered-in-error') {
@@ -407,15 +408,28 @@ function readCondition(rd: Reader, item: Item, at: string): Diagnosis | undefine
     rd.warn([...p, 'code'], 'not-mapped', 'this Condition has no text or display to name the diagnosis; it is left out');
     return undefined;
   }
-  const d: { diagnosisName: string; icdCode?: string; status?: string } = { diagnosisName: name };
+  const d: Mutable<DiagnosisInput> = { diagnosisName: name };
   rd.from(`${at}/diagnosisName`, [...p, 'code']);
   const all = codings(r.code);
   all.forEach((c, i) => {
     const cp = [...p, 'code', 'coding', i];
+    const display = typeof c.display === 'string' && c.display.trim() !== '' ? c.display.trim() : undefined;
     if (c.system === SYSTEMS.icd10 && typeof c.code === 'string' && d.icdCode === undefined) {
       d.icdCode = c.code.trim();
       rd.from(`${at}/icdCode`, [...cp, 'code']);
-    } else rd.warn(cp, 'not-mapped', 'the clinical input carries ICD-10 codes only (icdCode); this coding is left out, the diagnosis keeps its name');
+      if (display !== undefined) {
+        d.icdTitle = display;
+        rd.from(`${at}/icdTitle`, [...cp, 'display']);
+      }
+    } else if (c.system === SYSTEMS.snomed && typeof c.code === 'string' && display !== undefined && d.snomed === undefined) {
+      d.snomed = { code: c.code.trim(), display };
+      rd.from(`${at}/snomed`, cp);
+    } else
+      rd.warn(
+        cp,
+        'not-mapped',
+        'the clinical input carries one ICD-10 coding (icdCode, icdTitle) and one SNOMED CT coding with its display (snomed) per diagnosis; this coding is left out, the diagnosis keeps its name',
+      );
   });
   // An ICD-11 code, or an ICD-10 code whose title was not known, is kept in code.text: "name (ICD-11 CA40.0)".
   const inText = d.icdCode === undefined ? codeFromText(name) : undefined;

@@ -4,16 +4,18 @@
  * Condition profile requires a display in its ICD-10 slice, and abha-link
  * ships no ICD-10 title table (none with a licence that lets us ship it), so
  * a coding is written only when the caller supplies the title
- * (`options.icd10Titles`). Otherwise, and always for an ICD-11 MMS code
- * (the profile closes its codings to ICD-10 and SNOMED CT), the code is kept
- * in `Condition.code.text` beside the diagnosis name, with a warning.
+ * (the diagnosis's `icdTitle` from the EMR, else `options.icd10Titles`, the
+ * hospital's table). Otherwise, and always for an ICD-11 MMS code (the
+ * profile closes its codings to ICD-10 and SNOMED CT), the code is kept in
+ * `Condition.code.text` beside the diagnosis name, with a warning. A SNOMED CT
+ * concept the EMR holds (`snomed`) is a coding of its own.
  */
-import type { Diagnosis } from '../generated/types.js';
+import type { Diagnosis, DiagnosisInput } from '../generated/types.js';
 import { ICD10_PERMISSIVE, ICD11_MMS } from '../spec/constants.js';
 import { issue, type Assembly } from './assembly.js';
 import { SYSTEMS } from './constants.js';
 import { icd10Title } from './icd10-titles.js';
-import type { CodeableConcept } from './r4.js';
+import type { CodeableConcept, Coding } from './r4.js';
 
 /** The classification an icdCode belongs to, by its shape (ICD-10: digit second; ICD-11 MMS: letter second). */
 export function icdSystemOf(code: string): 'ICD-10' | 'ICD-11' | undefined {
@@ -34,10 +36,26 @@ export function codeFromText(text: string): { readonly name: string; readonly co
   return icdSystemOf(code) === system ? { name, code } : undefined;
 }
 
+/** A CodeableConcept of codings (none: no `coding`) and a text. */
+function concept(coding: readonly Coding[], text: string): CodeableConcept {
+  return coding.length > 0 ? { coding: [...coding], text } : { text };
+}
+
 /** Condition.code of a diagnosis, reporting where a code is kept in text. */
 export function conditionCode(a: Assembly, d: Diagnosis, index: number): CodeableConcept {
+  const given: DiagnosisInput | undefined = a.job.clinical?.diagnosis?.[index];
+  const snomed: Coding[] = given?.snomed === undefined ? [] : [{ system: SYSTEMS.snomed, code: given.snomed.code.trim(), display: given.snomed.display.trim() }];
   const code = d.icdCode;
-  if (code === undefined) return { text: d.diagnosisName };
+  if (given?.icdTitle !== undefined && (code === undefined || icdSystemOf(code) === 'ICD-11'))
+    a.report(
+      issue(
+        a.job.at.content('diagnosis', index, 'icdTitle'),
+        'icd-title-not-used',
+        'icdTitle is the ICD-10 title of icdCode, and this diagnosis has no ICD-10 icdCode: the title has no place and is left out',
+        'warning',
+      ),
+    );
+  if (code === undefined) return concept(snomed, d.diagnosisName);
   const at = a.job.at.content('diagnosis', index, 'icdCode');
   if (icdSystemOf(code) === 'ICD-11') {
     a.report(
@@ -48,18 +66,18 @@ export function conditionCode(a: Assembly, d: Diagnosis, index: number): Codeabl
         'warning',
       ),
     );
-    return { text: textWithCode(d.diagnosisName, code) };
+    return concept(snomed, textWithCode(d.diagnosisName, code));
   }
   const titles = a.options.icd10Titles;
-  const title = titles === undefined ? undefined : icd10Title(titles, code);
-  if (title !== undefined) return { coding: [{ system: SYSTEMS.icd10, code, display: title }], text: d.diagnosisName };
+  const title = given?.icdTitle?.trim() ?? (titles === undefined ? undefined : icd10Title(titles, code));
+  if (title !== undefined) return concept([{ system: SYSTEMS.icd10, code, display: title }, ...snomed], d.diagnosisName);
   a.report(
     issue(
       at,
       'icd10-title-unknown',
-      `the NRCeS Condition profile needs an ICD-10 coding's display to be the code's title, not the diagnosis as written, and ${titles === undefined ? 'no ICD-10 title table was given (abha-link ships none)' : 'the ICD-10 title table given has no title for this code'}: the code is kept in Condition.code.text. To write it as a coding, supply the hospital's licensed ICD-10 title table (CSV or TSV of code and title, or WHO ClaML XML): --icd10-titles FILE on abha-link fhir and abha-link serve, or the option icd10Titles of toFhirBundles (parseIcd10Titles reads the file's text)`,
+      `the NRCeS Condition profile needs an ICD-10 coding's display to be the code's title, not the diagnosis as written, and ${titles === undefined ? 'no ICD-10 title table was given (abha-link ships none)' : 'the ICD-10 title table given has no title for this code'}: the code is kept in Condition.code.text. To write it as a coding, give the diagnosis its icdTitle from the EMR, or supply the hospital's licensed ICD-10 title table (CSV or TSV of code and title, or WHO ClaML XML): --icd10-titles FILE on abha-link fhir and abha-link serve, or the option icd10Titles of toFhirBundles (parseIcd10Titles reads the file's text)`,
       'warning',
     ),
   );
-  return { text: textWithCode(d.diagnosisName, code) };
+  return concept(snomed, textWithCode(d.diagnosisName, code));
 }

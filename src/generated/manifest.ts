@@ -159,6 +159,11 @@ export const SCHEMA_MANIFEST = [
     "file": "schemas/frequency-input.schema.json"
   },
   {
+    "name": "diagnosis-input",
+    "title": "Diagnosis input",
+    "file": "schemas/diagnosis-input.schema.json"
+  },
+  {
     "name": "medication-input",
     "title": "Medication input",
     "file": "schemas/medication-input.schema.json"

@@ -398,6 +398,22 @@ export interface FrequencyInput {
   night?: number;
 }
 
+/** Diagnosis input: A diagnosis as the EMR holds it: the spec's three fields, and the codings the EMR already has (never derived from the name). (abha-link builder input) */
+export interface DiagnosisInput {
+  diagnosisName: string;
+  /** @example "confirmed" */
+  status?: string;
+  /** ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code). */
+  icdCode?: string;
+  /**
+   * The title of icdCode in ICD-10, as the hospital's licensed table holds it (not the doctor's words): the display of the ICD-10 coding in FHIR. Not in the link request. Without it, the table given to toFhirBundles (icd10Titles) is asked.
+   * @example "Type 2 diabetes mellitus without complications"
+   */
+  icdTitle?: string;
+  /** The diagnosis's SNOMED CT concept, when the EMR has it: a SNOMED CT coding of the Condition in FHIR. Not in the link request; never derived from the name. */
+  snomed?: SnomedCodingInput;
+}
+
 /** Medication input: A medication as the doctor wrote it; frequency and duration may be structured. (abha-link builder input) */
 export interface MedicationInput {
   drugName: string;
@@ -538,7 +554,7 @@ export interface BundleDataInput {
   doctor: Doctor;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
-  diagnosis?: Diagnosis[];
+  diagnosis?: DiagnosisInput[];
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
@@ -559,7 +575,7 @@ export interface CareContextInput {
   doctor?: DoctorInput;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
-  diagnosis?: Diagnosis[];
+  diagnosis?: DiagnosisInput[];
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
@@ -588,7 +604,7 @@ export interface CareContextBuildInput {
   doctor: DoctorInput;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
-  diagnosis?: Diagnosis[];
+  diagnosis?: DiagnosisInput[];
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
@@ -628,7 +644,7 @@ export interface ClinicalInput {
   display?: string;
   /** Must be an absolute URI such as https://example.org/doc.pdf. */
   documentUrl?: string;
-  diagnosis?: Diagnosis[];
+  diagnosis?: DiagnosisInput[];
   medications?: MedicationInput[];
   labInvestigations?: LabInvestigation[];
   advice?: string;
@@ -1079,6 +1095,7 @@ export interface SchemaTypes {
   "invoice-input": InvoiceInput;
   "duration-input": DurationInput;
   "frequency-input": FrequencyInput;
+  "diagnosis-input": DiagnosisInput;
   "medication-input": MedicationInput;
   "hospital-input": HospitalInput;
   "doctor-input": DoctorInput;

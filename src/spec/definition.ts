@@ -132,6 +132,7 @@ export type ResourceName =
   | 'duration-input'
   | 'frequency-input'
   | 'medication-input'
+  | 'diagnosis-input'
   | 'patient-input'
   | 'hospital-input'
   | 'doctor-input'
@@ -1015,7 +1016,7 @@ const CONTENT_FIELDS: Record<string, FieldDef> = {
   display: str(BOUNDS.careContextLabel, { minLength: 1, description: 'Patient-readable label. Default: hiType, date and hospital.' }),
   doctor: { ...ref('doctor-input'), description: 'The doctor of this care context, when not the visit doctor.' },
   documentUrl: str(BOUNDS.url, { format: 'uri' }),
-  diagnosis: arr(ref('diagnosis'), BOUNDS.listItems),
+  diagnosis: arr(ref('diagnosis-input'), BOUNDS.listItems),
   medications: arr(ref('medication-input'), BOUNDS.listItems),
   labInvestigations: arr(ref('lab-investigation'), BOUNDS.listItems),
   advice: str(BOUNDS.longText),
@@ -1178,6 +1179,27 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
       afternoon: { type: 'number', maximum: 100, description: 'Doses in the afternoon.' },
       evening: { type: 'number', maximum: 100, description: 'Doses in the evening.' },
       night: { type: 'number', maximum: 100, description: 'Doses at night.' },
+    },
+  },
+  {
+    name: 'diagnosis-input',
+    typeName: 'DiagnosisInput',
+    title: 'Diagnosis input',
+    section: '4.12',
+    description: 'A diagnosis as the EMR holds it: the spec\'s three fields, and the codings the EMR already has (never derived from the name).',
+    closed: true,
+    required: ['diagnosisName'],
+    properties: {
+      diagnosisName: str(BOUNDS.name, { minLength: 1 }),
+      status: str(64, { examples: ['confirmed'] }),
+      icdCode: str(32, { description: 'ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code).' }),
+      icdTitle: str(BOUNDS.name, {
+        minLength: 1,
+        examples: ['Type 2 diabetes mellitus without complications'],
+        description:
+          "The title of icdCode in ICD-10, as the hospital's licensed table holds it (not the doctor's words): the display of the ICD-10 coding in FHIR. Not in the link request. Without it, the table given to toFhirBundles (icd10Titles) is asked.",
+      }),
+      snomed: { ...ref('snomed-coding-input'), description: "The diagnosis's SNOMED CT concept, when the EMR has it: a SNOMED CT coding of the Condition in FHIR. Not in the link request; never derived from the name." },
     },
   },
   {
