@@ -1186,7 +1186,7 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
     typeName: 'DiagnosisInput',
     title: 'Diagnosis input',
     section: '4.12',
-    description: 'A diagnosis as the EMR holds it: the spec\'s three fields, and the codings the EMR already has (never derived from the name).',
+    description: "A diagnosis as the EMR holds it: the spec's three fields, and the codings the EMR already has (never derived from the name).",
     closed: true,
     required: ['diagnosisName'],
     properties: {
@@ -1199,7 +1199,10 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
         description:
           "The title of icdCode in ICD-10, as the hospital's licensed table holds it (not the doctor's words): the display of the ICD-10 coding in FHIR. Not in the link request. Without it, the table given to toFhirBundles (icd10Titles) is asked.",
       }),
-      snomed: { ...ref('snomed-coding-input'), description: "The diagnosis's SNOMED CT concept, when the EMR has it: a SNOMED CT coding of the Condition in FHIR. Not in the link request; never derived from the name." },
+      snomed: {
+        ...ref('snomed-coding-input'),
+        description: "The diagnosis's SNOMED CT concept, when the EMR has it: a SNOMED CT coding of the Condition in FHIR. Not in the link request; never derived from the name.",
+      },
     },
   },
   {
