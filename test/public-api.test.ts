@@ -141,6 +141,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'FHIR_HI_TYPES',
     'FHIR_ID_NAMESPACE',
     'IDENTIFIER_TYPES',
+    'ISSUE_CODE_SYSTEM',
     'KNOWN_IDENTIFIER_SYSTEMS',
     'NRCES_BASE',
     'NRCES_IG_VERSION',
@@ -160,6 +161,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'profileUrl',
     'resourceUuid',
     'toFhirBundles',
+    'toOperationOutcome',
     'validateFhirBundle',
   ],
 };

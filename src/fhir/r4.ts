@@ -28,6 +28,8 @@ export type {
   Patient,
   Practitioner,
   Organization,
+  OperationOutcome,
+  OperationOutcomeIssue,
   Encounter,
   Condition,
   MedicationRequest,

@@ -1,5 +1,5 @@
 /**
- * `abha-link fhir validate [--format text|json] FILE...`: any FHIR R4 bundle or
+ * `abha-link fhir validate [--format text|json|outcome] FILE...`: any FHIR R4 bundle or
  * resource, checked by the profile-driven NRCeS validator (base R4 structure,
  * and the NRCeS IG profiles the resources declare or are referenced as).
  * Exit 0 when every file is valid, 1 when one is invalid, 2 when one cannot be
@@ -7,6 +7,8 @@
  */
 import type { Issue } from '../../errors.js';
 import { validateFhirBundle } from '../../fhir/nrces/validate.js';
+import { toOperationOutcome } from '../../fhir/outcome.js';
+import type { OperationOutcome } from '../../fhir/r4.js';
 import { plural } from '../../util.js';
 import { EXIT, cliIo, issueLines, outputClosed, readJsonInput, UsageError, writeOut } from '../io.js';
 
@@ -27,8 +29,22 @@ export function pointerOfFhirPath(path: string): string {
 
 const slim = (i: Issue): { path: string; code: string; message: string; severity: string } => ({ path: i.path, code: i.code, message: i.message, severity: i.severity });
 
+/** The formats of `abha-link fhir validate`. */
+export type FhirValidateFormat = 'text' | 'json' | 'outcome';
+
+/** What `--format outcome` prints for a file that cannot be read or is not JSON. */
+const UNREADABLE: OperationOutcome = {
+  resourceType: 'OperationOutcome',
+  issue: [{ severity: 'fatal', code: 'structure', details: { text: 'the file cannot be read, or is not JSON (standard error says why)' } }],
+};
+
+/** One OperationOutcome: indented when it is the only one, else one per line. */
+async function writeOutcome(outcome: OperationOutcome, alone: boolean): Promise<void> {
+  await writeOut(`${JSON.stringify(outcome, null, alone ? 2 : undefined)}\n`);
+}
+
 /** Validates each FILE; returns the exit code. */
-export async function runFhirValidate(files: readonly string[], format: 'text' | 'json'): Promise<number> {
+export async function runFhirValidate(files: readonly string[], format: FhirValidateFormat): Promise<number> {
   if (files.length === 0) throw new UsageError('abha-link fhir validate needs at least one FILE (- for stdin)');
   let invalid = 0;
   let broken = 0;
@@ -46,12 +62,14 @@ export async function runFhirValidate(files: readonly string[], format: 'text' |
     if (read === undefined) {
       broken++;
       if (format === 'json') await writeOut(`${JSON.stringify({ file, valid: false, readable: false })}\n`);
+      else if (format === 'outcome') await writeOutcome(UNREADABLE, files.length === 1);
       continue;
     }
     const r = validateFhirBundle(read.value);
     if (r.success) valid++;
     else invalid++;
     if (format === 'json') await writeOut(`${JSON.stringify({ file: read.name, valid: r.success, issues: r.issues.map(slim) })}\n`);
+    else if (format === 'outcome') await writeOutcome(toOperationOutcome(r.issues), files.length === 1);
     else {
       const lineOf = (p: string): number => read.lineOf(pointerOfFhirPath(p));
       const text = issueLines(r.issues, read.name, lineOf, undefined, 'use --format json for all');

@@ -181,7 +181,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 
 export const command = defineCommand({
   usage:
-    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--icd10-titles FILE] [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] FILE|-...',
+    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--icd10-titles FILE] [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json|outcome] FILE|-...',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -237,8 +237,9 @@ Options:
   --timestamp ISO      Bundle.timestamp (default: now), e.g.
                        2026-11-20T10:30:00+05:30
   --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
-  --format text|json   with validate: text (default) for people; json: one
-                       object per file {file, valid, issues}
+  --format F           with validate: text (default) for people; json: one
+                       object per file {file, valid, issues}; outcome: a FHIR
+                       OperationOutcome per file (one per line for several)
   -h, --help           show this help
   -v, --version        print the version`,
   options: {
@@ -260,7 +261,7 @@ Options:
       );
       if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
       const format = values.format ?? 'text';
-      if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
+      if (format !== 'text' && format !== 'json' && format !== 'outcome') throw optionError('format', 'text, json or outcome', { given: format, choices: ['text', 'json', 'outcome'] });
       const { runFhirValidate } = await import('./fhir-validate.js');
       return runFhirValidate(positionals.slice(1), format);
     }
