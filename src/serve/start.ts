@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { AbhaClient, ClientOptions } from '../client/client.js';
 import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
-import { createServeApp } from './app.js';
+import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
 import { openQueue } from './queue/index.js';
 
@@ -24,6 +24,10 @@ export interface StartOptions {
   /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
   readonly databaseUrl: string | undefined;
   readonly chromium: string | undefined;
+  /** Host names the server answers to beside its address and loopback names (--allowed-host). */
+  readonly allowedHosts?: readonly string[];
+  /** The connection time limits; default DEFAULT_TIMEOUTS of app.ts. */
+  readonly timeouts?: Partial<ServeTimeouts>;
   readonly now: () => Date;
   readonly logStream: { write(line: string): unknown };
   /** A warning for the operator (stderr), without data. */
@@ -126,6 +130,9 @@ export async function startServe(options: StartOptions): Promise<RunningServe> {
     now: options.now,
     logStream: logs.stream,
     openPrinter: printer.open,
+    listenHost: options.host,
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.client === undefined ? {} : { client: options.client }),
     ...(queue === undefined ? {} : { queue }),
