@@ -362,7 +362,18 @@ describe('serve security: the Chromium child gets no secrets', () => {
   });
 
   it.skipIf(CHROMIUM === undefined || process.platform !== 'linux')(`launches a Chromium whose processes hold none of them (/proc/PID/environ)${NO_CHROMIUM}`, async () => {
-    const printer = await createPdfPrinter({ env: { ...process.env, ...secrets } });
+    // As in `serve`: the secrets are in this process's environment, and the printer is made without saying anything about it.
+    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, secrets);
+    let printer: Awaited<ReturnType<typeof createPdfPrinter>>;
+    try {
+      printer = await createPdfPrinter();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
     try {
       const children = descendants(process.pid).filter((p) => {
         try {
