@@ -12,6 +12,7 @@
 // Servers listen on 127.0.0.1 only.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -83,8 +84,16 @@ async function browsers() {
     headers: { origin: 'https://attacker.example', 'content-type': 'text/plain;charset=UTF-8' },
     body: JSON.stringify({ ...request, visitId: 'ATK-CORS' }),
   });
-  const port = new URL(s.url).port;
-  const rebinding = await fetch(`${s.url}/v1/submissions`, { headers: { host: `attacker.example:${port}` } });
+  // fetch sends its own Host header whatever it is given: the rebinding page's request goes out through node:http.
+  const { hostname, port } = new URL(s.url);
+  const rebinding = await new Promise((done, fail) =>
+    httpRequest({ host: hostname, port, path: '/v1/submissions', headers: { host: `attacker.example:${port}` } }, (res) => {
+      res.resume();
+      done({ status: res.statusCode });
+    })
+      .on('error', fail)
+      .end(),
+  );
   await s.stop();
   return { crossOriginPost: crossOrigin.status, rebindingRead: rebinding.status };
 }

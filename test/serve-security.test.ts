@@ -111,7 +111,10 @@ describe('serve security: the token is decided on the matched route', () => {
     expect(mock.stats().requests['search-abha'] ?? 0).toBe(0);
   });
 
-  it('still serves the public routes without the token, and the others with it under their plain spelling', async () => {
+  it('serves exactly the operations the OpenAPI document declares public without the token, and the others with it under their plain spelling', async () => {
+    const doc = JSON.parse((await send(port, 'GET', '/openapi.json')).body) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const open = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).flatMap(([method, op]) => (op.security?.length === 0 ? [`${method.toUpperCase()} ${path}`] : [])));
+    expect(open.sort()).toEqual(['GET /', 'GET /healthz', 'GET /openapi.json', 'GET /readyz']);
     for (const path of ['/healthz', '/readyz', '/openapi.json', '/']) expect((await send(port, 'GET', path)).status, path).toBe(200);
     expect((await send(port, 'GET', '/metrics')).status).toBe(401);
     expect((await send(port, 'GET', '/metrics', auth)).status).toBe(200);
