@@ -19,7 +19,7 @@ import { PASSED_THROUGH } from '../src/serve/routes-service.js';
 import { fakeQueue, type FakeQueue } from './support/fake-queue.js';
 
 const TOKEN = 'serve-test-token-7f3a';
-const auth = { authorization: `Bearer ${TOKEN}` };
+const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const NOW = new Date('2026-11-24T10:00:00+05:30');
 const read = (f: string): unknown => JSON.parse(readFileSync(new URL(`../examples/${f}`, import.meta.url), 'utf8'));
 const input = read('opd-prescription.input.json') as ClinicalInput;
@@ -48,9 +48,11 @@ describe('serve: authentication', () => {
     expect(listing.statusCode).toBe(401);
   });
 
-  it('accepts the right token, and serves health, readiness, metrics, OpenAPI and the page without one', async () => {
+  it('accepts the right token, and serves health, readiness, OpenAPI and the page without one (the metrics with it)', async () => {
     expect((await a.inject({ method: 'POST', url: '/v1/validate', headers: auth, payload: request })).statusCode).toBe(200);
-    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/']) expect((await a.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    for (const url of ['/healthz', '/readyz', '/openapi.json', '/']) expect((await a.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    expect((await a.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    expect((await a.inject({ method: 'GET', url: '/metrics', headers: auth })).statusCode).toBe(200);
   });
 
   it('answers an unknown route 404 in the issue format', async () => {

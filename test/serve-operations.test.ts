@@ -14,7 +14,7 @@ import { PASSED_THROUGH } from '../src/serve/routes-service.js';
 import { fakeQueue } from './support/fake-queue.js';
 
 const TOKEN = 'ops-token-Zq81-secret';
-const auth = { authorization: `Bearer ${TOKEN}` };
+const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const NOW = new Date('2026-11-24T10:00:00+05:30');
 const request = JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -104,7 +104,8 @@ describe('serve: readiness and metrics', () => {
     expect((await a.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ready', checks: { storage: 'ok', upstream: 'ok' } });
     q.readyValue = false;
     upstream = false;
-    const r = await a.inject({ method: 'GET', url: '/readyz' });
+    // With the token, /readyz checks again (without it, it may answer the last check for a few seconds).
+    const r = await a.inject({ method: 'GET', url: '/readyz', headers: auth });
     expect(r.statusCode).toBe(503);
     expect(r.json()).toEqual({ status: 'not-ready', checks: { storage: 'failing', upstream: 'failing' } });
     q.readyValue = true;
@@ -120,7 +121,7 @@ describe('serve: readiness and metrics', () => {
     await a.inject({ method: 'POST', url: '/v1/submissions', headers: auth, payload: request });
     await a.inject({ method: 'GET', url: '/v1/submissions/abc', headers: auth });
     await a.inject({ method: 'POST', url: '/v1/validate', headers: auth, payload: '{' });
-    const r = await a.inject({ method: 'GET', url: '/metrics' });
+    const r = await a.inject({ method: 'GET', url: '/metrics', headers: auth });
     expect(r.headers['content-type']).toMatch(/^text\/plain/);
     expect(r.body).toContain('abha_link_http_requests_total{method="POST",route="/v1/submissions",status="202"} 1');
     expect(r.body).toContain('abha_link_http_requests_total{method="GET",route="/v1/submissions/:id",status="404"} 1');

@@ -42,6 +42,59 @@ export const DEFAULT_CHROMIUM_PATHS: readonly string[] = [
  */
 export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
+/**
+ * The variables of this process's environment the browser gets: what it needs
+ * to find its libraries, fonts, locale and temp folder (and, on Windows, its
+ * system folders). Nothing else: not the serve token, the API key, the
+ * callback secret, a database URL or any ABHA_LINK_* variable.
+ */
+export const CHROMIUM_ENV_NAMES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'FONTCONFIG_FILE',
+  'FONTCONFIG_PATH',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_DATA_DIRS',
+  'XDG_RUNTIME_DIR',
+  'LD_LIBRARY_PATH',
+  'SYSTEMROOT',
+  'WINDIR',
+  'USERPROFILE',
+  'LOCALAPPDATA',
+  'APPDATA',
+  'PROGRAMFILES',
+  'PROGRAMFILES(X86)',
+  'COMMONPROGRAMFILES',
+];
+
+/**
+ * The environment of the browser process: the variables of {@link CHROMIUM_ENV_NAMES}
+ * and the locale's `LC_*`, taken from `env`; never a variable named `ABHA_LINK_*`.
+ *
+ * @example
+ * chromiumEnvironment({ PATH: '/usr/bin', ABHA_LINK_API_KEY: 'k', DATABASE_URL: 'postgres://…' }) //=> { PATH: '/usr/bin' }
+ */
+export function chromiumEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const keep = new Set(CHROMIUM_ENV_NAMES);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const upper = name.toUpperCase();
+    if (value === undefined || upper.startsWith('ABHA_LINK_')) continue;
+    if (keep.has(upper) || /^LC_[A-Z]+$/.test(upper)) out[name] = value;
+  }
+  return out;
+}
+
 const HOW_TO = 'install a Chromium (Debian/Ubuntu: apt-get install chromium) and give its path if it is not in a usual place (executablePath; CLI: --chromium PATH or ABHA_LINK_CHROMIUM=PATH)';
 
 /** Page sizes in CSS pixels (96 per inch) for screenshots. */
@@ -93,6 +146,8 @@ export interface PdfPrinterOptions {
   readonly loadPlaywright?: () => Promise<unknown>;
   /** Where the browser's private profile folder is made (and stale ones of ours are swept). Default: the system's temp directory (`os.tmpdir()`). */
   readonly tempDirectory?: string;
+  /** The environment the browser's variables are taken from, through {@link chromiumEnvironment}. Default: this process's. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -245,6 +300,8 @@ export async function createPdfPrinter(options: PdfPrinterOptions = {}): Promise
       args: [...(options.args ?? CHROMIUM_ARGS)],
       timeout,
       headless: true,
+      // A minimal environment: the browser never holds this process's secrets.
+      env: chromiumEnvironment(options.env ?? process.env),
       artifactsDir: join(folder, 'artifacts'),
       ...contextOptions,
     });

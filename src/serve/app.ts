@@ -1,16 +1,20 @@
 /**
  * The HTTP service of `abha-link serve` as a fastify instance: what the CLI
- * listens with and what tests call with `app.inject()`. Every /v1 route needs
- * the bearer token; /healthz, /readyz, /metrics, /openapi.json and the
- * playground (/) do not. Logs are JSON lines (pino) that name the route
- * pattern, the status and the time, never a URL, header or body.
+ * listens with and what tests call with `app.inject()`. Every route needs
+ * the bearer token but the public ones, which say so in their route config
+ * (`config: { public: true }`: /healthz, /readyz, /openapi.json and the
+ * playground page /); the check is made on the route the router matched, so
+ * no spelling of a path gets around it. Logs are JSON lines (pino) that name
+ * the route pattern, the status and the time, never a URL, header or body.
  */
 import { randomUUID } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AbhaClient } from '../client/client.js';
 import type { PdfPrinter } from '../render/pdf.js';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
+import { hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy } from './request-guard.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
@@ -41,11 +45,41 @@ export interface ServeAppOptions {
   readonly openPrinter?: () => Promise<PdfPrinter>;
   /** The hospital's ICD-10 title table (code → title): with it, /v1/fhir writes an icdCode as an ICD-10 coding. */
   readonly icd10Titles?: Readonly<Record<string, string>>;
+  /** The address the server listens on: a Host header naming it is accepted (default 127.0.0.1). */
+  readonly listenHost?: string;
+  /** More Host names the server answers to (a reverse proxy's name); loopback names always are. */
+  readonly allowedHosts?: readonly string[];
+  /** Time limits of connections (see {@link ServeTimeouts}); default {@link DEFAULT_TIMEOUTS}. */
+  readonly timeouts?: Partial<ServeTimeouts>;
+  /** How long an unauthenticated /readyz may answer from the last check, in ms (default 5000; a request with the token checks again). */
+  readonly readinessMaxAgeMs?: number;
 }
+
+/** Time limits of the HTTP server, in ms: a client that holds a connection without finishing a request is cut off. */
+export interface ServeTimeouts {
+  /** The request's headers must be in within this time of the connection (or of the previous request). */
+  readonly headersMs: number;
+  /** The whole request, headers and body, must be in within this time. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveMs: number;
+}
+
+/** The default time limits: 10 s for headers, 30 s for a whole request (an 8 MiB body at 2.2 Mbit/s), 5 s idle. */
+export const DEFAULT_TIMEOUTS: ServeTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
 /** What the routes share. */
 export interface ServeContext {
   readonly options: ServeAppOptions;
+  /** Whether a request carries the token (always true when the server has none). */
+  readonly authorized: (request: FastifyRequest) => boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route anyone may call without the token (health, readiness, the OpenAPI document, the playground). */
+    public?: boolean;
+  }
 }
 
 /** A request id given by the caller is kept when it is short and plain; otherwise a new one is made. */
@@ -86,23 +120,78 @@ function loggerOptions(stream: ServeAppOptions['logStream']): object | false {
   };
 }
 
+/** The Host policy of a server that listens on `listenHost` (the interfaces' addresses are read at most every 10 s). */
+function hostPolicy(options: ServeAppOptions): HostPolicy {
+  let addresses: { at: number; set: ReadonlySet<string> } | undefined;
+  const localAddresses = (): ReadonlySet<string> => {
+    if (addresses === undefined || Date.now() - addresses.at > 10_000) {
+      const set = new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.toLowerCase())));
+      addresses = { at: Date.now(), set };
+    }
+    return addresses.set;
+  };
+  return { listenHost: options.listenHost ?? '127.0.0.1', allowedHosts: options.allowedHosts ?? [], localAddresses };
+}
+
+/** The problems the hooks answer with, made once. */
+const REFUSALS = {
+  host: problem(421, 'host-not-allowed', 'the Host header does not name this server: use the address it listens on or a loopback name, or start it with --allowed-host NAME for a name of yours', {
+    in: 'header',
+    path: '/host',
+  }),
+  origin: problem(403, 'origin-not-allowed', 'requests from another web page (an Origin other than this server) are refused; call the service from your server, not from a browser', {
+    in: 'header',
+    path: '/origin',
+  }),
+  unauthorized: problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' }),
+  mediaType: problem(415, 'unsupported-media-type', 'the body must be JSON, sent with Content-Type: application/json', { in: 'header', path: '/content-type' }),
+};
+
+/** Whether a request may reach its route, or the refusal to answer (in this order: path, Host, then for non-public routes Origin, token, body type). */
+function refusalOf(
+  request: FastifyRequest,
+  policy: HostPolicy,
+  authorized: (request: FastifyRequest) => boolean,
+): { status: number; issues: readonly ServeIssue[]; headers?: Record<string, string> } | undefined {
+  const odd = pathProblem(request.url);
+  if (odd !== undefined) return { status: 400, issues: problem(400, 'invalid-path', `the path has ${odd}; send it in its plain form`, { in: 'path' }).issues };
+  const h = request.headers;
+  if (!hostAllowed(h.host, policy)) return { status: 421, issues: REFUSALS.host.issues };
+  if (request.routeOptions.config.public === true) return undefined;
+  if (!sameOrigin(h.origin, h.host)) return { status: 403, issues: REFUSALS.origin.issues };
+  if (!authorized(request)) return { status: 401, issues: REFUSALS.unauthorized.issues, headers: { 'www-authenticate': 'Bearer realm="abha-link"' } };
+  if (hasBody(h) && !JSON_MEDIA_TYPE.test(h['content-type'] ?? '')) return { status: 415, issues: REFUSALS.mediaType.issues };
+  return undefined;
+}
+
 /**
  * The hooks every request goes through, in one place (callback hooks: they
- * cost less than async ones on the hot path): the request id header, the
- * concurrency limit, the bearer token on /v1 routes, one log line and the
- * metrics when the answer is out, and, while the server closes, the end of
- * keep-alive connections once their answers are out (a client's idle
- * connection would otherwise hold close() open).
+ * cost less than async ones on the hot path): the request id header; the
+ * checks of {@link refusalOf}, decided on the route the router matched
+ * (public routes say so in their config; every other one needs the token);
+ * the concurrency limit, counting only authorised work whose body is in;
+ * one log line and the metrics when the answer is out; and, while the server
+ * closes, the end of keep-alive connections once their answers are out (a
+ * client's idle connection would otherwise hold close() open).
  */
-function addRequestHooks(app: FastifyInstance, options: ServeAppOptions, metrics: ServeMetrics): void {
+function addRequestHooks(app: FastifyInstance, options: ServeAppOptions, metrics: ServeMetrics, authorized: (request: FastifyRequest) => boolean): void {
   const max = options.maxConcurrent ?? 64;
-  const check = options.token === undefined ? undefined : bearerCheck(options.token);
+  const policy = hostPolicy(options);
   let inFlight = 0;
   let closing = false;
-  const unauthorized = problem(401, 'unauthorized', 'this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)', { in: 'header', path: '/authorization' });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+    const refusal = refusalOf(request, policy, authorized);
+    if (refusal !== undefined) {
+      sendProblem(reply, refusal.status, refusal.issues, refusal.headers);
+      return;
+    }
+    done();
+  });
+  // After the body is in (preValidation): a client that is slow to send it holds no place.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (request.routeOptions.config.public === true) return done();
     if (inFlight >= max) {
       sendProblem(reply, 503, problem(503, 'overloaded', `the server is handling ${max} requests; try again shortly`).issues, { 'retry-after': '1' });
       return;
@@ -110,10 +199,6 @@ function addRequestHooks(app: FastifyInstance, options: ServeAppOptions, metrics
     // Counted until the answer is out or the connection is gone, whichever comes first ('close' fires for both).
     inFlight++;
     reply.raw.once('close', () => inFlight--);
-    if (check !== undefined && request.url.startsWith('/v1') && !check(request.headers.authorization)) {
-      sendProblem(reply, 401, unauthorized.issues, { 'www-authenticate': 'Bearer realm="abha-link"' });
-      return;
-    }
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
@@ -138,6 +223,7 @@ function addRequestHooks(app: FastifyInstance, options: ServeAppOptions, metrics
  * await app.inject({ method: 'POST', url: '/v1/validate', headers: { authorization: 'Bearer s3cret' }, payload: request })
  */
 export async function createServeApp(options: ServeAppOptions): Promise<FastifyInstance> {
+  const t = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     logger: loggerOptions(options.logStream),
     // No child logger per request: the one line per request (the onResponse hook) names its request id itself.
@@ -153,20 +239,28 @@ export async function createServeApp(options: ServeAppOptions): Promise<FastifyI
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true } },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // One spelling of each path before the router and the checks see it (/%76%31/x is /v1/x).
+    rewriteUrl: (req) => normalizeTarget(req.url ?? '/'),
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    // Node checks the header and request time limits this often (its default, 30 s, would let them run far over).
+    http: { headersTimeout: t.headersMs, requestTimeout: t.requestMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, t.headersMs / 4, t.requestMs / 4)) },
   });
   const metrics = createMetrics(options.queue);
-  addRequestHooks(app, options, metrics);
+  const check = options.token === undefined ? undefined : bearerCheck(options.token);
+  const authorized = (request: FastifyRequest): boolean => check === undefined || check(request.headers.authorization);
+  addRequestHooks(app, options, metrics, authorized);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBody(body as Buffer));
     } catch (e) {
       done(e as Error, undefined);
     }
   });
   app.setErrorHandler(onError);
   app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, problem(404, 'not-found', `no route ${request.method} for this path; GET /openapi.json lists the routes`).issues));
-  const context: ServeContext = { options };
+  const context: ServeContext = { options, authorized };
   registerOpsRoutes(app, context, metrics);
   registerCoreRoutes(app, context);
   registerSubmissionRoutes(app, context);

@@ -133,7 +133,8 @@ function opsPaths(): Record<string, Json> {
   return {
     '/healthz': open('The process is up', { '200': json({ type: 'object' }, 'ok') }),
     '/readyz': open('Storage and upstream reachable', { '200': json({ type: 'object' }, 'ready'), '503': json({ type: 'object' }, 'not ready: checks says which') }),
-    '/metrics': open('Prometheus metrics', { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } }),
+    // With the token (the document's default security), like every route that is not public.
+    '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     '/openapi.json': open('This document', { '200': json({ type: 'object' }, 'OpenAPI 3.1') }),
     '/': open('The playground page', { '200': { description: 'HTML.', content: { 'text/html': { schema: { type: 'string' } } } } }),
   };

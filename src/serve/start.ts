@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { AbhaClient, ClientOptions } from '../client/client.js';
 import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
-import { createServeApp } from './app.js';
+import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
 import { openQueue } from './queue/index.js';
 
@@ -26,6 +26,10 @@ export interface StartOptions {
   readonly chromium: string | undefined;
   /** --icd10-titles: the hospital's ICD-10 title table, for the codings of /v1/fhir. */
   readonly icd10Titles?: Readonly<Record<string, string>> | undefined;
+  /** Host names the server answers to beside its address and loopback names (--allowed-host). */
+  readonly allowedHosts?: readonly string[];
+  /** The connection time limits; default DEFAULT_TIMEOUTS of app.ts. */
+  readonly timeouts?: Partial<ServeTimeouts>;
   readonly now: () => Date;
   readonly logStream: { write(line: string): unknown };
   /** A warning for the operator (stderr), without data. */
@@ -128,6 +132,9 @@ export async function startServe(options: StartOptions): Promise<RunningServe> {
     now: options.now,
     logStream: logs.stream,
     openPrinter: printer.open,
+    listenHost: options.host,
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.client === undefined ? {} : { client: options.client }),
     ...(queue === undefined ? {} : { queue }),

@@ -1,6 +1,7 @@
 import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
+import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/app.js';
 import { startServe } from '../../serve/start.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
@@ -20,6 +21,52 @@ async function readToken(file: string | undefined, env: string | undefined): Pro
   if (t === undefined || t === '') return undefined;
   if (/\s/.test(t)) throw new UsageError('ABHA_LINK_SERVE_TOKEN must not contain spaces');
   return t;
+}
+
+/** The shortest token accepted on a host beyond loopback: 32 characters (e.g. 24 random bytes in base64). */
+export const MIN_REMOTE_TOKEN_LENGTH = 32;
+
+/** A host name or address as --allowed-host takes it. */
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$|^\[?[0-9a-f:.]+\]?$/i;
+
+/** The allowed Host names of --allowed-host (repeatable) and ABHA_LINK_ALLOWED_HOSTS (comma-separated). */
+function readAllowedHosts(given: readonly string[], env: string | undefined): string[] {
+  const names = [...given, ...(env ?? '').split(',')].map((h) => h.trim()).filter((h) => h !== '');
+  for (const name of names) {
+    if (!HOST_NAME.test(name)) throw optionError('allowed-host', `a host name or address without scheme, port or path (such as abha.hospital.internal), not "${name.slice(0, 60)}"`);
+  }
+  return names.map((h) => h.replace(/^\[|\]$/g, ''));
+}
+
+/** The connection time limits of --headers-timeout, --request-timeout and --keep-alive-timeout (seconds). */
+function readTimeouts(values: { readonly 'headers-timeout'?: string | undefined; readonly 'request-timeout'?: string | undefined; readonly 'keep-alive-timeout'?: string | undefined }): ServeTimeouts {
+  const seconds = (name: 'headers-timeout' | 'request-timeout' | 'keep-alive-timeout', fallback: number): number => {
+    const text = values[name];
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d+(\.\d+)?$/.test(text) || n < 0.1 || n > 3600) throw optionError(name, 'a number of seconds from 0.1 to 3600');
+    return Math.round(n * 1000);
+  };
+  const t = {
+    headersMs: seconds('headers-timeout', DEFAULT_TIMEOUTS.headersMs),
+    requestMs: seconds('request-timeout', DEFAULT_TIMEOUTS.requestMs),
+    keepAliveMs: seconds('keep-alive-timeout', DEFAULT_TIMEOUTS.keepAliveMs),
+  };
+  if (t.headersMs > t.requestMs) throw optionError('headers-timeout', 'at most --request-timeout (the whole request includes its headers)');
+  return t;
+}
+
+/** A token is required beyond loopback, and must be long enough there not to be guessed. */
+function checkTokenForHost(token: string | undefined, host: string): void {
+  if (isLoopbackHost(host)) return;
+  if (token === undefined) {
+    throw new UsageError(`--host ${host} listens beyond this machine: set ABHA_LINK_SERVE_TOKEN or give --token-file FILE, so that only your systems can call the service`);
+  }
+  if (token.length < MIN_REMOTE_TOKEN_LENGTH) {
+    throw new UsageError(
+      `--host ${host} listens beyond this machine, and the serve token has ${token.length} characters: it needs at least ${MIN_REMOTE_TOKEN_LENGTH} (make one with: head -c 24 /dev/urandom | base64)`,
+    );
+  }
 }
 
 /** The upstream client from ABHA_LINK_BASE_URL and the API key, as submit reads them; undefined without a base URL. */
@@ -43,7 +90,7 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
 }
 
 export const command = defineCommand({
-  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--icd10-titles FILE]',
+  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--icd10-titles FILE]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -51,10 +98,13 @@ passed through with this server's API key. The first line on stdout is
 "listening on http://HOST:PORT"; logs are JSON lines on stderr (route, status,
 time: never a body, header or URL). docs/serve.md has the routes and examples.
 
-Every /v1 request needs "Authorization: Bearer TOKEN", TOKEN from the
-environment variable ABHA_LINK_SERVE_TOKEN or --token-file. Without a token
-the server listens only on a loopback host. /healthz, /readyz, /metrics,
-/openapi.json and the playground page (/) need no token.
+Every route but /healthz, /readyz, /openapi.json and the playground page (/)
+needs "Authorization: Bearer TOKEN", TOKEN from the environment variable
+ABHA_LINK_SERVE_TOKEN or --token-file. Without a token the server listens
+only on a loopback host; beyond it the token needs 32 characters or more.
+Requests must name this server in Host (its address, a loopback name or an
+--allowed-host name), come from no other web page (Origin), and send JSON
+bodies as application/json. docs/security.md says what else to do.
 
 The upstream service: ABHA_LINK_BASE_URL and ABHA_LINK_API_KEY (or
 --api-key-file), as for submit; abha-link mock prints both. Without
@@ -71,12 +121,28 @@ Options:
   --icd10-titles FILE   the hospital's ICD-10 title table (CSV or TSV of code
                         and title, or WHO ClaML XML) for /v1/fhir: an icdCode
                         with a title becomes an ICD-10 coding
+  --allowed-host NAME   also answer to Host NAME, e.g. the name a reverse proxy
+                        forwards (repeatable; $ABHA_LINK_ALLOWED_HOSTS, commas)
+  --headers-timeout S   a request's headers must arrive within S seconds (10)
+  --request-timeout S   a whole request, body included, within S seconds (30)
+  --keep-alive-timeout S  an idle connection is closed after S seconds (5)
   -h, --help            show this help
   -v, --version         print the version
 
 SIGTERM stops the server in order (no new requests, those in flight answered,
 the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
-  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' }, 'icd10-titles': { type: 'string' } },
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    data: { type: 'string' },
+    'api-key-file': { type: 'string' },
+    'token-file': { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
+    'headers-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    'keep-alive-timeout': { type: 'string' },
+    'icd10-titles': { type: 'string' },
+  },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
     const host = values.host ?? '127.0.0.1';
@@ -84,16 +150,16 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const portText = values.port ?? '8080';
     if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw optionError('port', 'a number from 0 to 65535');
     const token = await readToken(values['token-file'], cliIo().env.ABHA_LINK_SERVE_TOKEN);
-    if (token === undefined && !isLoopbackHost(host)) {
-      throw new UsageError(`--host ${host} listens beyond this machine: set ABHA_LINK_SERVE_TOKEN or give --token-file FILE, so that only your systems can call the service`);
-    }
+    checkTokenForHost(token, host);
+    const allowedHosts = readAllowedHosts(values['allowed-host'], cliIo().env.ABHA_LINK_ALLOWED_HOSTS);
+    const timeouts = readTimeouts(values);
     const upstream = await readUpstream(values['api-key-file']);
     const titlesFile = values['icd10-titles'];
     const icd10Titles = titlesFile === undefined ? undefined : (await readIcd10TitlesFile(titlesFile)).titles;
     const secret = cliIo().env.ABHA_LINK_CALLBACK_SECRET?.trim();
     if (secret !== undefined && secret !== '' && secret.length < 16) throw new UsageError('ABHA_LINK_CALLBACK_SECRET must be at least 16 characters');
     const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
-    if (token === undefined) warn('no token (ABHA_LINK_SERVE_TOKEN): any program on this machine can call /v1');
+    if (token === undefined) warn('no token (ABHA_LINK_SERVE_TOKEN): any program or user on this machine can call /v1 and queue links with the API key; set a token');
     const databaseUrl = cliIo().env.ABHA_LINK_DATABASE_URL?.trim();
     let running;
     try {
@@ -108,6 +174,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         icd10Titles,
+        allowedHosts,
+        timeouts,
         now: () => cliIo().now(),
         logStream: { write: (line: string) => cliIo().stderr.write(line) },
         warn,
