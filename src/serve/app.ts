@@ -14,7 +14,7 @@ import { parseJsonBody } from './json-body.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
-import { registerCoreRoutes } from './routes-core.js';
+import { registerCoreRoutes, type ServeWorkLimits } from './routes-core.js';
 import { registerOpsRoutes } from './routes-ops.js';
 import { registerServiceRoutes } from './routes-service.js';
 import { registerSubmissionRoutes } from './routes-submissions.js';
@@ -39,6 +39,8 @@ export interface ServeAppOptions {
   readonly probeUpstream?: () => Promise<boolean>;
   /** Opens the PDF printer (a Chromium) on the first PDF request; rejects with a PdfUnavailableError when there is none. */
   readonly openPrinter?: () => Promise<PdfPrinter>;
+  /** Limits of the document routes' work in worker threads (validate, build, render, FHIR). */
+  readonly work?: ServeWorkLimits;
 }
 
 /** What the routes share. */
