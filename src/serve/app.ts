@@ -14,6 +14,7 @@ import { parseJsonBody } from './json-body.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
+import type { CallbackAllow } from './queue/callback-policy.js';
 import { registerCoreRoutes, type ServeWorkLimits } from './routes-core.js';
 import { registerOpsRoutes } from './routes-ops.js';
 import { registerServiceRoutes } from './routes-service.js';
@@ -41,6 +42,8 @@ export interface ServeAppOptions {
   readonly openPrinter?: () => Promise<PdfPrinter>;
   /** Limits of the document routes' work in worker threads (validate, build, render, FHIR). */
   readonly work?: ServeWorkLimits;
+  /** Hosts a callbackUrl may name whatever their address (`--callback-allow`); see queue/callback-policy.ts. */
+  readonly callbackAllow?: readonly CallbackAllow[];
 }
 
 /** What the routes share. */

@@ -2,6 +2,7 @@ import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
 import { startServe } from '../../serve/start.js';
+import { parseCallbackAllow } from '../../serve/queue/callback-policy.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
 import { readApiKeyFile } from './submit.js';
@@ -42,7 +43,7 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
 }
 
 export const command = defineCommand({
-  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE]',
+  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--callback-allow HOST[:PORT]]... [--work-time-limit S]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -67,12 +68,26 @@ Options:
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --token-file FILE     read the serve token from FILE (default:
                         $ABHA_LINK_SERVE_TOKEN)
+  --callback-allow HOST[:PORT]
+                        let callbackUrl name this host whatever its address
+                        (a private or loopback one); plain http only to a
+                        loopback HOST:PORT given here (repeatable)
+  --work-time-limit S   seconds one validate/build/render/FHIR request may
+                        work before it is stopped with 503 (default 20)
   -h, --help            show this help
   -v, --version         print the version
 
 SIGTERM stops the server in order (no new requests, those in flight answered,
 the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
-  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' } },
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    data: { type: 'string' },
+    'api-key-file': { type: 'string' },
+    'token-file': { type: 'string' },
+    'callback-allow': { type: 'string', multiple: true },
+    'work-time-limit': { type: 'string' },
+  },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
     const host = values.host ?? '127.0.0.1';
@@ -89,6 +104,16 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
     if (token === undefined) warn('no token (ABHA_LINK_SERVE_TOKEN): any program on this machine can call /v1');
     const databaseUrl = cliIo().env.ABHA_LINK_DATABASE_URL?.trim();
+    const callbackAllow = (values['callback-allow'] ?? []).map((v) => {
+      try {
+        return parseCallbackAllow(v);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    });
+    const limitText = values['work-time-limit'];
+    if (limitText !== undefined && !(/^\d{1,3}(\.\d+)?$/.test(limitText) && Number(limitText) >= 0.1 && Number(limitText) <= 600))
+      throw optionError('work-time-limit', 'a number of seconds from 0.1 to 600');
     let running;
     try {
       running = await startServe({
@@ -99,6 +124,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         client: upstream?.client,
         clientOptions: upstream?.options,
         callbackSecret: secret === '' ? undefined : secret,
+        callbackAllow,
+        workTimeLimitMs: limitText === undefined ? undefined : Math.round(Number(limitText) * 1000),
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         now: () => cliIo().now(),
