@@ -15,7 +15,7 @@ import type { PdfPrinter } from '../render/pdf.js';
 import type { ServeContext } from './app.js';
 import { HttpProblem, problem } from './problems.js';
 import { createWorkPool, WorkRefusedError } from './work-pool.js';
-import { DEFAULT_MAX_ISSUES, type WorkAnswer, type WorkMessage, type WorkReply } from './work-tasks.js';
+import { DEFAULT_MAX_ISSUES, runWork, type WorkAnswer, type WorkMessage, type WorkReply } from './work-tasks.js';
 
 export { validateDocument } from './work-tasks.js';
 
@@ -91,6 +91,13 @@ export interface ServeWorkLimits {
   readonly maxIssues?: number;
 }
 
+/**
+ * A validation or build of a body up to this size is done on the event loop:
+ * its schema bounds it to a few milliseconds, less than a trip to a worker.
+ * Larger ones, and every render, FHIR and FHIR validation, go to a worker.
+ */
+const INLINE_BYTES = 64 * 1024;
+
 /** The default time limit of one request's work, in milliseconds. */
 export const DEFAULT_WORK_TIME_LIMIT_MS = 20_000;
 
@@ -131,13 +138,16 @@ export function registerCoreRoutes(app: FastifyInstance, context: ServeContext):
   app.addHook('onClose', () => pool.close());
   const now = (): number => context.options.now().getTime();
 
-  /** Runs one task on a worker: its answer, or the problem it found or met. */
+  /** Runs one task (on a worker unless it is a small validation or build): its answer, or the problem it found or met. */
   const work = async (task: DistributiveOmit<WorkMessage, 'body' | 'now' | 'maxIssues'>, body: unknown): Promise<WorkAnswer> => {
     const bytes = ownBytes(body);
     const message = { ...task, body: bytes, now: now(), maxIssues } as WorkMessage;
-    const reply = (await pool.run(message, [bytes.buffer]).catch((e: unknown) => {
-      throw e instanceof WorkRefusedError ? refusal(e, timeLimitMs) : e;
-    })) as WorkReply;
+    const inline = bytes.byteLength <= INLINE_BYTES && (task.kind === 'validate' || task.kind === 'build');
+    const reply = inline
+      ? runWork(message)
+      : ((await pool.run(message, [bytes.buffer]).catch((e: unknown) => {
+          throw e instanceof WorkRefusedError ? refusal(e, timeLimitMs) : e;
+        })) as WorkReply);
     if ('problem' in reply) throw new HttpProblem(reply.problem.status, reply.problem.issues, {}, reply.problem.extra);
     if ('internal' in reply) throw new WorkerInternalError(reply.internal);
     return reply.answer;
