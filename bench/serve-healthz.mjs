@@ -5,9 +5,14 @@
  * issues before the cap) to /v1/fhir/validate, and another polls /healthz one
  * request after the other until that answer is in. Prints the worst /healthz
  * latency, the number of polls, the validation's own time, the answer's size
- * and issue count. Run after a build: `node bench/serve-healthz.mjs`.
+ * and issue count, and the worst /healthz latency of the same polling for as
+ * long on the idle server afterwards (the baseline). Run after a build: `node bench/serve-healthz.mjs`.
  *
- * Environment: BENCH_REFS (references, default 200000).
+ * The server runs in a child process, so the client's own work is not counted.
+ *
+ * Environment: BENCH_REFS (references, default 200000); BENCH_TRACE=1 also
+ * prints the ten slowest polls as [ms since the POST, ms]; BENCH_PROF=DIR
+ * writes the server's CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -66,6 +71,17 @@ async function client() {
     polls++;
   }
   const v = await validation;
+  // The baseline: the same polling for as long, the server idle (what the machine itself adds; the old server has no idle phase to speak of after a stall either).
+  let idleWorst = 0;
+  const until = performance.now() + v.ms;
+  while (performance.now() < until) {
+    const t = performance.now();
+    await fetch(`${base}/healthz`).then(
+      (r) => r.arrayBuffer(),
+      () => errors++,
+    );
+    idleWorst = Math.max(idleWorst, performance.now() - t);
+  }
   const issues = (v.json.errors?.length ?? 0) + (v.json.warnings?.length ?? 0);
   console.log(
     JSON.stringify({
@@ -79,6 +95,7 @@ async function client() {
       healthzPolls: polls,
       healthzErrors: errors,
       healthzWorstMs: Math.round(worst),
+      healthzIdleWorstMs: Math.round(idleWorst),
     }),
   );
   if (process.env.BENCH_TRACE) console.log(JSON.stringify(lat.sort((a, b) => b[1] - a[1]).slice(0, 10)), JSON.stringify(v.json.issues ?? []));
