@@ -71,7 +71,7 @@ async function client() {
     polls++;
   }
   const v = await validation;
-  // The baseline: the same polling for as long, the server idle (what the machine itself adds; the old server has no idle phase to speak of after a stall either).
+  // The baseline: the same polling for as long, the server idle (what the machine itself adds).
   let idleWorst = 0;
   const until = performance.now() + v.ms;
   while (performance.now() < until) {
