@@ -301,12 +301,13 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
 describe('callbacks with the final status', () => {
   it('posts the final status to the callback URL, signed with HMAC-SHA-256', async () => {
     const secret = 'callback-secret-0123456789';
-    const received: { body: string; signature: string | undefined }[] = [];
+    const received: { body: string; signature: string | undefined; timestamp: string | undefined; delivery: string | undefined }[] = [];
     const receiver = createServer((req: IncomingMessage, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        received.push({ body, signature: req.headers['x-abha-link-signature'] as string | undefined });
+        const h = (name: string): string | undefined => req.headers[name] as string | undefined;
+        received.push({ body, signature: h('x-abha-link-signature'), timestamp: h('x-abha-link-timestamp'), delivery: h('x-abha-link-delivery') });
         res.writeHead(received.length === 1 ? 500 : 204).end(); // the first delivery fails: tried again
       });
     });
@@ -314,7 +315,7 @@ describe('callbacks with the final status', () => {
     const port = (receiver.address() as { port: number }).port;
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const now = (): number => clock;
-    const queue = await openQueue({ dataDir: embeddedDir('callbacks'), client: clientOptions(), callback: { secret }, logger, now, sleep: () => new Promise(() => undefined) });
+    const queue = await openQueue({ dataDir: embeddedDir('callbacks'), client: clientOptions(), callback: { secret, allow: [{ host: '127.0.0.1', port }] }, logger, now, sleep: () => new Promise(() => undefined) });
     try {
       queue.start();
       await expect(queue.enqueue(item('cb-bad'), { callbackUrl: 'ftp://example.org/x' })).rejects.toMatchObject({ code: 'invalid-callback-url' });
@@ -332,7 +333,9 @@ describe('callbacks with the final status', () => {
       await queue.tick();
       expect(received).toHaveLength(2); // delivered: not sent again
       for (const r of received) {
-        expect(r.signature).toBe(`sha256=${createHmac('sha256', secret).update(r.body).digest('hex')}`);
+        expect(r.signature).toBe(`v1=${createHmac('sha256', secret).update(`${r.timestamp}.${r.delivery}.${r.body}`).digest('hex')}`);
+        expect(Number(r.timestamp)).toBe(Math.floor(Date.parse('2026-01-01T00:00:00Z') / 1000) + (r === received[0] ? 0 : 31));
+        expect(r.delivery).toBe(received[0]?.delivery);
         expect(JSON.parse(r.body)).toMatchObject({ id: submission.id, status: 'acknowledged', attempts: 1 });
       }
     } finally {

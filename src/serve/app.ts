@@ -18,7 +18,8 @@ import { hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sa
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
-import { registerCoreRoutes } from './routes-core.js';
+import type { CallbackAllow } from './queue/callback-policy.js';
+import { registerCoreRoutes, type ServeWorkLimits } from './routes-core.js';
 import { registerOpsRoutes } from './routes-ops.js';
 import { registerServiceRoutes } from './routes-service.js';
 import { registerSubmissionRoutes } from './routes-submissions.js';
@@ -53,6 +54,10 @@ export interface ServeAppOptions {
   readonly timeouts?: Partial<ServeTimeouts>;
   /** How long an unauthenticated /readyz may answer from the last check, in ms (default 5000; a request with the token checks again). */
   readonly readinessMaxAgeMs?: number;
+  /** Limits of the document routes' work in worker threads (validate, build, render, FHIR). */
+  readonly work?: ServeWorkLimits;
+  /** Hosts a callbackUrl may name whatever their address (`--callback-allow`); see queue/callback-policy.ts. */
+  readonly callbackAllow?: readonly CallbackAllow[];
 }
 
 /** Time limits of the HTTP server, in ms: a client that holds a connection without finishing a request is cut off. */

@@ -3,25 +3,24 @@
  * library's result as JSON; problems with the input are `{ issues }` with
  * JSON Pointer paths into the body.
  */
+import os from 'node:os';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Issue } from '../errors.js';
-import type { ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { SCHEMA_MANIFEST } from '../generated/manifest.js';
-import { safeBuildLinkRequest } from '../builders/link-request.js';
-import { detectInputKind } from '../input-kind.js';
-import { lintLinkRequest } from '../validation/lint.js';
-import { validate } from '../validation/validate.js';
 import { FHIR_HI_TYPES } from '../fhir/constants.js';
-import { toFhirBundles } from '../fhir/to-fhir.js';
 import { isPdfUnavailableError } from '../render/errors.js';
 import { LANGUAGES, type Language } from '../render/labels.js';
 import { PAGE_SIZES, type PageSize } from '../render/model.js';
-import { safeRenderDocuments, TEMPLATE_NAMES, type RenderedDocument } from '../render/render.js';
+import { TEMPLATE_NAMES, type RenderedDocument } from '../render/render.js';
 import type { PdfPrinter } from '../render/pdf.js';
 import type { ServeContext } from './app.js';
-import { checkFhirBundle } from './fhir-validator.js';
-import { requireBody } from './json-body.js';
-import { HttpProblem, issue, problem } from './problems.js';
+import { HttpProblem, problem } from './problems.js';
+import { createWorkPool, WorkRefusedError } from './work-pool.js';
+import { DEFAULT_MAX_ISSUES, runWork, type WorkAnswer, type WorkMessage, type WorkReply, type WorkSettings } from './work-tasks.js';
+
+export { validateDocument } from './work-tasks.js';
+
+/** Omit over each member of a union. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 const LINK_SCHEMA = 'link-carecontext-request';
 export const SCHEMA_NAMES_OF_MANIFEST: readonly string[] = SCHEMA_MANIFEST.map((s) => s.name);
@@ -52,33 +51,6 @@ export const QUERY = {
   none: { type: 'object', additionalProperties: false, properties: {} },
 } as const;
 
-const errorsOf = (issues: readonly Issue[]): Issue[] => issues.filter((i) => i.severity === 'error');
-const warningsOf = (issues: readonly Issue[]): Issue[] => issues.filter((i) => i.severity === 'warning');
-
-/** POST /v1/validate: the CLI's validate for one document. */
-export function validateDocument(value: unknown, schema: string, lint: boolean, now: Date): { valid: boolean; errors: Issue[]; warnings: Issue[]; hint?: string } {
-  const r = validate(schema as typeof LINK_SCHEMA, value);
-  if (!r.success) {
-    const clinical = schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
-    return { valid: false, errors: [...r.issues], warnings: [], ...(clinical ? { hint: 'this is a clinical input: POST it to /v1/build, or validate it with ?schema=clinical-input' } : {}) };
-  }
-  if (!lint || schema !== LINK_SCHEMA) return { valid: true, errors: [], warnings: [] };
-  const findings = lintLinkRequest(r.value as LinkCareContextRequest, { now });
-  const errors = errorsOf(findings);
-  return { valid: errors.length === 0, errors, warnings: warningsOf(findings) };
-}
-
-/** The one document of several the caller chose with ?index=, or a 422 naming how many there are. */
-function pick<T>(items: readonly T[], index: number | undefined, what: string): T {
-  if (index === undefined && items.length > 1) {
-    throw problem(422, 'several-documents', `the input has ${items.length} care contexts, so ${items.length} ${what}: choose one with ?index=0 to ${items.length - 1}`, { path: '/careContexts' });
-  }
-  const i = index ?? 0;
-  const item = items[i];
-  if (item === undefined) throw problem(422, 'no-such-document', `index must be below ${items.length}, the number of care contexts`, { path: '/index', in: 'query' });
-  return item;
-}
-
 /** PDF or HTML, as the Accept header asks (HTML by default). */
 function wantsPdf(accept: string | undefined): boolean {
   if (accept === undefined) return false;
@@ -107,48 +79,115 @@ async function sendDocument(context: ServeContext, reply: FastifyReply, doc: Ren
   return reply.type('application/pdf').header('content-disposition', `inline; filename="${doc.fileName}.pdf"`).send(Buffer.from(pdf));
 }
 
+/** Limits of the work of the document routes, done in worker threads (see work-pool.ts). */
+export interface ServeWorkLimits {
+  /** Worker threads at most (default: the cores Node may use). */
+  readonly workers?: number;
+  /** Requests that may wait for a worker; more are answered 503 with Retry-After (default 4 per worker). */
+  readonly maxWaiting?: number;
+  /** Milliseconds of work one request may take; past it the worker is stopped and the request answered 503 (default 20,000). */
+  readonly timeLimitMs?: number;
+  /** Issues in one answer at most; beyond it `truncated: true` and `issueCount` (default 1,000). */
+  readonly maxIssues?: number;
+}
+
+/**
+ * A validation or build of a body up to this size is done on the event loop:
+ * its schema bounds it to a few milliseconds, less than a trip to a worker.
+ * Larger ones, and every render, FHIR and FHIR validation, go to a worker.
+ */
+const INLINE_BYTES = 64 * 1024;
+
+/** The default time limit of one request's work, in milliseconds. */
+export const DEFAULT_WORK_TIME_LIMIT_MS = 20_000;
+
+const WORKER_SCRIPT = new URL(`./work-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+
+/** The answer to a request the pool refused or cut. */
+function refusal(e: WorkRefusedError, timeLimitMs: number): HttpProblem {
+  switch (e.reason) {
+    case 'busy':
+      return problem(503, 'busy', 'every worker of this server is busy and the line of waiting requests is full; try again shortly', { headers: { 'retry-after': '1' } });
+    case 'time-limit':
+      return problem(503, 'time-limit', `the work on this request took longer than ${timeLimitMs / 1000} s, this server's limit (--work-time-limit), and was stopped; send a smaller document`);
+    case 'worker-failed':
+      return problem(503, 'worker-failed', 'the worker doing this request stopped (out of memory?) and was replaced; send a smaller document');
+    case 'closed':
+      return problem(503, 'closing', 'the server is stopping; try again shortly', { headers: { 'retry-after': '1' } });
+  }
+}
+
+/** A body's bytes in an ArrayBuffer of their own, to hand to a worker without a copy (a pooled small buffer is copied). */
+function ownBytes(body: unknown): Uint8Array<ArrayBuffer> {
+  if (!Buffer.isBuffer(body)) return new Uint8Array(0);
+  if (body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return new Uint8Array(body.buffer);
+  return new Uint8Array(body);
+}
+
+/** An error a worker met that is not the caller's doing; the error handler answers 500 and logs its name. */
+class WorkerInternalError extends Error {
+  override name = 'WorkerInternalError';
+}
+
 export function registerCoreRoutes(app: FastifyInstance, context: ServeContext): void {
-  const now = (): Date => context.options.now();
+  const limits = context.options.work ?? {};
+  const workers = limits.workers ?? Math.max(1, os.availableParallelism());
+  const timeLimitMs = limits.timeLimitMs ?? DEFAULT_WORK_TIME_LIMIT_MS;
+  const maxIssues = limits.maxIssues ?? DEFAULT_MAX_ISSUES;
+  const { icd10Titles } = context.options;
+  const settings: WorkSettings = icd10Titles === undefined ? {} : { icd10Titles };
+  const pool = createWorkPool({ script: WORKER_SCRIPT, size: workers, maxWaiting: limits.maxWaiting ?? 4 * workers, timeLimitMs, workerData: settings });
+  app.addHook('onClose', () => pool.close());
+  const now = (): number => context.options.now().getTime();
 
-  app.post<{ Querystring: { schema: string; lint: boolean } }>('/v1/validate', { schema: { querystring: QUERY.validate } }, async (request) => {
-    return validateDocument(requireBody(request.body), request.query.schema, request.query.lint, now());
-  });
+  /** Runs one task (on a worker unless it is a small validation or build): its answer, or the problem it found or met. */
+  const work = async (task: DistributiveOmit<WorkMessage, 'body' | 'now' | 'maxIssues'>, body: unknown): Promise<WorkAnswer> => {
+    const bytes = ownBytes(body);
+    const message = { ...task, body: bytes, now: now(), maxIssues } as WorkMessage;
+    const inline = bytes.byteLength <= INLINE_BYTES && (task.kind === 'validate' || task.kind === 'build');
+    const reply = inline
+      ? runWork(message)
+      : ((await pool.run(message, [bytes.buffer]).catch((e: unknown) => {
+          throw e instanceof WorkRefusedError ? refusal(e, timeLimitMs) : e;
+        })) as WorkReply);
+    if ('problem' in reply) throw new HttpProblem(reply.problem.status, reply.problem.issues, {}, reply.problem.extra);
+    if ('internal' in reply) throw new WorkerInternalError(reply.internal);
+    return reply.answer;
+  };
+  const send = (reply: FastifyReply, answer: WorkAnswer): FastifyReply => {
+    if (answer.warnings !== undefined) reply.header('x-abha-link-warnings', String(answer.warnings));
+    return reply.code(answer.status).send(answer.json);
+  };
 
-  app.post<{ Querystring: { lint: boolean } }>('/v1/build', { schema: { querystring: QUERY.build } }, async (request, reply) => {
-    const r = safeBuildLinkRequest(requireBody(request.body) as ClinicalInput, { lint: request.query.lint ? { now: now() } : false });
-    if (!r.success) return reply.code(422).send({ issues: r.issues });
-    return reply.header('x-abha-link-warnings', String(r.warnings.length)).send(r.value);
-  });
+  // The bodies of these routes are parsed by the worker, not here: their routes keep the raw bytes.
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post<{ Querystring: { template: string; lang: Language; size: PageSize; index?: number } }>('/v1/render', { schema: { querystring: QUERY.render } }, async (request, reply) => {
-    const q = request.query;
-    const r = safeRenderDocuments(requireBody(request.body), { template: q.template, lang: q.lang, pageSize: q.size, lint: { now: now() } });
-    if (!r.success) return reply.code(422).send({ issues: r.issues });
-    return sendDocument(context, reply, pick(r.documents, q.index, 'documents'), request.headers.accept, r.warnings.length);
-  });
+    scope.post<{ Querystring: { schema: string; lint: boolean } }>('/v1/validate', { schema: { querystring: QUERY.validate } }, async (request, reply) =>
+      send(reply, await work({ kind: 'validate', schema: request.query.schema, lint: request.query.lint }, request.body)),
+    );
 
-  app.post<{ Querystring: { hiType?: string; index?: number } }>('/v1/fhir', { schema: { querystring: QUERY.fhir } }, async (request, reply) => {
-    const body = requireBody(request.body);
-    const at = now();
-    const { icd10Titles } = context.options;
-    const r = toFhirBundles(body as ClinicalInput, {
-      timestamp: at,
-      lint: { now: at },
-      ...(request.query.hiType === undefined ? {} : { hiType: request.query.hiType }),
-      ...(icd10Titles === undefined ? {} : { icd10Titles }),
+    scope.post<{ Querystring: { lint: boolean } }>('/v1/build', { schema: { querystring: QUERY.build } }, async (request, reply) =>
+      send(reply, await work({ kind: 'build', lint: request.query.lint }, request.body)),
+    );
+
+    scope.post<{ Querystring: { template: string; lang: Language; size: PageSize; index?: number } }>('/v1/render', { schema: { querystring: QUERY.render } }, async (request, reply) => {
+      const q = request.query;
+      const answer = await work({ kind: 'render', template: q.template, lang: q.lang, size: q.size, index: q.index }, request.body);
+      if (answer.document === undefined) return send(reply, answer);
+      return sendDocument(context, reply, answer.document, request.headers.accept, answer.warnings ?? 0);
     });
-    if (!r.success) return reply.code(422).send({ issues: r.issues });
-    const doc = pick(r.bundles, request.query.index, 'bundles');
-    const check = checkFhirBundle(doc.bundle);
-    if (!check.success) {
-      // Built from valid input: a bundle that fails the profile is abha-link's bug, not the caller's data.
-      throw new HttpProblem(500, [issue('', 'internal', 'the FHIR bundle made from this input failed FHIR validation; this is a bug in abha-link: please report it')]);
-    }
-    return reply.header('x-abha-link-warnings', String(r.warnings.length)).type('application/fhir+json; charset=utf-8').send(doc.bundle);
-  });
 
-  app.post('/v1/fhir/validate', { schema: { querystring: QUERY.none } }, async (request) => {
-    const r = checkFhirBundle(requireBody(request.body));
-    return { valid: r.success, errors: errorsOf(r.issues), warnings: warningsOf(r.issues) };
+    scope.post<{ Querystring: { hiType?: string; index?: number } }>('/v1/fhir', { schema: { querystring: QUERY.fhir } }, async (request, reply) => {
+      const answer = await work({ kind: 'fhir', hiType: request.query.hiType, index: request.query.index }, request.body);
+      if (answer.text === undefined) return send(reply, answer);
+      return reply
+        .header('x-abha-link-warnings', String(answer.warnings ?? 0))
+        .type('application/fhir+json; charset=utf-8')
+        .send(answer.text);
+    });
+
+    scope.post('/v1/fhir/validate', { schema: { querystring: QUERY.none } }, async (_request, reply) => send(reply, await work({ kind: 'fhir-validate' }, _request.body)));
   });
 }

@@ -13,12 +13,19 @@ import { requireBody } from './json-body.js';
 import { HttpProblem, problem } from './problems.js';
 import { SUBMISSION_STATUSES, type Queue, type Submission, type SubmissionStatus } from './queue-contract.js';
 import { validateDocument } from './routes-core.js';
+import { checkCallbackUrl as checkCallbackPolicy, type CallbackAllow } from './queue/callback-policy.js';
 
 export const SUBMISSION_QUERY = {
   create: {
     type: 'object',
     additionalProperties: false,
-    properties: { callbackUrl: { type: 'string', maxLength: 2048, description: 'https URL (http only to a loopback host) called with the final status' } },
+    properties: {
+      callbackUrl: {
+        type: 'string',
+        maxLength: 2048,
+        description: 'https URL of a public address (or of a host allowed with --callback-allow; http only to an allowed loopback port) called with the final status',
+      },
+    },
   },
   list: {
     type: 'object',
@@ -33,21 +40,12 @@ export function submissionView(s: Submission): Record<string, unknown> {
   return { id: s.id, status: s.status, attempts: s.attempts, ...(s.error === undefined ? {} : { error: s.error }), createdAt: s.createdAt, updatedAt: s.updatedAt };
 }
 
-/** A callback URL must be https, or http to this machine (local development). */
-function checkCallbackUrl(raw: string | undefined): string | undefined {
+/** A callback URL as the rules allow it (queue/callback-policy.ts), or a 400 naming /callbackUrl. */
+function checkCallbackUrl(raw: string | undefined, allow: readonly CallbackAllow[]): string | undefined {
   if (raw === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw problem(400, 'invalid-parameter', 'callbackUrl must be an absolute URL', { path: '/callbackUrl', in: 'query' });
-  }
-  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw problem(400, 'invalid-parameter', 'callbackUrl must be https (http only to 127.0.0.1, ::1 or localhost)', { path: '/callbackUrl', in: 'query' });
-  }
-  if (url.username !== '' || url.password !== '') throw problem(400, 'invalid-parameter', 'callbackUrl must not hold credentials', { path: '/callbackUrl', in: 'query' });
-  return url.href;
+  const verdict = checkCallbackPolicy(raw, allow);
+  if (!verdict.ok) throw problem(400, 'invalid-parameter', verdict.reason, { path: '/callbackUrl', in: 'query' });
+  return verdict.url.href;
 }
 
 /** The link request to queue: the body itself, or the one built from a clinical input; every issue is a 422. */
@@ -70,7 +68,7 @@ function queueOf(context: ServeContext): Queue {
 
 export function registerSubmissionRoutes(app: FastifyInstance, context: ServeContext): void {
   app.post<{ Querystring: { callbackUrl?: string } }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.create } }, async (request, reply) => {
-    const callbackUrl = checkCallbackUrl(request.query.callbackUrl);
+    const callbackUrl = checkCallbackUrl(request.query.callbackUrl, context.options.callbackAllow ?? []);
     const linkRequest = linkRequestOf(requireBody(request.body), context.options.now());
     const { submission, created } = await queueOf(context).enqueue(linkRequest, callbackUrl === undefined ? {} : { callbackUrl });
     return reply

@@ -9,6 +9,7 @@ import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
 import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
 import { openQueue } from './queue/index.js';
+import type { CallbackAllow } from './queue/callback-policy.js';
 
 /** What {@link startServe} needs; the CLI reads these from options, files and the environment. */
 export interface StartOptions {
@@ -21,6 +22,10 @@ export interface StartOptions {
   readonly clientOptions?: ClientOptions | undefined;
   /** ABHA_LINK_CALLBACK_SECRET: the HMAC-SHA-256 key that signs submission callbacks; without it a callbackUrl is refused. */
   readonly callbackSecret?: string | undefined;
+  /** --callback-allow: hosts a callback may go to whatever their address (http: loopback host and port only). */
+  readonly callbackAllow?: readonly CallbackAllow[];
+  /** --work-time-limit: milliseconds of work one document request may take (default 20,000). */
+  readonly workTimeLimitMs?: number | undefined;
   /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
   readonly databaseUrl: string | undefined;
   readonly chromium: string | undefined;
@@ -52,7 +57,7 @@ async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined>
     client: options.clientOptions,
     now: () => options.now().getTime(),
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
-    ...(options.callbackSecret === undefined ? {} : { callback: { secret: options.callbackSecret } }),
+    ...(options.callbackSecret === undefined ? {} : { callback: { secret: options.callbackSecret, allow: options.callbackAllow ?? [] } }),
   });
   queue.start();
   return queue;
@@ -135,6 +140,8 @@ export async function startServe(options: StartOptions): Promise<RunningServe> {
     listenHost: options.host,
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+    callbackAllow: options.callbackAllow ?? [],
+    ...(options.workTimeLimitMs === undefined ? {} : { work: { timeLimitMs: options.workTimeLimitMs } }),
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.client === undefined ? {} : { client: options.client }),
     ...(queue === undefined ? {} : { queue }),

@@ -3,6 +3,7 @@ import { createClient, type AbhaClient, type ClientOptions } from '../../client/
 import { isLoopbackHost } from '../../serve/auth.js';
 import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/app.js';
 import { startServe } from '../../serve/start.js';
+import { parseCallbackAllow } from '../../serve/queue/callback-policy.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
 import { readIcd10TitlesFile } from '../icd10-titles.js';
@@ -90,7 +91,8 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
 }
 
 export const command = defineCommand({
-  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--icd10-titles FILE]',
+  usage:
+    'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--callback-allow HOST[:PORT]]... [--work-time-limit S] [--icd10-titles FILE]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -126,6 +128,12 @@ Options:
   --headers-timeout S   a request's headers must arrive within S seconds (10)
   --request-timeout S   a whole request, body included, within S seconds (30)
   --keep-alive-timeout S  an idle connection is closed after S seconds (5)
+  --callback-allow HOST[:PORT]
+                        let callbackUrl name this host whatever its address
+                        (a private or loopback one); plain http only to a
+                        loopback HOST:PORT given here (repeatable)
+  --work-time-limit S   seconds one validate/build/render/FHIR request may
+                        work before it is stopped with 503 (default 20)
   -h, --help            show this help
   -v, --version         print the version
 
@@ -142,6 +150,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     'request-timeout': { type: 'string' },
     'keep-alive-timeout': { type: 'string' },
     'icd10-titles': { type: 'string' },
+    'callback-allow': { type: 'string', multiple: true },
+    'work-time-limit': { type: 'string' },
   },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
@@ -161,6 +171,16 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
     if (token === undefined) warn('no token (ABHA_LINK_SERVE_TOKEN): any program or user on this machine can call /v1 and queue links with the API key; set a token');
     const databaseUrl = cliIo().env.ABHA_LINK_DATABASE_URL?.trim();
+    const callbackAllow = (values['callback-allow'] ?? []).map((v) => {
+      try {
+        return parseCallbackAllow(v);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    });
+    const limitText = values['work-time-limit'];
+    if (limitText !== undefined && !(/^\d{1,3}(\.\d+)?$/.test(limitText) && Number(limitText) >= 0.1 && Number(limitText) <= 600))
+      throw optionError('work-time-limit', 'a number of seconds from 0.1 to 600');
     let running;
     try {
       running = await startServe({
@@ -171,6 +191,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         client: upstream?.client,
         clientOptions: upstream?.options,
         callbackSecret: secret === '' ? undefined : secret,
+        callbackAllow,
+        workTimeLimitMs: limitText === undefined ? undefined : Math.round(Number(limitText) * 1000),
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         icd10Titles,

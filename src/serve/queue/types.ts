@@ -6,6 +6,7 @@ import type { ClientOptions } from '../../client/client.js';
 import { AbhaLinkError } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import type { Issue } from '../../errors.js';
+import type { CallbackAllow, LookupFn } from './callback-policy.js';
 
 /** Where a submission is: see docs/serve.md (## Queue) for the transitions. */
 export type SubmissionStatus = 'queued' | 'sending' | 'acknowledged' | 'failed' | 'unknown';
@@ -37,12 +38,14 @@ export interface QueueLogger {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-/** The final-status callback: a signed POST to the submission's `callbackUrl`. */
+/** The final-status callback: a signed POST to the submission's `callbackUrl` (see callback.ts). */
 export interface CallbackOptions {
-  /** The HMAC-SHA-256 key of the `X-Abha-Link-Signature: sha256=<hex>` header (at least 16 characters). */
+  /** The HMAC-SHA-256 key of the `X-Abha-Link-Signature: v1=<hex>` header (at least 16 characters). */
   readonly secret: string;
-  /** The fetch function (default: the global fetch). */
-  readonly fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Hosts (and ports) a callback may go to whatever their address (`--callback-allow`); plain http needs a loopback host and port here. */
+  readonly allow?: readonly CallbackAllow[];
+  /** The resolver (dns.lookup's shape; default dns.lookup): tests stub it. */
+  readonly lookup?: LookupFn;
   /** Timeout of one delivery in ms (default 5000). */
   readonly timeoutMs?: number;
   /** Deliveries tried per submission before giving up (default 5). */
