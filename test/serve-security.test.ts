@@ -28,6 +28,8 @@ const NOW = new Date('2026-11-24T10:00:00+05:30');
 const request = JSON.parse(readFileSync(new URL('../examples/opd-prescription.request.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 const json = { 'content-type': 'application/json' };
 const auth = { authorization: `Bearer ${TOKEN}`, ...json };
+/** The ceiling of the tests that start a process, a browser or 70 connections (a loaded machine is slow; nothing waits on it). */
+const SLOW = 120_000;
 
 interface Answer {
   status: number;
@@ -192,52 +194,64 @@ describe('serve security: a web page cannot use the service', () => {
 });
 
 describe('serve security: the CLI refuses a short token beyond loopback', () => {
-  it('exits 2 on --host 0.0.0.0 with a token under 32 characters, saying how to make one', async () => {
-    const r = await runInProcess(['serve', '--host', '0.0.0.0', '--port', '0'], { env: { ABHA_LINK_SERVE_TOKEN: 'x', ABHA_LINK_BASE_URL: undefined } });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/1 characters: it needs at least 32 .*urandom/);
-    expect(r.stderr).not.toContain('x\n');
-    expect(r.stdout).toBe('');
-  });
+  it(
+    'exits 2 on --host 0.0.0.0 with a token under 32 characters, saying how to make one',
+    async () => {
+      const r = await runInProcess(['serve', '--host', '0.0.0.0', '--port', '0'], { env: { ABHA_LINK_SERVE_TOKEN: 'x', ABHA_LINK_BASE_URL: undefined } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/1 characters: it needs at least 32 .*urandom/);
+      expect(r.stderr).not.toContain('x\n');
+      expect(r.stdout).toBe('');
+    },
+    SLOW,
+  );
 
-  it('refuses a bad --allowed-host and time-outs out of range', async () => {
-    const env = { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: undefined };
-    expect((await runInProcess(['serve', '--port', '0', '--allowed-host', 'http://x/'], { env })).stderr).toContain('--allowed-host must be a host name');
-    expect((await runInProcess(['serve', '--port', '0', '--request-timeout', '0'], { env })).stderr).toContain('--request-timeout must be a number of seconds');
-    expect((await runInProcess(['serve', '--port', '0', '--headers-timeout', '20', '--request-timeout', '10'], { env })).stderr).toContain('--headers-timeout must be at most');
-  });
+  it(
+    'refuses a bad --allowed-host and time-outs out of range',
+    async () => {
+      const env = { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: undefined };
+      expect((await runInProcess(['serve', '--port', '0', '--allowed-host', 'http://x/'], { env })).stderr).toContain('--allowed-host must be a host name');
+      expect((await runInProcess(['serve', '--port', '0', '--request-timeout', '0'], { env })).stderr).toContain('--request-timeout must be a number of seconds');
+      expect((await runInProcess(['serve', '--port', '0', '--headers-timeout', '20', '--request-timeout', '10'], { env })).stderr).toContain('--headers-timeout must be at most');
+    },
+    SLOW,
+  );
 });
 
 describe('serve security: no lock-out', () => {
-  it('keeps /healthz and authorised requests answering while 70 connections hold half a body, and closes those at the time-out', async () => {
-    const { app, port } = await listening({ timeouts: { headersMs: 1000, requestMs: 1500, keepAliveMs: 1000 } });
-    let accepted = 0;
-    app.server.on('connection', () => accepted++);
-    const closed = new Set<Socket>();
-    const answers: string[] = [];
-    const sockets = Array.from({ length: 70 }, () => {
-      const s = connect(port, '127.0.0.1');
-      s.on('error', () => undefined);
-      s.on('data', (d: Buffer) => answers.push(d.toString('latin1').split('\r\n')[0] ?? ''));
-      s.on('close', () => closed.add(s));
-      s.write(`POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
-      return s;
-    });
-    await until(() => accepted >= 70);
-    const health: number[] = [];
-    const authorised: number[] = [];
-    while (closed.size < sockets.length) {
-      health.push((await send(port, 'GET', '/healthz')).status);
-      if (authorised.length < 3) authorised.push((await send(port, 'POST', '/v1/validate', auth, JSON.stringify(request))).status);
-      if (health.length > 5000) break;
-    }
-    expect(closed.size).toBe(70);
-    expect(answers.filter((a) => a !== '').every((a) => a.startsWith('HTTP/1.1 408'))).toBe(true);
-    expect(new Set(health)).toEqual(new Set([200]));
-    expect(authorised).toEqual([200, 200, 200]);
-    expect((await send(port, 'POST', '/v1/validate', auth, JSON.stringify(request))).status).toBe(200);
-    await app.close();
-  });
+  it(
+    'keeps /healthz and authorised requests answering while 70 connections hold half a body, and closes those at the time-out',
+    async () => {
+      const { app, port } = await listening({ timeouts: { headersMs: 1000, requestMs: 1500, keepAliveMs: 1000 } });
+      let accepted = 0;
+      app.server.on('connection', () => accepted++);
+      const closed = new Set<Socket>();
+      const answers: string[] = [];
+      const sockets = Array.from({ length: 70 }, () => {
+        const s = connect(port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.on('data', (d: Buffer) => answers.push(d.toString('latin1').split('\r\n')[0] ?? ''));
+        s.on('close', () => closed.add(s));
+        s.write(`POST /v1/validate HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+        return s;
+      });
+      await until(() => accepted >= 70);
+      const health: number[] = [];
+      const authorised: number[] = [];
+      while (closed.size < sockets.length) {
+        health.push((await send(port, 'GET', '/healthz')).status);
+        if (authorised.length < 3) authorised.push((await send(port, 'POST', '/v1/validate', auth, JSON.stringify(request))).status);
+        if (health.length > 5000) break;
+      }
+      expect(closed.size).toBe(70);
+      expect(answers.filter((a) => a !== '').every((a) => a.startsWith('HTTP/1.1 408'))).toBe(true);
+      expect(new Set(health)).toEqual(new Set([200]));
+      expect(authorised).toEqual([200, 200, 200]);
+      expect((await send(port, 'POST', '/v1/validate', auth, JSON.stringify(request))).status).toBe(200);
+      await app.close();
+    },
+    SLOW,
+  );
 
   it('counts only authorised work in the concurrency limit, and never refuses /healthz', async () => {
     let release = (): void => undefined;
@@ -364,39 +378,43 @@ describe('serve security: the Chromium child gets no secrets', () => {
     expect(env).toEqual({ PATH: '/usr/bin', HOME: '/home/h', LANG: 'en_IN.UTF-8', LC_ALL: 'C.UTF-8', FONTCONFIG_PATH: '/etc/fonts' });
   });
 
-  it.skipIf(CHROMIUM === undefined || process.platform !== 'linux')(`launches a Chromium whose processes hold none of them (/proc/PID/environ)${NO_CHROMIUM}`, async () => {
-    // As in `serve`: the secrets are in this process's environment, and the printer is made without saying anything about it.
-    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, secrets);
-    let printer: Awaited<ReturnType<typeof createPdfPrinter>>;
-    try {
-      printer = await createPdfPrinter();
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+  it.skipIf(CHROMIUM === undefined || process.platform !== 'linux')(
+    `launches a Chromium whose processes hold none of them (/proc/PID/environ)${NO_CHROMIUM}`,
+    async () => {
+      // As in `serve`: the secrets are in this process's environment, and the printer is made without saying anything about it.
+      const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, secrets);
+      let printer: Awaited<ReturnType<typeof createPdfPrinter>>;
+      try {
+        printer = await createPdfPrinter();
+      } finally {
+        for (const [k, v] of Object.entries(saved)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
       }
-    }
-    try {
-      const children = descendants(process.pid).filter((p) => {
-        try {
-          return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('chrom');
-        } catch {
-          return false;
-        }
-      });
-      expect(children.length).toBeGreaterThan(0);
-      const environs = children.map((p) => {
-        try {
-          return readFileSync(`/proc/${p}/environ`, 'utf8');
-        } catch {
-          return '';
-        }
-      });
-      expect(environs.some((e) => e.includes('PATH='))).toBe(true);
-      for (const value of Object.values(secrets)) expect(environs.filter((e) => e.includes(value))).toEqual([]);
-    } finally {
-      await printer.close();
-    }
-  });
+      try {
+        const children = descendants(process.pid).filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('chrom');
+          } catch {
+            return false;
+          }
+        });
+        expect(children.length).toBeGreaterThan(0);
+        const environs = children.map((p) => {
+          try {
+            return readFileSync(`/proc/${p}/environ`, 'utf8');
+          } catch {
+            return '';
+          }
+        });
+        expect(environs.some((e) => e.includes('PATH='))).toBe(true);
+        for (const value of Object.values(secrets)) expect(environs.filter((e) => e.includes(value))).toEqual([]);
+      } finally {
+        await printer.close();
+      }
+    },
+    SLOW,
+  );
 });
