@@ -31,6 +31,9 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => server?.stop());
 
+/** The data key every replica of a shared database is given (each data directory would otherwise make its own). */
+const sharedKeyFile = (): string => join(tmp, 'shared-data.key');
+
 const children = new Set<ChildProcess>();
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
@@ -44,7 +47,7 @@ function replica(dataDir: string, databaseUrl: string | undefined, onIdle?: () =
     QUEUE_DATA_DIR: dataDir,
     MOCK_URL: mock.url,
     MOCK_API_KEY: API_KEY,
-    ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl }),
+    ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl, QUEUE_DATA_KEY_FILE: sharedKeyFile() }),
   };
   const child = spawn(process.execPath, [join(root, 'test/support/queue-replica.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
@@ -106,7 +109,7 @@ describe('replicas killed with SIGKILL in the middle of a batch', () => {
       const url = server.url('replicas');
       // Each link request takes a while at the mock, so that requests are in flight when A dies.
       mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 40 } });
-      const options: QueueOptions = { dataDir: join(tmp, 'observer'), databaseUrl: url, client: { baseUrl: mock.url, apiKey: API_KEY } };
+      const options: QueueOptions = { dataDir: join(tmp, 'observer'), databaseUrl: url, dataKeyFile: sharedKeyFile(), client: { baseUrl: mock.url, apiKey: API_KEY } };
       const observer = await openQueue(options);
       const ids = await enqueueBatch(observer, 'pg');
       const a = await replica(join(tmp, 'replica-a'), url);

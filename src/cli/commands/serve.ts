@@ -1,6 +1,7 @@
 import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
+import { isQueueError, type QueueErrorCode } from '../../serve/queue/types.js';
 import { startServe } from '../../serve/start.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
@@ -41,8 +42,11 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
   return { client: createClient(options), options };
 }
 
+/** The queue's refusals at start that the operator fixes (exit 2): another server on the data directory, its permissions, the data key, an option. */
+const START_USAGE: ReadonlySet<QueueErrorCode> = new Set(['data-dir-in-use', 'data-dir-unsafe', 'invalid-data-key', 'invalid-options']);
+
 export const command = defineCommand({
-  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE]',
+  usage: 'abha-link serve [--host H] [--port N] [--data DIR] [--data-key-file FILE] [--api-key-file FILE] [--token-file FILE]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -59,11 +63,16 @@ The upstream service: ABHA_LINK_BASE_URL and ABHA_LINK_API_KEY (or
 --api-key-file), as for submit; abha-link mock prints both. Without
 ABHA_LINK_BASE_URL the service runs without submissions and pass-through.
 ABHA_LINK_DATABASE_URL=postgres://... shares the queue between servers.
+Queued requests are stored encrypted with the data key: ABHA_LINK_SERVE_DATA_KEY
+(base64 of 32 bytes) or --data-key-file, made on first start (0600).
 
 Options:
   --host H              address to listen on (default 127.0.0.1)
   --port N              port (default 8080; 0 picks a free port)
-  --data DIR            the queue's folder (default ./abha-link-data)
+  --data DIR            the queue's folder (default ./abha-link-data; 0700)
+  --data-key-file FILE  the key of the stored requests (default DIR.key
+                        beside DIR, made when missing; one base64 key a
+                        line, newest first)
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --token-file FILE     read the serve token from FILE (default:
                         $ABHA_LINK_SERVE_TOKEN)
@@ -72,7 +81,14 @@ Options:
 
 SIGTERM stops the server in order (no new requests, those in flight answered,
 the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
-  options: { host: { type: 'string' }, port: { type: 'string' }, data: { type: 'string' }, 'api-key-file': { type: 'string' }, 'token-file': { type: 'string' } },
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    data: { type: 'string' },
+    'data-key-file': { type: 'string' },
+    'api-key-file': { type: 'string' },
+    'token-file': { type: 'string' },
+  },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
     const host = values.host ?? '127.0.0.1';
@@ -100,12 +116,15 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         clientOptions: upstream?.options,
         callbackSecret: secret === '' ? undefined : secret,
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
+        dataKey: cliIo().env.ABHA_LINK_SERVE_DATA_KEY,
+        dataKeyFile: values['data-key-file'],
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         now: () => cliIo().now(),
         logStream: { write: (line: string) => cliIo().stderr.write(line) },
         warn,
       });
     } catch (e) {
+      if (isQueueError(e) && START_USAGE.has(e.code)) throw new UsageError(e.message);
       const code = (e as { code?: string }).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} is already in use; choose another or use --port 0`);
       if (code === 'EACCES') throw new UsageError(`port ${portText} needs privileges; choose a port above 1023`);
