@@ -78,7 +78,14 @@ function queueProblem(e: unknown): unknown {
     case 'different-body':
       return new HttpProblem(
         409,
-        [{ path: '', code: 'different-body', message: `${e.message}; the stored body's SHA-256 is storedBodySha256 (see docs/serve.md); a failed submission can be corrected with PUT /v1/submissions/{id}`, severity: 'error' }],
+        [
+          {
+            path: '',
+            code: 'different-body',
+            message: `${e.message}; the stored body's SHA-256 is storedBodySha256 (see docs/serve.md); a failed submission can be corrected with PUT /v1/submissions/{id}`,
+            severity: 'error',
+          },
+        ],
         {},
         { storedBodySha256: e.storedBodySha256 },
       );

@@ -58,8 +58,8 @@ export function holderRunning(pid: number, startTime: string | undefined): boole
   return /abha-link|node/.test(commandOf(pid) ?? '');
 }
 
-/** Makes every file under `dir` 0600 and every folder 0700 (files made by earlier versions under another umask). */
-async function makePrivate(dir: string): Promise<void> {
+/** Makes every file under `dir` 0600 and every folder 0700 (files made by earlier versions, or by PGlite, which sets their modes itself). */
+export async function makePrivate(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {

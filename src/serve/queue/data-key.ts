@@ -166,7 +166,12 @@ export async function readKeyFile(file: string, dataDir: string): Promise<{ keys
  *
  * @throws QueueError `invalid-data-key`
  */
-export async function serveDataKeys(options: { readonly env: string | undefined; readonly file: string | undefined; readonly dataDir: string; readonly warn: (message: string) => void }): Promise<Buffer[]> {
+export async function serveDataKeys(options: {
+  readonly env: string | undefined;
+  readonly file: string | undefined;
+  readonly dataDir: string;
+  readonly warn: (message: string) => void;
+}): Promise<Buffer[]> {
   if (options.env !== undefined && options.env.trim() !== '') {
     if (options.file !== undefined) throw new QueueError('invalid-data-key', 'give the data key either in ABHA_LINK_SERVE_DATA_KEY or with --data-key-file, not both');
     return parseDataKeys(options.env, 'ABHA_LINK_SERVE_DATA_KEY');

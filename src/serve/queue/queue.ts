@@ -14,18 +14,7 @@ import { dataKeys, defaultKeyFile, readKeyFile, type DataKeys, type SealedBody }
 import { migrate } from './migrate.js';
 import { openEmbedded, openPostgres, type Database } from './sql.js';
 import { GroupCommit } from './group-commit.js';
-import {
-  countSubmissions,
-  getSubmission,
-  insertSubmissions,
-  listSubmissions,
-  orphansOf,
-  replaceBody,
-  requeue,
-  sealLegacyRequests,
-  toSubmission,
-  type NewSubmission,
-} from './store.js';
+import { countSubmissions, getSubmission, insertSubmissions, listSubmissions, orphansOf, replaceBody, requeue, sealLegacyRequests, toSubmission, type NewSubmission } from './store.js';
 import type { Row } from './sql.js';
 import { QueueError, SUBMISSION_STATUSES, type EnqueueOptions, type EnqueueResult, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from './types.js';
 import { Worker } from './worker.js';

@@ -8,6 +8,7 @@
  * PostgreSQL's messages can quote a row (a unique-violation names the key's
  * value), and rows hold link requests.
  */
+import { makePrivate } from './data-dir.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -94,9 +95,10 @@ export async function openPostgres(url: string, max: number): Promise<Database> 
 let privateFiles: { open: number; umask: number } | undefined;
 
 /**
- * While an embedded database is open, the process's umask is 077: the files
- * PGlite makes (at start and later: WAL segments, new tables) are private to
- * this user whatever the umask it was started with. Restored when the last closes.
+ * While an embedded database is open, the process's umask is 077, so that
+ * the folders PGlite makes are private. PGlite sets the modes of its files
+ * itself (0666): they are made 0600 after it opens and after it closes, and
+ * in between the data directory (0700) keeps other users out.
  */
 function holdPrivateUmask(): () => void {
   try {
@@ -133,11 +135,22 @@ export async function openEmbedded(dir: string): Promise<Database> {
     release();
     throw storageError('opening the embedded database', e);
   }
+  try {
+    await makePrivate(dir);
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    release();
+    throw storageError('restricting the files of the embedded database', e);
+  }
   const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => (await db.query<Row>(text, params as unknown[])).rows;
   return {
     kind: 'embedded',
     query,
     transaction: <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows })),
-    close: () => db.close().finally(release),
+    close: () =>
+      db
+        .close()
+        .then(() => makePrivate(dir))
+        .finally(release),
   };
 }

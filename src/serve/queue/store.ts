@@ -106,8 +106,7 @@ export interface Claimed {
   readonly callbackUrl: string | undefined;
 }
 
-const sealedOf = (r: Row): SealedBody | undefined =>
-  typeof r.body_hex === 'string' && typeof r.body_key === 'string' ? { keyId: r.body_key, hex: r.body_hex } : undefined;
+const sealedOf = (r: Row): SealedBody | undefined => (typeof r.body_hex === 'string' && typeof r.body_key === 'string' ? { keyId: r.body_key, hex: r.body_hex } : undefined);
 
 /**
  * Claims up to `n` queued items sealed with one of `keyIds`, oldest first:
@@ -214,14 +213,7 @@ export async function requeue(sql: Sql, id: string, now: Date): Promise<Row | 'n
  * Replaces the stored request of a `failed` item of key `key` with `body`,
  * and queues it; resolves to the row, or why not.
  */
-export async function replaceBody(
-  sql: Sql,
-  id: string,
-  key: string,
-  body: SealedBody,
-  sha256: string,
-  now: Date,
-): Promise<Row | 'not-found' | 'not-replaceable' | 'different-item'> {
+export async function replaceBody(sql: Sql, id: string, key: string, body: SealedBody, sha256: string, now: Date): Promise<Row | 'not-found' | 'not-replaceable' | 'different-item'> {
   const rows = await run(
     sql,
     'replacing a submission',

@@ -188,7 +188,13 @@ export class Worker {
     if (request === undefined) {
       // Nothing left: the request is not sent, and cannot be.
       this.#log('error', { submission: item.id }, 'the stored request cannot be decrypted: not sent');
-      void this.#writer.add({ id: item.id, attempts: item.attempts, status: 'failed', code: 'stored-request-unreadable', message: 'the stored request could not be decrypted (altered, or sealed with a key this server does not have); it was not sent' });
+      void this.#writer.add({
+        id: item.id,
+        attempts: item.attempts,
+        status: 'failed',
+        code: 'stored-request-unreadable',
+        message: 'the stored request could not be decrypted (altered, or sealed with a key this server does not have); it was not sent',
+      });
       return;
     }
     try {
