@@ -22,7 +22,7 @@ import { openQueue, type Queue, type QueueOptions, type Submission } from '../sr
 import { startCli } from './support/cli-process.js';
 import { exampleRequest, mockSuite } from './support/mock-suite.js';
 import { untilValue } from './support/poll.js';
-import { postgresBin, postgresMissing, startPostgres, type TestPostgres } from './support/postgres.js';
+import { postgresBin, postgresForFile } from './support/postgres.js';
 
 const API_KEY = 'sk-at-rest-planted-Q2w9';
 const TOKEN = 'at-rest-token-5b81';
@@ -104,12 +104,8 @@ const clientOptions = (): QueueOptions['client'] => ({
   },
 });
 
-const noPostgres = postgresMissing();
-let server: TestPostgres | undefined;
-beforeAll(() => {
-  if (noPostgres === undefined) server = startPostgres();
-}, 60_000);
-afterAll(() => server?.stop());
+const postgres = postgresForFile();
+const noPostgres = postgres.missing;
 
 describe('the embedded store at rest', () => {
   it('keeps the data directory 0700 and its files 0600 under umask 022, and no canary readable in any file, pending or acknowledged', async () => {
@@ -171,14 +167,15 @@ describe('the embedded store at rest', () => {
 describe.skipIf(noPostgres !== undefined)(`PostgreSQL at rest${noPostgres === undefined ? '' : ` (skipped: ${noPostgres})`}`, () => {
   const dump = (name: string): string => {
     const bin = postgresBin();
+    const server = postgres.get();
     if (server === undefined || bin === undefined) throw new Error('no PostgreSQL');
     return execFileSync(join(bin, 'pg_dump'), ['--data-only', server.url(name)], { maxBuffer: 64 * 1024 * 1024 }).toString('latin1');
   };
   const inDump = (text: string): string[] => Object.values(CANARY).filter((c) => text.includes(c));
 
   it('holds no canary in a pg_dump while pending (encrypted) nor once acknowledged (deleted)', async () => {
-    server?.createDatabase('rest');
-    const url = server?.url('rest') ?? '';
+    postgres.get()?.createDatabase('rest');
+    const url = postgres.get()?.url('rest') ?? '';
     let queue = await openQueue({ dataDir: join(tmp, 'pg-a'), databaseUrl: url, client: clientOptions() });
     const ids: string[] = [];
     for (const tag of ['a', 'b']) ids.push((await queue.enqueue(canaryRequest(`pg-${tag}`))).submission.id);
@@ -301,15 +298,14 @@ function canonical(r: LinkCareContextRequest): string {
 
 describe.skipIf(noPostgres !== undefined)(`a storage outage${noPostgres === undefined ? '' : ` (skipped: ${noPostgres})`}`, () => {
   it('answers 503 with Retry-After, never 500, when PostgreSQL is down', async () => {
-    server?.createDatabase('outage');
-    const queue = await openQueue({ dataDir: join(tmp, 'outage'), databaseUrl: server?.url('outage') ?? '', client: clientOptions() });
+    postgres.get()?.createDatabase('outage');
+    const queue = await openQueue({ dataDir: join(tmp, 'outage'), databaseUrl: postgres.get()?.url('outage') ?? '', client: clientOptions() });
     const app = await createServeApp({ token: TOKEN, now: () => new Date('2026-11-24T10:00:00+05:30'), queue });
     const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     try {
       const ok = await app.inject({ method: 'POST', url: '/v1/submissions', headers: auth, payload: JSON.stringify(canaryRequest('outage-1')) });
       expect(ok.statusCode).toBe(202);
-      server?.stop();
-      server = undefined;
+      postgres.stopNow();
       for (const [method, url, payload] of [
         ['POST', '/v1/submissions', JSON.stringify(canaryRequest('outage-2'))],
         ['GET', '/v1/submissions', undefined],
