@@ -22,6 +22,7 @@ describe('abha-link serve in a real process', () => {
   afterAll(async () => {
     await mock.close();
     rmSync(data, { recursive: true, force: true });
+    rmSync(`${data}.key`, { force: true });
   });
 
   it('prints "listening on http://HOST:PORT" first with --port 0, and on SIGTERM answers the request in flight, then exits 0', async () => {

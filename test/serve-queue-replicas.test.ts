@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { untilValue } from './support/poll.js';
 import pg from 'pg';
 import { linkRequestKey } from '../src/client/index.js';
@@ -16,7 +16,7 @@ import type { MockServer } from '../src/mock/index.js';
 import { openQueue, type Queue, type QueueOptions, type Submission } from '../src/serve/queue/index.js';
 import { root } from './support/cli-process.js';
 import { mockSuite, taggedItems } from './support/mock-suite.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './support/postgres.js';
+import { postgresForFile } from './support/postgres.js';
 
 const API_KEY = 'sk-replicas-planted-M3p8';
 let mock: MockServer;
@@ -24,12 +24,11 @@ const { tmp } = mockSuite(API_KEY, 'abha-link-replicas-', (m) => (mock = m));
 const { item } = taggedItems('R');
 const ITEMS = 120;
 
-const noPostgres = postgresMissing();
-let server: TestPostgres | undefined;
-beforeAll(() => {
-  if (noPostgres === undefined) server = startPostgres();
-}, 60_000);
-afterAll(() => server?.stop());
+const postgres = postgresForFile();
+const noPostgres = postgres.missing;
+
+/** The data key every replica of a shared database is given (each data directory would otherwise make its own). */
+const sharedKeyFile = (): string => join(tmp, 'shared-data.key');
 
 const children = new Set<ChildProcess>();
 afterAll(() => {
@@ -44,7 +43,7 @@ function replica(dataDir: string, databaseUrl: string | undefined, onIdle?: () =
     QUEUE_DATA_DIR: dataDir,
     MOCK_URL: mock.url,
     MOCK_API_KEY: API_KEY,
-    ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl }),
+    ...(databaseUrl === undefined ? {} : { QUEUE_DATABASE_URL: databaseUrl, QUEUE_DATA_KEY_FILE: sharedKeyFile() }),
   };
   const child = spawn(process.execPath, [join(root, 'test/support/queue-replica.mjs')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
@@ -101,12 +100,13 @@ describe('replicas killed with SIGKILL in the middle of a batch', () => {
   it.skipIf(noPostgres !== undefined)(
     `two replicas sharing PostgreSQL: every item is acknowledged exactly once or reported unknown, none sent twice${noPostgres === undefined ? '' : ` (skipped: ${noPostgres})`}`,
     async () => {
+      const server = postgres.get();
       if (server === undefined) throw new Error('no PostgreSQL');
       server.createDatabase('replicas');
       const url = server.url('replicas');
       // Each link request takes a while at the mock, so that requests are in flight when A dies.
       mock.faults.add({ endpoint: 'link-carecontext', times: Infinity, fault: { type: 'latency', ms: 40 } });
-      const options: QueueOptions = { dataDir: join(tmp, 'observer'), databaseUrl: url, client: { baseUrl: mock.url, apiKey: API_KEY } };
+      const options: QueueOptions = { dataDir: join(tmp, 'observer'), databaseUrl: url, dataKeyFile: sharedKeyFile(), client: { baseUrl: mock.url, apiKey: API_KEY } };
       const observer = await openQueue(options);
       const ids = await enqueueBatch(observer, 'pg');
       const a = await replica(join(tmp, 'replica-a'), url);

@@ -47,7 +47,7 @@ beforeAll(async () => {
 }, 180_000);
 function embeddedDir(name: string): string {
   const dir = join(tmp, name);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   cpSync(join(template, 'queue-db'), join(dir, 'queue-db'), { recursive: true });
   return dir;
 }
@@ -233,7 +233,7 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     await Promise.all([a?.close(), b?.close()]);
     const c = await openQueue({ dataDir: join(tmp, 'mig-1'), databaseUrl: url, client: clientOptions(), logger: log });
     await c.close();
-    expect(opened.sort()).toEqual(['[1]', '[]', '[]'].sort());
+    expect(opened.sort()).toEqual([JSON.stringify(MIGRATIONS.map((_, i) => i + 1)), '[]', '[]'].sort());
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     const rows = (await db.query('SELECT version FROM abha_link_schema_version ORDER BY version')).rows;

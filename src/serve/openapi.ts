@@ -90,7 +90,9 @@ function submissionPaths(): Record<string, Json> {
         {
           '202': json({ type: 'object', properties: { id: { type: 'string' }, status: STATUS } }, 'Stored; it will be sent.'),
           '200': json({ type: 'object', properties: { id: { type: 'string' }, status: STATUS } }, 'The same item was submitted before: its submission.'),
+          '409': problems('different-body: the same item was submitted before with another body (storedBodySha256: the SHA-256 of its canonical JSON).'),
           '422': problems('The request is not valid; nothing was queued.'),
+          '503': problems("The queue's storage is unavailable (Retry-After); nothing was stored."),
         },
         parameters(SUBMISSION_QUERY.create),
       ),
@@ -101,7 +103,20 @@ function submissionPaths(): Record<string, Json> {
         parameters(SUBMISSION_QUERY.list),
       ),
     },
-    '/v1/submissions/{id}': { get: op('One submission', undefined, { '200': json(SUBMISSION, 'The submission.'), '404': problems('No submission has this id.') }, idParam) },
+    '/v1/submissions/{id}': {
+      get: op('One submission', undefined, { '200': json(SUBMISSION, 'The submission.'), '404': problems('No submission has this id.') }, idParam),
+      put: op(
+        'Replace the request of a failed submission with a corrected one of the same item, and queue it again',
+        { oneOf: [ref('link-carecontext-request'), ref('clinical-input')] },
+        {
+          '202': json(SUBMISSION, 'Replaced and queued.'),
+          '404': problems('No such id.'),
+          '409': problems('not-replaceable: not failed; different-item: the body is another item.'),
+          '422': problems('The request is not valid; nothing was changed.'),
+        },
+        idParam,
+      ),
+    },
     '/v1/submissions/{id}/retry': {
       post: op(
         'Send a failed or unknown submission again',

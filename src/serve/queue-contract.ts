@@ -11,12 +11,18 @@ export { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './q
 
 /** The queue of link requests to send. */
 export interface Queue {
-  /** Stores the request (before it resolves); the same request twice is one submission (`created: false`). */
+  /**
+   * Stores the request (before it resolves); the same request twice is one
+   * submission (`created: false`). The same item with another body rejects
+   * with a QueueError `different-body`.
+   */
   enqueue(linkRequest: LinkCareContextRequest, options: { readonly callbackUrl?: string }): Promise<{ submission: Submission; created: boolean }>;
   get(id: string): Promise<Submission | undefined>;
   list(options: { readonly status?: SubmissionStatus; readonly limit?: number }): Promise<Submission[]>;
   /** Resends a failed or unknown submission deliberately. */
   retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'>;
+  /** Replaces the stored request of a failed submission with a corrected one of the same item, and queues it (QueueError `not-replaceable`, `different-item`). */
+  replace(id: string, linkRequest: LinkCareContextRequest): Promise<Submission | 'not-found'>;
   counts(): Promise<Record<SubmissionStatus, number>>;
   /** True when the store can be read and written. */
   ready(): Promise<boolean>;

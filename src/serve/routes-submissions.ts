@@ -2,7 +2,9 @@
  * The submissions routes: a link request (or a clinical input, built first)
  * is validated and linted as `abha-link submit` does, stored in the queue and
  * answered 202 before it is sent; the same request again is the same
- * submission (200).
+ * submission (200), the same item with another body a 409
+ * `different-body`; a failed one is corrected with PUT. A storage outage is
+ * a 503 with Retry-After: the caller tries again, nothing was stored.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
@@ -10,6 +12,7 @@ import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { detectInputKind } from '../input-kind.js';
 import type { ServeContext } from './app.js';
 import { requireBody } from './json-body.js';
+import { isQueueError } from './queue/types.js';
 import { HttpProblem, problem } from './problems.js';
 import { SUBMISSION_STATUSES, type Queue, type Submission, type SubmissionStatus } from './queue-contract.js';
 import { validateDocument } from './routes-core.js';
@@ -60,6 +63,47 @@ function linkRequestOf(body: unknown, now: Date): LinkCareContextRequest {
   return body as LinkCareContextRequest;
 }
 
+/** Seconds a caller waits before trying again after a storage outage. */
+const STORAGE_RETRY_AFTER = '5';
+
+/** The queue's refusals and outages as answers; anything else is left to the error handler. */
+function queueProblem(e: unknown): unknown {
+  if (!isQueueError(e)) return e;
+  switch (e.code) {
+    case 'storage-failed':
+    case 'closed':
+      return problem(503, 'storage-unavailable', "the queue's storage is unavailable; nothing was changed: try again later", { headers: { 'retry-after': STORAGE_RETRY_AFTER } });
+    case 'different-body':
+      return new HttpProblem(
+        409,
+        [
+          {
+            path: '',
+            code: 'different-body',
+            message: `${e.message}; the stored body's SHA-256 is storedBodySha256 (see docs/serve.md); a failed submission can be corrected with PUT /v1/submissions/{id}`,
+            severity: 'error',
+          },
+        ],
+        {},
+        { storedBodySha256: e.storedBodySha256 },
+      );
+    case 'not-replaceable':
+    case 'different-item':
+      return problem(409, e.code, e.message, { path: e.code === 'not-replaceable' ? '/id' : '', ...(e.code === 'not-replaceable' ? { in: 'path' as const } : {}) });
+    default:
+      return e;
+  }
+}
+
+/** Runs a call of the queue, its refusals and outages turned into answers. */
+async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw queueProblem(e);
+  }
+}
+
 function queueOf(context: ServeContext): Queue {
   const q = context.options.queue;
   if (q === undefined) throw problem(503, 'queue-unavailable', 'this server has no submissions queue');
@@ -70,7 +114,8 @@ export function registerSubmissionRoutes(app: FastifyInstance, context: ServeCon
   app.post<{ Querystring: { callbackUrl?: string } }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.create } }, async (request, reply) => {
     const callbackUrl = checkCallbackUrl(request.query.callbackUrl, context.options.callbackAllow ?? []);
     const linkRequest = linkRequestOf(requireBody(request.body), context.options.now());
-    const { submission, created } = await queueOf(context).enqueue(linkRequest, callbackUrl === undefined ? {} : { callbackUrl });
+    const queue = queueOf(context);
+    const { submission, created } = await queueCall(() => queue.enqueue(linkRequest, callbackUrl === undefined ? {} : { callbackUrl }));
     return reply
       .code(created ? 202 : 200)
       .header('location', `/v1/submissions/${encodeURIComponent(submission.id)}`)
@@ -79,20 +124,31 @@ export function registerSubmissionRoutes(app: FastifyInstance, context: ServeCon
 
   app.get<{ Querystring: { status?: SubmissionStatus; limit: number } }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.list } }, async (request) => {
     const q = request.query;
-    const list = await queueOf(context).list({ limit: q.limit, ...(q.status === undefined ? {} : { status: q.status }) });
+    const queue = queueOf(context);
+    const list = await queueCall(() => queue.list({ limit: q.limit, ...(q.status === undefined ? {} : { status: q.status }) }));
     return { submissions: list.map(submissionView) };
   });
 
   app.get<{ Params: { id: string } }>('/v1/submissions/:id', { schema: { params: SUBMISSION_QUERY.id } }, async (request) => {
-    const s = await queueOf(context).get(request.params.id);
+    const queue = queueOf(context);
+    const s = await queueCall(() => queue.get(request.params.id));
     if (s === undefined) throw problem(404, 'not-found', 'no submission has this id', { path: '/id', in: 'path' });
     return submissionView(s);
   });
 
   app.post<{ Params: { id: string } }>('/v1/submissions/:id/retry', { schema: { params: SUBMISSION_QUERY.id } }, async (request) => {
-    const r = await queueOf(context).retry(request.params.id);
+    const queue = queueOf(context);
+    const r = await queueCall(() => queue.retry(request.params.id));
     if (r === 'not-found') throw problem(404, 'not-found', 'no submission has this id', { path: '/id', in: 'path' });
     if (r === 'not-retryable') throw problem(409, 'not-retryable', 'only a failed or unknown submission can be sent again', { path: '/id', in: 'path' });
     return submissionView(r);
+  });
+
+  app.put<{ Params: { id: string } }>('/v1/submissions/:id', { schema: { params: SUBMISSION_QUERY.id } }, async (request, reply) => {
+    const queue = queueOf(context);
+    const linkRequest = linkRequestOf(requireBody(request.body), context.options.now());
+    const r = await queueCall(() => queue.replace(request.params.id, linkRequest));
+    if (r === 'not-found') throw problem(404, 'not-found', 'no submission has this id', { path: '/id', in: 'path' });
+    return reply.code(202).send(submissionView(r));
   });
 }

@@ -8,6 +8,7 @@ import type { AbhaClient, ClientOptions } from '../client/client.js';
 import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
 import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
+import { serveDataKeys } from './queue/data-key.js';
 import { openQueue } from './queue/index.js';
 import type { CallbackAllow } from './queue/callback-policy.js';
 
@@ -28,6 +29,10 @@ export interface StartOptions {
   readonly workTimeLimitMs?: number | undefined;
   /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
   readonly databaseUrl: string | undefined;
+  /** ABHA_LINK_SERVE_DATA_KEY: the keys of the stored requests (base64, newest first). */
+  readonly dataKey?: string | undefined;
+  /** --data-key-file: the key file (default DIR.key beside the data directory, made when missing). */
+  readonly dataKeyFile?: string | undefined;
   readonly chromium: string | undefined;
   /** --icd10-titles: the hospital's ICD-10 title table, for the codings of /v1/fhir. */
   readonly icd10Titles?: Readonly<Record<string, string>> | undefined;
@@ -52,8 +57,10 @@ async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined>
     options.warn('no upstream service (ABHA_LINK_BASE_URL): /v1/submissions and /v1/service answer 503');
     return undefined;
   }
+  const dataKeys = await serveDataKeys({ env: options.dataKey, file: options.dataKeyFile, dataDir: options.dataDir, warn: options.warn });
   const queue = await openQueue({
     dataDir: options.dataDir,
+    dataKeys,
     client: options.clientOptions,
     now: () => options.now().getTime(),
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
@@ -128,7 +135,7 @@ function batchedLines(out: { write(text: string): unknown }): { stream: { write(
 
 /** Starts the service; resolves once it listens. */
 export async function startServe(options: StartOptions): Promise<RunningServe> {
-  await mkdir(options.dataDir, { recursive: true });
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const queue = await openQueueIfAny(options);
   const printer = printerOpener(options.chromium);
   const probe = upstreamProbe(options.client);

@@ -56,6 +56,14 @@ export function fakeQueue(send?: (r: LinkCareContextRequest) => Promise<void>): 
       await deliver(id, item.request);
       return items.get(id)?.submission ?? 'not-found';
     },
+    async replace(id, request) {
+      const item = items.get(id);
+      if (item === undefined) return 'not-found';
+      item.request = request;
+      update(id, { status: 'queued' });
+      await deliver(id, request);
+      return items.get(id)?.submission ?? 'not-found';
+    },
     async counts() {
       const c = { queued: 0, sending: 0, acknowledged: 0, failed: 0, unknown: 0 };
       for (const i of items.values()) c[i.submission.status]++;

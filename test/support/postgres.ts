@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface TestPostgres {
   /** A connection URL for database `name` (created on demand by createDatabase). */
@@ -76,6 +77,35 @@ export function startPostgres(): TestPostgres {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    },
+  };
+}
+
+/** A file's cluster: started before its tests when PostgreSQL can run here, stopped after them. */
+export interface FilePostgres {
+  /** Why PostgreSQL tests are skipped here, or undefined. */
+  readonly missing: string | undefined;
+  /** The running cluster (undefined when missing, or once stopped). */
+  get(): TestPostgres | undefined;
+  /** Stops it now (a test of an outage); the file's end then has nothing to stop. */
+  stopNow(): void;
+}
+
+/** Registers the hooks that start and stop a cluster for the calling test file. */
+export function postgresForFile(): FilePostgres {
+  const missing = postgresMissing();
+  let server: TestPostgres | undefined;
+  beforeAll(() => {
+    if (missing === undefined) server = startPostgres();
+  }, 60_000);
+  afterAll(() => server?.stop());
+  return {
+    missing,
+    get: () => server,
+    stopNow: () => {
+      const s = server;
+      server = undefined;
+      s?.stop();
     },
   };
 }

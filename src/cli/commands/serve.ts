@@ -2,6 +2,7 @@ import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
 import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/app.js';
+import { isQueueError, type QueueErrorCode } from '../../serve/queue/types.js';
 import { startServe } from '../../serve/start.js';
 import { parseCallbackAllow } from '../../serve/queue/callback-policy.js';
 import { defineCommand, optionError } from '../command.js';
@@ -90,9 +91,12 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
   return { client: createClient(options), options };
 }
 
+/** The queue's refusals at start that the operator fixes (exit 2): another server on the data directory, its permissions, the data key, an option. */
+const START_USAGE: ReadonlySet<QueueErrorCode> = new Set(['data-dir-in-use', 'data-dir-unsafe', 'invalid-data-key', 'invalid-options']);
+
 export const command = defineCommand({
   usage:
-    'abha-link serve [--host H] [--port N] [--data DIR] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--callback-allow HOST[:PORT]]... [--work-time-limit S] [--icd10-titles FILE]',
+    'abha-link serve [--host H] [--port N] [--data DIR] [--data-key-file FILE] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--callback-allow HOST[:PORT]]... [--work-time-limit S] [--icd10-titles FILE]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -112,11 +116,16 @@ The upstream service: ABHA_LINK_BASE_URL and ABHA_LINK_API_KEY (or
 --api-key-file), as for submit; abha-link mock prints both. Without
 ABHA_LINK_BASE_URL the service runs without submissions and pass-through.
 ABHA_LINK_DATABASE_URL=postgres://... shares the queue between servers.
+Queued requests are stored encrypted with the data key: ABHA_LINK_SERVE_DATA_KEY
+(base64 of 32 bytes) or --data-key-file, made on first start (0600).
 
 Options:
   --host H              address to listen on (default 127.0.0.1)
   --port N              port (default 8080; 0 picks a free port)
-  --data DIR            the queue's folder (default ./abha-link-data)
+  --data DIR            the queue's folder (default ./abha-link-data; 0700)
+  --data-key-file FILE  the key of the stored requests (default DIR.key
+                        beside DIR, made when missing; one base64 key a
+                        line, newest first)
   --api-key-file FILE   read the API key from FILE (default: $ABHA_LINK_API_KEY)
   --token-file FILE     read the serve token from FILE (default:
                         $ABHA_LINK_SERVE_TOKEN)
@@ -152,6 +161,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     'icd10-titles': { type: 'string' },
     'callback-allow': { type: 'string', multiple: true },
     'work-time-limit': { type: 'string' },
+    'data-key-file': { type: 'string' },
   },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
@@ -194,6 +204,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         callbackAllow,
         workTimeLimitMs: limitText === undefined ? undefined : Math.round(Number(limitText) * 1000),
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
+        dataKey: cliIo().env.ABHA_LINK_SERVE_DATA_KEY,
+        dataKeyFile: values['data-key-file'],
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         icd10Titles,
         allowedHosts,
@@ -203,6 +215,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         warn,
       });
     } catch (e) {
+      if (isQueueError(e) && START_USAGE.has(e.code)) throw new UsageError(e.message);
       const code = (e as { code?: string }).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${portText} is already in use; choose another or use --port 0`);
       if (code === 'EACCES') throw new UsageError(`port ${portText} needs privileges; choose a port above 1023`);

@@ -37,6 +37,12 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX abha_link_submissions_sending ON abha_link_submissions (leased_by, lease_until) WHERE status = 'sending';
    CREATE INDEX abha_link_submissions_status ON abha_link_submissions (status, created_at);
    CREATE INDEX abha_link_submissions_callbacks ON abha_link_submissions (updated_at) WHERE callback_due;`,
+  // 2: link requests stored encrypted (body: IV, ciphertext and tag of AES-256-GCM; body_key: the key's id),
+  // and the SHA-256 of each request's canonical JSON, kept after the body is deleted. `request` (in clear)
+  // is no longer written: rows of version 1 are sealed at start (sealLegacyRequests).
+  `ALTER TABLE abha_link_submissions ADD COLUMN body bytea;
+   ALTER TABLE abha_link_submissions ADD COLUMN body_key text;
+   ALTER TABLE abha_link_submissions ADD COLUMN body_sha256 text;`,
 ];
 
 /**

@@ -8,6 +8,7 @@
  * PostgreSQL's messages can quote a row (a unique-violation names the key's
  * value), and rows hold link requests.
  */
+import { makePrivate } from './data-dir.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -58,7 +59,8 @@ export async function run(sql: Sql, doing: string, text: string, params: readonl
  */
 export async function openPostgres(url: string, max: number): Promise<Database> {
   const pg = (await import('pg')).default;
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'abha-link-queue' });
+  // A server that does not answer fails a request in seconds (a 503 to the caller), instead of holding it.
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'abha-link-queue', connectionTimeoutMillis: 5000 });
   // An idle connection that breaks (a server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => (await pool.query(text, params as unknown[])).rows as Row[];
@@ -89,24 +91,66 @@ export async function openPostgres(url: string, max: number): Promise<Database> 
   };
 }
 
+/** Embedded databases open in this process, and the umask before the first. */
+let privateFiles: { open: number; umask: number } | undefined;
+
 /**
- * Opens the embedded database (PGlite) in `dir`, made on first use.
+ * While an embedded database is open, the process's umask is 077, so that
+ * the folders PGlite makes are private. PGlite sets the modes of its files
+ * itself (0666): they are made 0600 after it opens and after it closes, and
+ * in between the data directory (0700) keeps other users out.
+ */
+function holdPrivateUmask(): () => void {
+  try {
+    if (privateFiles === undefined) privateFiles = { open: 0, umask: process.umask(0o077) };
+    privateFiles.open++;
+  } catch {
+    // A worker thread cannot set the umask: the caller's umask stays, and the data directory (0700) still guards the files.
+    return () => undefined;
+  }
+  let released = false;
+  return () => {
+    if (released || privateFiles === undefined) return;
+    released = true;
+    if (--privateFiles.open === 0) {
+      process.umask(privateFiles.umask);
+      privateFiles = undefined;
+    }
+  };
+}
+
+/**
+ * Opens the embedded database (PGlite) in `dir`, made on first use; its
+ * files are made private to this user (see holdPrivateUmask).
  *
  * @throws QueueError `storage-failed` when it cannot be opened
  */
 export async function openEmbedded(dir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
+  const release = holdPrivateUmask();
   let db: InstanceType<typeof PGlite>;
   try {
     db = await PGlite.create(dir);
   } catch (e) {
+    release();
     throw storageError('opening the embedded database', e);
+  }
+  try {
+    await makePrivate(dir);
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    release();
+    throw storageError('restricting the files of the embedded database', e);
   }
   const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => (await db.query<Row>(text, params as unknown[])).rows;
   return {
     kind: 'embedded',
     query,
     transaction: <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows })),
-    close: () => db.close(),
+    close: () =>
+      db
+        .close()
+        .then(() => makePrivate(dir))
+        .finally(release),
   };
 }

@@ -5,11 +5,11 @@
  * the lease (`leased_by`, `attempts`), so that a replica can never overwrite
  * an item another replica claimed since.
  */
-import type { LinkCareContextRequest } from '../../generated/types.js';
+import type { SealedBody } from './data-key.js';
 import { run, type Row, type Sql } from './sql.js';
 import { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './types.js';
 
-const COLUMNS = 'id, status, attempts, error_code, error_message, created_at, updated_at';
+const COLUMNS = 'id, status, attempts, error_code, error_message, created_at, updated_at, body_sha256';
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
@@ -26,11 +26,12 @@ export function toSubmission(row: Row): Submission {
   };
 }
 
-/** A submission to store. */
+/** A submission to store: its request sealed (encrypted), and the SHA-256 of the request's canonical JSON. */
 export interface NewSubmission {
   readonly id: string;
   readonly key: string;
-  readonly request: LinkCareContextRequest;
+  readonly body: SealedBody;
+  readonly sha256: string;
   readonly callbackUrl: string | undefined;
   readonly now: Date;
 }
@@ -45,12 +46,20 @@ export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[
   const inserted = await run(
     sql,
     'storing submissions',
-    `INSERT INTO abha_link_submissions (id, item_key, status, request, callback_url, created_at, updated_at)
-     SELECT id, item_key, 'queued', request::jsonb, callback_url, at, at
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[]) WITH ORDINALITY AS t(id, item_key, request, callback_url, at, n)
+    `INSERT INTO abha_link_submissions (id, item_key, status, body, body_key, body_sha256, callback_url, created_at, updated_at)
+     SELECT id, item_key, 'queued', decode(body, 'hex'), body_key, body_sha256, callback_url, at, at
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) WITH ORDINALITY AS t(id, item_key, body, body_key, body_sha256, callback_url, at, n)
      ORDER BY n
      ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
-    [items.map((i) => i.id), items.map((i) => i.key), items.map((i) => JSON.stringify(i.request)), items.map((i) => i.callbackUrl ?? null), items.map((i) => i.now.toISOString())],
+    [
+      items.map((i) => i.id),
+      items.map((i) => i.key),
+      items.map((i) => i.body.hex),
+      items.map((i) => i.body.keyId),
+      items.map((i) => i.sha256),
+      items.map((i) => i.callbackUrl ?? null),
+      items.map((i) => i.now.toISOString()),
+    ],
   );
   const made = new Map(inserted.map((r) => [String(r.id), r]));
   const missing = [...new Set(items.filter((i) => !made.has(i.id)).map((i) => i.key))];
@@ -89,33 +98,36 @@ export async function countSubmissions(sql: Sql): Promise<Record<SubmissionStatu
   return counts;
 }
 
-/** A claimed item: to be sent now. */
+/** A claimed item: to be sent now (its request still sealed). */
 export interface Claimed {
   readonly id: string;
   readonly attempts: number;
-  readonly request: LinkCareContextRequest;
+  readonly body: SealedBody | undefined;
   readonly callbackUrl: string | undefined;
 }
 
+const sealedOf = (r: Row): SealedBody | undefined => (typeof r.body_hex === 'string' && typeof r.body_key === 'string' ? { keyId: r.body_key, hex: r.body_hex } : undefined);
+
 /**
- * Claims up to `n` queued items, oldest first: each becomes `sending`,
- * leased by `replica` until `leaseUntil`, its attempts counted, before any
- * request leaves.
+ * Claims up to `n` queued items sealed with one of `keyIds`, oldest first:
+ * each becomes `sending`, leased by `replica` until `leaseUntil`, its
+ * attempts counted, before any request leaves. Items sealed with a key this
+ * replica lacks stay queued for a replica that has it.
  */
-export async function claim(sql: Sql, replica: string, n: number, now: Date, leaseUntil: Date): Promise<Claimed[]> {
+export async function claim(sql: Sql, replica: string, keyIds: readonly string[], n: number, now: Date, leaseUntil: Date): Promise<Claimed[]> {
   const rows = await run(
     sql,
     'claiming queued items',
     `UPDATE abha_link_submissions SET status = 'sending', leased_by = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3,
        error_code = NULL, error_message = NULL
-     WHERE id IN (SELECT id FROM abha_link_submissions WHERE status = 'queued' ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-     RETURNING id, attempts, request, callback_url`,
-    [replica, leaseUntil.toISOString(), now.toISOString(), n],
+     WHERE id IN (SELECT id FROM abha_link_submissions WHERE status = 'queued' AND body_key = ANY($5::text[]) ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+     RETURNING id, attempts, encode(body, 'hex') AS body_hex, body_key, callback_url`,
+    [replica, leaseUntil.toISOString(), now.toISOString(), n, keyIds],
   );
   return rows.map((r) => ({
     id: String(r.id),
     attempts: Number(r.attempts),
-    request: (typeof r.request === 'string' ? JSON.parse(r.request) : r.request) as LinkCareContextRequest,
+    body: sealedOf(r),
     callbackUrl: typeof r.callback_url === 'string' ? r.callback_url : undefined,
   }));
 }
@@ -133,8 +145,9 @@ export interface Outcome {
  * Records the outcomes of sends in one statement. Only rows this replica
  * still holds for that very attempt are written: `sending`, or `unknown`
  * because another replica found the lease expired meanwhile (the answer
- * that came is then the truth). An acknowledged item's request is dropped:
- * it is not needed again, and it is health data.
+ * that came is then the truth). An acknowledged item's request is deleted:
+ * it is not needed again, and it is health data. A failed or unknown one
+ * keeps it for a retry or a replacement, until {@link expireBodies}.
  */
 export async function finish(sql: Sql, replica: string, outcomes: readonly Outcome[], now: Date): Promise<void> {
   if (outcomes.length === 0) return;
@@ -142,7 +155,8 @@ export async function finish(sql: Sql, replica: string, outcomes: readonly Outco
     sql,
     'recording outcomes',
     `UPDATE abha_link_submissions AS s SET status = o.status, error_code = o.code, error_message = o.message, lease_until = NULL, updated_at = $6,
-       request = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.request END,
+       body = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.body END,
+       body_key = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.body_key END, request = NULL,
        callback_due = s.callback_url IS NOT NULL, callback_attempts = 0
      FROM (SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[]) AS t(id, attempts, status, code, message)) AS o
      WHERE s.id = o.id AND s.attempts = o.attempts AND s.leased_by = $7 AND s.status IN ('sending', 'unknown')`,
@@ -181,18 +195,67 @@ export async function orphansOf(sql: Sql, replica: string, now: Date): Promise<n
   return rows.length;
 }
 
-/** Queues an `unknown` or `failed` item again; resolves to the row, or why not. */
+/** Queues an `unknown` or `failed` item again, with exactly its stored request; resolves to the row, or why not. */
 export async function requeue(sql: Sql, id: string, now: Date): Promise<Row | 'not-found' | 'not-retryable'> {
   const rows = await run(
     sql,
     'queueing a submission again',
     `UPDATE abha_link_submissions SET status = 'queued', leased_by = NULL, lease_until = NULL, error_code = NULL, error_message = NULL, updated_at = $2,
        callback_due = false
-     WHERE id = $1 AND status IN ('unknown', 'failed') AND request IS NOT NULL RETURNING ${COLUMNS}`,
+     WHERE id = $1 AND status IN ('unknown', 'failed') AND body IS NOT NULL RETURNING ${COLUMNS}`,
     [id, now.toISOString()],
   );
   if (rows[0] !== undefined) return rows[0];
   return (await getSubmission(sql, id)) === undefined ? 'not-found' : 'not-retryable';
+}
+
+/**
+ * Replaces the stored request of a `failed` item of key `key` with `body`,
+ * and queues it; resolves to the row, or why not.
+ */
+export async function replaceBody(sql: Sql, id: string, key: string, body: SealedBody, sha256: string, now: Date): Promise<Row | 'not-found' | 'not-replaceable' | 'different-item'> {
+  const rows = await run(
+    sql,
+    'replacing a submission',
+    `UPDATE abha_link_submissions SET status = 'queued', body = decode($3, 'hex'), body_key = $4, body_sha256 = $5, leased_by = NULL, lease_until = NULL,
+       error_code = NULL, error_message = NULL, updated_at = $6, callback_due = false
+     WHERE id = $1 AND item_key = $2 AND status = 'failed' RETURNING ${COLUMNS}`,
+    [id, key, body.hex, body.keyId, sha256, now.toISOString()],
+  );
+  if (rows[0] !== undefined) return rows[0];
+  const found = (await run(sql, 'reading a submission', `SELECT status, item_key FROM abha_link_submissions WHERE id = $1`, [id]))[0];
+  if (found === undefined) return 'not-found';
+  return found.status !== 'failed' ? 'not-replaceable' : 'different-item';
+}
+
+/** Deletes the stored requests of `failed` and `unknown` items last changed before `before`; resolves to how many. */
+export async function expireBodies(sql: Sql, before: Date): Promise<number> {
+  const rows = await run(
+    sql,
+    'deleting old requests',
+    `UPDATE abha_link_submissions SET body = NULL, body_key = NULL WHERE status IN ('failed', 'unknown') AND body IS NOT NULL AND updated_at < $1 RETURNING id`,
+    [before.toISOString()],
+  );
+  return rows.length;
+}
+
+/**
+ * Seals the requests that versions before migration 2 stored in clear
+ * (`request`): each becomes a sealed body and its hash, and `request` is
+ * cleared. Resolves to how many.
+ */
+export async function sealLegacyRequests(sql: Sql, seal: (id: string, request: unknown) => { body: SealedBody; sha256: string }): Promise<number> {
+  const rows = await run(sql, 'reading requests stored in clear', 'SELECT id, request::text AS request FROM abha_link_submissions WHERE request IS NOT NULL');
+  for (const r of rows) {
+    const { body, sha256 } = seal(String(r.id), JSON.parse(String(r.request)));
+    await run(sql, 'sealing a request stored in clear', `UPDATE abha_link_submissions SET body = decode($2, 'hex'), body_key = $3, body_sha256 = $4, request = NULL WHERE id = $1`, [
+      r.id,
+      body.hex,
+      body.keyId,
+      sha256,
+    ]);
+  }
+  return rows.length;
 }
 
 /** Callbacks to deliver: final submissions with `callback_due`, claimed until `leaseUntil` (then tried again). */

@@ -83,6 +83,16 @@ export interface QueueOptions {
   readonly replicaId?: string;
   /** The database pool's size with `databaseUrl` (default concurrency + 4). */
   readonly poolSize?: number;
+  /**
+   * The keys that encrypt stored link requests (AES-256-GCM), 32 bytes each,
+   * the newest first: it encrypts, every one decrypts. Replicas sharing a
+   * database need the same keys. Default: the key file `dataKeyFile`.
+   */
+  readonly dataKeys?: readonly Uint8Array[];
+  /** A key file (one base64 key a line, newest first), made with a new key (0600) when missing; outside `dataDir`. Default `DIR.key` beside the data directory. */
+  readonly dataKeyFile?: string;
+  /** How long a `failed` or `unknown` submission keeps its stored request for a retry or a replacement, in days (default 30, 1 to 3650); then the request is deleted. */
+  readonly keepFailedDays?: number;
 }
 
 /** Options of `queue.enqueue`. */
@@ -102,17 +112,25 @@ export interface Queue {
   /**
    * Stores the link request durably, then resolves. The same item (same
    * hipId, visitId, ABHA address and care-context references) is one
-   * submission: `created: false` and the first one's id.
+   * submission: `created: false` and the first one's id; with another body
+   * than the stored one, `different-body`.
    *
-   * @throws QueueError `invalid-request` (with issues), `invalid-callback-url`, `closed`, `storage-failed`
+   * @throws QueueError `invalid-request` (with issues), `invalid-callback-url`, `different-body`, `closed`, `storage-failed`
    */
   enqueue(request: LinkCareContextRequest | unknown, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** The submission, or undefined. */
   get(id: string): Promise<Submission | undefined>;
   /** Submissions, newest first (default limit 100, at most 1000). */
   list(options?: { readonly status?: SubmissionStatus; readonly limit?: number }): Promise<Submission[]>;
-  /** Queues an `unknown` or `failed` submission again: a deliberate resend. */
+  /** Queues an `unknown` or `failed` submission again: a deliberate resend of exactly the stored request. */
   retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'>;
+  /**
+   * Replaces the stored request of a `failed` submission with a corrected
+   * one of the same item, and queues it again.
+   *
+   * @throws QueueError `invalid-request`, `not-replaceable` (not failed), `different-item`, `storage-failed`
+   */
+  replace(id: string, request: LinkCareContextRequest | unknown): Promise<Submission | 'not-found'>;
   /** How many submissions are in each status. */
   counts(): Promise<Record<SubmissionStatus, number>>;
   /** True when the storage answers. */
@@ -138,10 +156,27 @@ export interface Queue {
  * - `invalid-callback-url`: not an http(s) URL, or no callback secret configured;
  * - `invalid-id`: not a submission id;
  * - `data-dir-in-use`: another process holds the data directory;
+ * - `data-dir-unsafe`: other users can read or write the data directory;
+ * - `invalid-data-key`: the data key (ABHA_LINK_SERVE_DATA_KEY or the key file) is missing, malformed or readable by others;
+ * - `different-body`: the same item (same key) came with another body than the stored one (`storedBodySha256`);
+ * - `not-replaceable`: only a `failed` submission can be replaced;
+ * - `different-item`: a replacement body is another item (hipId, visitId, ABHA address or care contexts differ);
  * - `storage-failed`: the database could not be opened, migrated, read or written;
  * - `closed`: the queue is closed.
  */
-export type QueueErrorCode = 'invalid-options' | 'invalid-request' | 'invalid-callback-url' | 'invalid-id' | 'data-dir-in-use' | 'storage-failed' | 'closed';
+export type QueueErrorCode =
+  | 'invalid-options'
+  | 'invalid-request'
+  | 'invalid-callback-url'
+  | 'invalid-id'
+  | 'data-dir-in-use'
+  | 'data-dir-unsafe'
+  | 'invalid-data-key'
+  | 'different-body'
+  | 'not-replaceable'
+  | 'different-item'
+  | 'storage-failed'
+  | 'closed';
 
 /**
  * An error of the queue: a stable `code`, a message without health data,
@@ -154,12 +189,15 @@ export class QueueError extends AbhaLinkError {
   readonly code: QueueErrorCode;
   readonly issues: readonly Issue[];
   readonly sqlState: string | undefined;
+  /** For `different-body`: the SHA-256 (hex) of the stored body's canonical JSON (see docs/serve.md), never the body. */
+  readonly storedBodySha256: string | undefined;
 
-  constructor(code: QueueErrorCode, message: string, details: { issues?: readonly Issue[]; sqlState?: string | undefined } = {}) {
+  constructor(code: QueueErrorCode, message: string, details: { issues?: readonly Issue[]; sqlState?: string | undefined; storedBodySha256?: string } = {}) {
     super(message);
     this.code = code;
     this.issues = details.issues ?? [];
     this.sqlState = details.sqlState;
+    this.storedBodySha256 = details.storedBodySha256;
   }
 }
 

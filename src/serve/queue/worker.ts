@@ -10,9 +10,11 @@
 import type { AbhaClient } from '../../client/client.js';
 import { OutcomeUnknownError, TransportError } from '../../client/errors.js';
 import { ValidationError } from '../../errors.js';
+import type { LinkCareContextRequest } from '../../generated/types.js';
 import { deliverCallbacks } from './callback.js';
+import type { DataKeys } from './data-key.js';
 import type { Database } from './sql.js';
-import { claim, expireLeases, finish, renewLeases, type Claimed, type Outcome } from './store.js';
+import { claim, expireBodies, expireLeases, finish, renewLeases, type Claimed, type Outcome } from './store.js';
 import type { CallbackOptions, QueueLogger } from './types.js';
 
 /** What the worker needs. */
@@ -27,11 +29,17 @@ export interface WorkerConfig {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly logger: QueueLogger | undefined;
   readonly callback: CallbackOptions | undefined;
+  /** The keys of the stored requests: claims take only items sealed with one of them. */
+  readonly keys: DataKeys;
+  /** How long a failed or unknown item keeps its request (ms since its last change). */
+  readonly keepBodiesMs: number;
 }
 
 /** Failures after which the worker pauses claiming: the service looks down, or refuses the API key. */
 const PAUSING = new Set(['authentication', 'rate-limited', 'server-error', 'connection-refused', 'dns', 'connect-timeout', 'unreachable', 'tls', 'request-refused']);
 const MAX_PAUSE_MS = 30_000;
+/** How often a replica looks for stored requests to delete (failed or unknown items past their time). */
+const EXPIRY_EVERY_MS = 60_000;
 /** Claims of one replica on their way to the database at once. */
 const MAX_CLAIMS = 4;
 
@@ -89,6 +97,8 @@ export class Worker {
   #pausedUntil = 0;
   #pauseMs = 0;
   #loop: Promise<void> | undefined;
+  /** When the next tick looks for stored requests past their time. */
+  #nextExpiry = 0;
   /** Resolves at stop: a wait of the loop ends then even when the injected sleep ignores its signal. */
   readonly #stopped = new Promise<void>((resolve) => this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }));
 
@@ -149,7 +159,7 @@ export class Worker {
     const now = this.#c.now();
     let items: Claimed[] = [];
     try {
-      items = await claim(this.#c.db, this.#c.replicaId, free, new Date(now), new Date(now + this.#c.leaseMs));
+      items = await claim(this.#c.db, this.#c.replicaId, this.#c.keys.ids, free, new Date(now), new Date(now + this.#c.leaseMs));
     } catch (e) {
       this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
     } finally {
@@ -166,10 +176,29 @@ export class Worker {
     if (items.length === free) this.poke();
   }
 
+  /** The stored request of a claimed item, or undefined when it cannot be opened (altered, or its key is gone). */
+  #request(item: Claimed): LinkCareContextRequest | undefined {
+    const text = item.body === undefined ? undefined : this.#c.keys.open(item.id, item.body);
+    return text === undefined ? undefined : (JSON.parse(text) as LinkCareContextRequest);
+  }
+
   async #send(item: Claimed): Promise<void> {
     let outcome: Outcome;
+    const request = this.#request(item);
+    if (request === undefined) {
+      // Nothing left: the request is not sent, and cannot be.
+      this.#log('error', { submission: item.id }, 'the stored request cannot be decrypted: not sent');
+      void this.#writer.add({
+        id: item.id,
+        attempts: item.attempts,
+        status: 'failed',
+        code: 'stored-request-unreadable',
+        message: 'the stored request could not be decrypted (altered, or sealed with a key this server does not have); it was not sent',
+      });
+      return;
+    }
     try {
-      await this.#c.client.linkCareContexts(item.request);
+      await this.#c.client.linkCareContexts(request);
       outcome = { id: item.id, attempts: item.attempts, status: 'acknowledged', code: null, message: null };
       this.#pauseMs = 0;
     } catch (e) {
@@ -198,6 +227,12 @@ export class Worker {
       if (this.#inFlight.size > 0) await renewLeases(db, replicaId, new Date(now() + leaseMs));
       const expired = await expireLeases(db, new Date(now()));
       if (expired > 0) this.#log('warn', { count: expired }, 'leases of another replica ran out: its items are now unknown');
+      let deleted = 0;
+      if (now() >= this.#nextExpiry) {
+        this.#nextExpiry = now() + EXPIRY_EVERY_MS;
+        deleted = await expireBodies(db, new Date(now() - this.#c.keepBodiesMs));
+      }
+      if (deleted > 0) this.#log('info', { count: deleted }, 'deleted the stored requests of old failed and unknown items');
       if (this.#c.callback !== undefined) await deliverCallbacks(db, this.#c.callback, { now, leaseMs, log: (l, f, m) => this.#log(l, f, m) });
     } catch (e) {
       this.#log('error', { code: (e as { code?: unknown }).code }, 'queue maintenance failed');
