@@ -315,7 +315,14 @@ describe('callbacks with the final status', () => {
     const port = (receiver.address() as { port: number }).port;
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const now = (): number => clock;
-    const queue = await openQueue({ dataDir: embeddedDir('callbacks'), client: clientOptions(), callback: { secret, allow: [{ host: '127.0.0.1', port }] }, logger, now, sleep: () => new Promise(() => undefined) });
+    const queue = await openQueue({
+      dataDir: embeddedDir('callbacks'),
+      client: clientOptions(),
+      callback: { secret, allow: [{ host: '127.0.0.1', port }] },
+      logger,
+      now,
+      sleep: () => new Promise(() => undefined),
+    });
     try {
       queue.start();
       await expect(queue.enqueue(item('cb-bad'), { callbackUrl: 'ftp://example.org/x' })).rejects.toMatchObject({ code: 'invalid-callback-url' });
