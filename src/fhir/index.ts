@@ -10,7 +10,7 @@
 export { toFhirBundles, type ToFhirOptions, type ToFhirResult, type FhirDocument, type FhirAttachmentInput } from './to-fhir.js';
 export type { FhirPrintedDocument } from './printed.js';
 export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
-export { validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';
+export { FHIR_LIMITS, FHIR_MAX_ISSUES, validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';
 export { documentUuid, resourceUuid } from './ids.js';
 export { escapeXhtml, isolatedXhtml, narrativeText } from './xhtml.js';
 export {

@@ -176,7 +176,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 
 export const command = defineCommand({
   usage:
-    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] FILE|-...',
+    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json] [--strict] FILE|-...',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -197,10 +197,12 @@ change the exit code.
 abha-link fhir validate checks any FHIR R4 bundle or resource (not only
 abha-link's) offline against base R4 and the NRCeS IG 6.5.0 profiles its
 resources declare in meta.profile: cardinality, types, fixed values, slicing,
-bindings, reference targets and invariants. Issues go to stdout as FILE:LINE
-PATH MESSAGE (code), PATH a FHIRPath location such as
-Bundle.entry[3].resource.section[0]; exit 0 valid, 1 invalid, 2 unreadable or
-not JSON.
+bindings, reference targets and invariants; a document whose Composition
+declares no profile is checked as the record profile its type implies. Issues
+go to stdout as FILE:LINE PATH MESSAGE (code), PATH a FHIRPath location such
+as Bundle.entry[3].resource.section[0]; at most 1,000 per file. A rule it
+cannot decide is reported as information (unevaluated); --strict makes that
+an error. Exit 0 valid, 1 invalid, 2 unreadable or not JSON.
 
 Options:
   --hi-type T          emit every care context as hiType T (any of ABDM's
@@ -230,6 +232,8 @@ Options:
   --from-fhir FILE     FHIR Bundle or array of resources -> clinical input
   --format text|json   with validate: text (default) for people; json: one
                        object per file {file, valid, issues}
+  --strict             with validate: a rule that cannot be decided
+                       (unevaluated) is an error, not information
   -h, --help           show this help
   -v, --version        print the version`,
   options: {
@@ -242,19 +246,21 @@ Options:
     'embed-pdf': { type: 'boolean' },
     chromium: { type: 'string' },
     format: { type: 'string' },
+    strict: { type: 'boolean' },
   },
   async run({ values, positionals }) {
     if (positionals[0] === 'validate') {
       const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir'] as const).find((o) =>
         o === 'attach' ? values.attach.length > 0 : o === 'force' ? values.force : values[o] !== undefined,
       );
-      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
+      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format and --strict)`);
       const format = values.format ?? 'text';
       if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
       const { runFhirValidate } = await import('./fhir-validate.js');
-      return runFhirValidate(positionals.slice(1), format);
+      return runFhirValidate(positionals.slice(1), format, { strict: values.strict });
     }
     if (values.format !== undefined) throw new UsageError('--format applies to abha-link fhir validate');
+    if (values.strict) throw new UsageError('--strict applies to abha-link fhir validate');
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
     const ts = values.timestamp;
     const now = cliIo().now();
