@@ -1,6 +1,6 @@
 import { detectInputKind } from '../../input-kind.js';
-import { mkdir, readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
 import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
 import { validate } from '../../validation/validate.js';
 import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
@@ -68,6 +68,33 @@ async function readAttachments(specs: readonly string[]): Promise<{ attachments:
   return { attachments: out, files };
 }
 
+/** A plain file name: what a documentUrl's last segment must be to be looked for beside the input. */
+const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+
+/**
+ * The documents of the documentUrls no --attach gave, from files beside the input named as the URL's
+ * last segment (`…/reports/GVH-LAB-2026-88120.pdf` → `GVH-LAB-2026-88120.pdf` in the input's folder):
+ * a regular file (not a link), with a known extension, not empty. Each one used is named on stderr.
+ */
+async function documentsBesideInput(file: string, urls: ReadonlySet<string>, attachments: Record<string, FhirAttachmentInput>): Promise<void> {
+  for (const url of urls) {
+    if (Object.hasOwn(attachments, url) || !URL.canParse(url)) continue;
+    const segment = new URL(url).pathname.split('/').pop() ?? '';
+    const contentType = CONTENT_TYPES[extname(segment).toLowerCase()];
+    if (!PLAIN_NAME.test(segment) || contentType === undefined) continue;
+    const path = join(dirname(file), segment);
+    try {
+      if (!(await lstat(path)).isFile()) continue;
+      const data = await readFile(path);
+      if (data.length === 0) continue;
+      attachments[url] = { contentType, data };
+      cliIo().stderr.write(`abha-link: embedding ${path} as the document of a documentUrl that no --attach gave (the file of that name beside the input)\n`);
+    } catch {
+      // No such file: the conversion says the document's bytes are needed.
+    }
+  }
+}
+
 /** Every documentUrl of a clinical input or link request (top level, per care context, in bundleData). */
 function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set<string> {
   if (depth > 4 || value === null || typeof value !== 'object') return found;
@@ -129,6 +156,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const urls = documentUrls(input);
   for (const f of files)
     if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
+  if (args.file !== undefined && args.file !== '-') await documentsBesideInput(args.file, urls, attachments);
   const printed = args.embedPdf === true ? await printedDocuments({ input, name, lineOf, hiType: args.hiType, chromium: args.chromium, now: args.now }) : undefined;
   if (args.embedPdf === true && printed === undefined) return EXIT.invalid;
   const r = toFhirBundles(input, {
@@ -216,7 +244,8 @@ Options:
   --attach URL=FILE    embed FILE as the document of documentUrl URL (NRCeS
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
-                       .xml .json)
+                       .xml .json). Without it, a file beside FILE named as
+                       the URL's last segment is embedded (stderr says so)
   --embed-pdf          print each care context's page (the prescription
                        template for a Prescription, the visit summary for
                        the others) to PDF and carry it in its bundle, where
