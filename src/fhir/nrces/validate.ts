@@ -409,7 +409,10 @@ class Engine {
       const ip = array ? [...path, i] : path;
       if (s !== undefined) {
         counts.set(s, (counts.get(s) ?? 0) + 1);
-        if (slicing.rules === 'openAtEnd' && unmatchedBefore) this.add(ip, 'slice-order', `${label(ip)} must come before the items that match no slice (slicing open at end)`);
+        // openAtEnd: FHIR says unmatched items come last; the HL7 reference validator accepts them anywhere (the IG's own
+        // examples put them first), so a receiver using it accepts the order: a warning, not an error.
+        if (slicing.rules === 'openAtEnd' && unmatchedBefore)
+          this.add(ip, 'slice-order', `${label(ip)} should come before the items that match no slice (slicing open at end; the HL7 validator does not enforce the order)`, 'warning');
         return;
       }
       unmatchedBefore = true;
