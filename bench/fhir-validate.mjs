@@ -10,13 +10,19 @@
  * round by round (bench/lib.mjs compare); medians with min..max.
  *
  * Environment: BENCH_ROUNDS (default 7), BENCH_MS (one round, default 300),
- * BENCH_WARM_MS (warm-up of the validator before measuring, default 3000).
+ * BENCH_WARM_MS (warm-up of the validator before measuring, default 3000),
+ * BENCH_BEFORE (the dist/ directory of another build, e.g. of an earlier commit in
+ * a `git worktree`: its validateFhirBundle is measured in the same run, a
+ * "before" column).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
 import { validateFhirBundle as documentRules } from '../dist/fhir/validate.js';
 import { compare } from './lib.mjs';
+
+/** Another build's validator, for before/after figures in one run. */
+const before = process.env.BENCH_BEFORE === undefined ? undefined : (await import(`${process.env.BENCH_BEFORE}/fhir/index.js`)).validateFhirBundle;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -43,16 +49,21 @@ const fmt = (n) => n.toFixed(0).padStart(7);
 const range = (s) => `${s.min.toFixed(2)}..${s.max.toFixed(2)}`;
 console.log(`Profile-driven FHIR validation, ${ROUNDS} rounds of ${MS} ms; bundles/s (median) and ratio to structuredClone of the same bundle\n`);
 console.log(
-  `${'record profile'.padEnd(24)}${'entries'.padStart(8)} ${'clone/s'.padStart(8)} ${'validate/s'.padStart(11)} ${'ratio'.padStart(6)} ${'(min..max)'.padEnd(12)} ${'earlier/s'.padStart(12)} ${'ratio'.padStart(6)}`,
+  `${'record profile'.padEnd(24)}${'entries'.padStart(8)} ${'clone/s'.padStart(8)} ${'validate/s'.padStart(11)} ${'ratio'.padStart(6)} ${'(min..max)'.padEnd(12)} ${'earlier/s'.padStart(12)} ${'ratio'.padStart(6)}${before === undefined ? '' : ` ${'before/s'.padStart(9)} ${'ratio'.padStart(6)}`}`,
 );
 // Warm-up beyond compare's own: the FHIRPath engine is large and its code takes seconds of calls to be optimised.
 const warmUntil = performance.now() + Number(process.env.BENCH_WARM_MS ?? 3000);
-while (performance.now() < warmUntil) for (const bundle of bundles.values()) validateFhirBundle(bundle);
+while (performance.now() < warmUntil)
+  for (const bundle of bundles.values()) {
+    validateFhirBundle(bundle);
+    before?.(bundle);
+  }
 for (const [profile, bundle] of bundles) {
   const clone = () => structuredClone(bundle).entry.length;
   const v = compare(() => validateFhirBundle(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
   const d = compare(() => documentRules(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
+  const b = before === undefined ? undefined : compare(() => before(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
   console.log(
-    `${profile.padEnd(24)}${String(bundle.entry.length).padStart(8)} ${fmt(v.baseline.median).padStart(8)} ${fmt(v.subject.median).padStart(11)} ${v.ratio.median.toFixed(2).padStart(6)} ${range(v.ratio).padEnd(12)} ${fmt(d.subject.median).padStart(12)} ${d.ratio.median.toFixed(2).padStart(6)}`,
+    `${profile.padEnd(24)}${String(bundle.entry.length).padStart(8)} ${fmt(v.baseline.median).padStart(8)} ${fmt(v.subject.median).padStart(11)} ${v.ratio.median.toFixed(2).padStart(6)} ${range(v.ratio).padEnd(12)} ${fmt(d.subject.median).padStart(12)} ${d.ratio.median.toFixed(2).padStart(6)}${b === undefined ? '' : ` ${fmt(b.subject.median).padStart(9)} ${b.ratio.median.toFixed(2).padStart(6)}`}`,
   );
 }

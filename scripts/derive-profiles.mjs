@@ -147,6 +147,45 @@ function expandValueSets(valueSets, codeSystems, wanted) {
   return out;
 }
 
+/**
+ * The base R4 (4.0.1) elements bound with strength `required`, element path → value set URL (choice elements
+ * `x[x]` are left out: their bindings apply to coded types only, and none of R4's is required on a code type).
+ */
+function baseRequiredBindings(defs) {
+  const out = {};
+  for (const file of ['profiles-types.json', 'profiles-resources.json']) {
+    for (const { resource: r } of readJson(join(defs, 'dist', 'fhir', 'r4', file)).entry) {
+      if (r.resourceType !== 'StructureDefinition' || r.derivation === 'constraint' || (r.kind !== 'complex-type' && r.kind !== 'resource')) continue;
+      for (const e of r.snapshot?.element ?? []) {
+        const b = e.binding;
+        if (b?.strength !== 'required' || b.valueSet === undefined || e.path !== e.id || e.path.endsWith('[x]') || !e.path.startsWith(`${r.type}.`)) continue;
+        out[e.path] = b.valueSet.split('|')[0];
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * What the `type` of a record profile's Composition must be, for a document whose Composition declares no
+ * profile: the fixed SNOMED CT code, the fixed text, or the codes of the IG value set its `type` is bound to.
+ */
+function recordTypes(recordProfiles, valueSets) {
+  const out = [];
+  for (const r of recordProfiles) {
+    const el = (id) => r.snapshot.element.find((e) => e.id === id);
+    const code = el('Composition.type.coding.code')?.fixedCode;
+    const system = el('Composition.type.coding.system')?.fixedUri;
+    const text = el('Composition.type.text')?.fixedString;
+    const bound = el('Composition.type')?.binding?.valueSet?.split('|')[0];
+    const vs = bound === undefined ? undefined : valueSets.get(bound);
+    const listed = (vs?.compose?.include ?? []).flatMap((inc) => (inc.system === system && inc.concept !== undefined ? inc.concept.map((c) => c.code) : []));
+    const codes = code !== undefined ? [code] : system !== undefined ? listed : [];
+    out.push({ url: r.url, name: r.name, ...(system !== undefined ? { system } : {}), codes, ...(text !== undefined ? { text } : {}) });
+  }
+  return out.sort((a, b) => (a.url < b.url ? -1 : 1));
+}
+
 /** The derived data, as the text of src/generated/ndhm-profiles.ts. */
 export function derive(igDir = defaultIgDir()) {
   const files = readdirSync(igDir).sort();
@@ -155,10 +194,12 @@ export function derive(igDir = defaultIgDir()) {
   const valueSets = new Map();
   const codeSystems = new Map();
   const igCodeSystems = [];
+  const recordProfiles = [];
   for (const f of files) {
     if (!f.endsWith('.json') || f === 'package.json') continue;
     const r = readJson(join(igDir, f));
     if (r.resourceType === 'StructureDefinition') {
+      if (r.type === 'Composition' && r.kind === 'resource') recordProfiles.push(r);
       profiles.push({
         url: r.url,
         name: r.name,
@@ -184,18 +225,24 @@ export function derive(igDir = defaultIgDir()) {
       if (r.resourceType === 'CodeSystem' && !codeSystems.has(r.url)) codeSystems.set(r.url, r);
     }
   }
-  const wanted = new Set();
+  const baseBindings = baseRequiredBindings(defs);
+  const wanted = new Set(Object.values(baseBindings));
   for (const p of profiles)
     for (const e of p.elements) {
       const b = e.binding;
       if (b === undefined) continue;
       if (b.strength === 'required' || b.valueSet.startsWith('https://nrces.in/')) wanted.add(b.valueSet);
     }
+  const expanded = expandValueSets(valueSets, codeSystems, wanted);
   const data = {
     ig: { name: pkg.name, version: pkg.version, canonical: 'https://nrces.in/ndhm/fhir/r4', fhirVersion: '4.0.1' },
     profiles: profiles.sort((a, b) => (a.url < b.url ? -1 : 1)),
-    valueSets: expandValueSets(valueSets, codeSystems, wanted),
+    valueSets: expanded,
     igCodeSystems: igCodeSystems.sort(),
+    // Base R4 required bindings, by element path; those whose value set cannot be expanded here are listed apart.
+    baseBindings: Object.fromEntries(Object.entries(baseBindings).filter(([, vs]) => expanded[vs] !== undefined)),
+    baseBindingsUnexpanded: Object.keys(baseBindings).filter((path) => expanded[baseBindings[path]] === undefined),
+    recordTypes: recordTypes(recordProfiles, valueSets),
   };
   const json = JSON.stringify(data);
   return [

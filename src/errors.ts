@@ -4,8 +4,11 @@
  */
 import { plural } from './util.js';
 
-/** How serious an issue is: an error makes the payload unusable, a warning does not. */
-export type Severity = 'error' | 'warning';
+/**
+ * How serious an issue is: an error makes the payload unusable, a warning does not; `information` (the FHIR
+ * validator's `unevaluated`: a rule it could not decide) does not either.
+ */
+export type Severity = 'error' | 'warning' | 'information';
 
 /**
  * One problem with a document. Issues are data: they carry where (a JSON

@@ -96,6 +96,7 @@ describe('several files and glob patterns', () => {
       .map((l) => JSON.parse(l) as { file: string; index: number; valid: boolean });
     expect(lines.map((l) => l.file)).toEqual([
       'examples/discharge-summary.request.json',
+      'examples/health-document.request.json',
       'examples/immunization.request.json',
       'examples/invoice.request.json',
       'examples/lab-order.request.json',

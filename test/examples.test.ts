@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinkCareContextRequest } from '../src/index.js';
 import { startMockServer, type MockServer } from '../src/mock/index.js';
-import type { Bundle } from '../src/fhir/index.js';
+import { FHIR_HI_TYPES, RECORD_PROFILES, type Bundle } from '../src/fhir/index.js';
 import { runInProcess } from './support/run-cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +42,15 @@ describe('the committed examples', () => {
         name,
       ).toBe(true);
     }
+  });
+
+  it('hold a bundle of every record profile abha-link builds (issue 23 item 6)', () => {
+    const profiles = new Set(
+      readdirSync(examples)
+        .filter((f) => f.endsWith('.bundle.json'))
+        .map((f) => (JSON.parse(readFileSync(join(examples, f), 'utf8')) as Bundle).entry?.[0]?.resource?.meta?.profile?.[0]?.split('/').pop()),
+    );
+    for (const hiType of FHIR_HI_TYPES) expect(profiles, hiType).toContain(RECORD_PROFILES[hiType].id);
   });
 
   it('hold the bundle abha-link fhir prints for a one-care-context input at the same timestamp', async () => {

@@ -93,13 +93,39 @@ describe('abha-link fhir', () => {
   });
 
   it('needs --out for several bundles (exit 2), and refuses a URL-only report document (exit 1, saying how to attach it)', async () => {
-    const r = await run(['--hi-type', 'OPConsultation', 'examples/multi-care-context.request.json']);
+    // A copy away from examples/, where no file beside it holds the report.
+    const request = file('multi-care-context.request.json', readFileSync(join(root, 'examples/multi-care-context.request.json')));
+    const r = await run(['--hi-type', 'OPConsultation', request]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('(document-not-embedded)');
     expect(r.stderr.endsWith('abha-link: 3 care contexts make 3 bundles: give --out DIR to write one file per care context\n')).toBe(true);
-    const s = await run(['examples/multi-care-context.request.json']);
+    const s = await run([request]);
     expect(s.code).toBe(1);
     expect(s.stderr).toMatch(/\/careContexts\/2\/bundleData\/documentUrl .*--attach URL=FILE.*\(document-data-required\)/);
+  });
+
+  it('converts the multi-care-context example with --out alone: the report is the file of its name beside the input (issue 23 item 6)', async () => {
+    const out = join(tmp, 'beside-out');
+    const r = await run(['--out', out, 'examples/multi-care-context.input.json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('abha-link: embedding examples/GVH-LAB-2026-88120.pdf as the document of a documentUrl that no --attach gave');
+    expect(readdirSync(out).sort()).toEqual(['GVH-ENC-55012-OPConsultation.json', 'GVH-ENC-55012-Prescription.json', 'GVH-LAB-2026-88120.json']);
+    const report = JSON.parse(readFileSync(join(out, 'GVH-LAB-2026-88120.json'), 'utf8')) as Bundle;
+    expect(validateFhirBundle(report).success).toBe(true);
+    const pdf = readFileSync(join(root, 'examples/GVH-LAB-2026-88120.pdf')).toString('base64');
+    expect(JSON.stringify(report)).toContain(pdf);
+  });
+
+  it('never follows a link planted beside the input at the name of a documentUrl', async () => {
+    const dir = join(tmp, 'linked');
+    mkdirSync(dir);
+    const input = join(dir, 'multi.json');
+    writeFileSync(input, readFileSync(join(root, 'examples/multi-care-context.input.json')));
+    symlinkSync(join(root, 'examples/GVH-LAB-2026-88120.pdf'), join(dir, 'GVH-LAB-2026-88120.pdf'));
+    const r = await run(['--out', join(tmp, 'linked-out'), input]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('(document-data-required)');
+    expect(r.stderr).not.toContain('embedding');
   });
 
   it('never writes a bundle through a link planted at an --out name nor over an earlier file; --force replaces the link itself', async () => {

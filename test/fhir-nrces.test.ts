@@ -223,7 +223,6 @@ describe('validateFhirBundle (profile-driven)', () => {
       'Bundle.entry[0].resource.section[0].code.coding[0].display',
       'fixed-value',
     ],
-    ['OPConsult slices before open sections', 'lab-order', (b) => b.entry[0].resource.section.reverse(), 'Bundle.entry[0].resource.section[1]', 'slice-order'],
     ['OPConsult encounter', 'lab-order', (b) => delete b.entry[0].resource.encounter, 'Bundle.entry[0].resource.encounter', 'required'],
     ['OPConsult one section per slice', 'lab-order', (b) => b.entry[0].resource.section.push(structuredClone(b.entry[0].resource.section[1])), 'Bundle.entry[0].resource.section', 'slice-cardinality'],
     ['MedicationRequest requester', 'opd-prescription', (b) => delete b.entry[indexOf(b, 'MedicationRequest')].resource.requester, 'Bundle.entry[8].resource.requester', 'required'],
@@ -269,6 +268,14 @@ describe('validateFhirBundle (profile-driven)', () => {
         .map((i) => [i.path, i.code]),
     ).toContainEqual([path, code]);
     expect(errors(b)).toContainEqual([path, code]);
+  });
+
+  it('accepts OPConsultRecord sections in any order under open-at-end slicing, as the HL7 validator does, with a warning', () => {
+    const b = built('lab-order');
+    b.entry[0].resource.section.reverse();
+    const r = validateFhirBundle(b);
+    expect(r.success).toBe(true);
+    expect(r.issues.map((i) => [i.path, i.code, i.severity])).toContainEqual(['Bundle.entry[0].resource.section[1]', 'slice-order', 'warning']);
   });
 
   it('evaluates the Bundle invariants it checks in code exactly as FHIRPath does', () => {

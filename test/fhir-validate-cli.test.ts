@@ -78,6 +78,45 @@ describe('abha-link fhir validate', () => {
     expect(r.stderr).not.toMatch(STACK);
   });
 
+  it('names a link request or a clinical input given by mistake, and the command that makes bundles from it', async () => {
+    for (const [name, what] of [
+      ['opd-prescription.request.json', 'a link request (link-carecontext-request)'],
+      ['opd-prescription.input.json', 'a clinical input'],
+    ] as const) {
+      const r = await run([`examples/${name}`]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`this is ${what}, not a FHIR resource or bundle`);
+      expect(r.stdout).toContain('`abha-link fhir FILE` makes FHIR document bundles from it');
+      expect(r.stdout).toContain('(not-fhir)');
+    }
+  });
+
+  it('reports a rule it cannot decide as information, and as an error with --strict', async () => {
+    // The required binding of MolecularSequence.structureVariant.variantType is to a LOINC answer list abha-link cannot expand offline.
+    const name = file(
+      'sequence.json',
+      JSON.stringify({ resourceType: 'MolecularSequence', coordinateSystem: 0, structureVariant: [{ variantType: { coding: [{ system: 'http://loinc.org', code: 'LA6692-3' }] } }] }),
+    );
+    const lenient = await run([name]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toContain('MolecularSequence.structureVariant[0].variantType information: ');
+    expect(lenient.stdout).toContain('(unevaluated)');
+    const strict = await run(['--strict', name]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('(unevaluated)');
+    expect((await runInProcess(['fhir', '--strict', 'examples/opd-prescription.input.json'])).stderr).toContain('--strict applies to abha-link fhir validate');
+  });
+
+  it('says when it stopped at the cap of issues', async () => {
+    const b = prescription();
+    for (let i = 0; i < 1500; i++) b.entry[0].resource.section[0].entry.push({ reference: `urn:uuid:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, type: 'MedicationRequest' });
+    const r = await run(['--format', 'json', file('dangling.json', JSON.stringify(b))]);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { issues: unknown[]; truncated?: boolean };
+    expect(out.issues).toHaveLength(1000);
+    expect(out.truncated).toBe(true);
+  });
+
   it('is a usage error without FILE, with a bad --format, with an option of FHIR output, or with --format outside validate', async () => {
     expect((await run([])).code).toBe(2);
     const f = await run(['--format', 'xml', file('x.json', '{}')]);

@@ -140,6 +140,8 @@ const EXPECTED: Record<string, readonly string[]> = {
     'ENCOUNTER_CLASS_INPATIENT',
     'FHIR_HI_TYPES',
     'FHIR_ID_NAMESPACE',
+    'FHIR_LIMITS',
+    'FHIR_MAX_ISSUES',
     'IDENTIFIER_TYPES',
     'ISSUE_CODE_SYSTEM',
     'KNOWN_IDENTIFIER_SYSTEMS',

@@ -666,7 +666,7 @@ export async function readJsonInput(file: string | undefined, options: { regular
 export const MAX_PRINTED_ISSUES = 20;
 
 function issueLine(i: Issue, name: string, lineOf: (pointer: string) => number): string {
-  return `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'warning' ? 'warning: ' : ''}${i.message} (${i.code})\n`;
+  return `${name}:${lineOf(i.path)} ${i.path || '/'} ${i.severity === 'error' ? '' : `${i.severity}: `}${i.message} (${i.code})\n`;
 }
 
 /**

@@ -11,7 +11,7 @@ export { toFhirBundles, type ToFhirOptions, type ToFhirResult, type FhirDocument
 export type { FhirPrintedDocument } from './printed.js';
 export { parseIcd10Titles, type Icd10TitleTable, type Icd10TitleIssue, type Icd10TitleFormat, type ParseIcd10TitlesOptions } from './icd10-titles.js';
 export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
-export { validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';
+export { FHIR_LIMITS, FHIR_MAX_ISSUES, validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';
 export { toOperationOutcome, ISSUE_CODE_SYSTEM } from './outcome.js';
 export { documentUuid, resourceUuid } from './ids.js';
 export { escapeXhtml, isolatedXhtml, narrativeText } from './xhtml.js';

@@ -26,8 +26,13 @@ import {
 } from './structure.js';
 import { xhtmlProblem } from './xhtml.js';
 
-/** What {@link validateFhirBundle} returns: errors make it fail; warnings never do. */
-export type FhirValidationResult = { readonly success: true; readonly issues: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
+/** What {@link validateFhirBundle} returns: errors make it fail; warnings never do; `truncated` when it stopped at `maxIssues`. */
+export type FhirValidationResult =
+  { readonly success: true; readonly issues: readonly Issue[]; readonly truncated?: true } | { readonly success: false; readonly issues: readonly Issue[]; readonly truncated?: true };
+
+/** Thrown to end a validation at the issue cap; never escapes {@link validateFhirBundle}. */
+const STOP = Symbol('stop');
+const NODE_LIMIT = 4_000_000;
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
@@ -64,16 +69,38 @@ interface Target {
 class Checker {
   readonly issues: Issue[] = [];
   private readonly seenMessages = new Set<string>();
-  /** Every Reference met, with its path and the resource it sits in, checked once the whole bundle is known. */
-  readonly references: Array<{ ref: Json; path: Path; container: Target | undefined }> = [];
   nodes = 0;
+  truncated = false;
+  /** The entries of the bundle by fullUrl and Type/id, known before the walk: references are checked where they are met. */
+  index: Index = { byFullUrl: new Map(), byTypeId: new Map() };
+  isDocument = false;
+
+  constructor(private readonly maxIssues: number) {}
 
   add(path: Path, code: string, message: string, severity: 'error' | 'warning' = 'error'): void {
     const p = pointer(...path);
     const key = `${p}\u0000${code}`;
     if (this.seenMessages.has(key)) return;
+    if (this.issues.length >= this.maxIssues) {
+      this.truncated = true;
+      throw STOP;
+    }
     this.seenMessages.add(key);
     this.issues.push({ path: p, code, message, severity });
+  }
+
+  /** A Reference: it must resolve inside a document, to a resource of the type it declares. */
+  reference(ref: Json, path: Path, container: Target | undefined): void {
+    const reference = str(ref.reference);
+    if (reference === undefined) return;
+    const target = resolve(this.index, reference, container);
+    if (target === undefined) {
+      if (this.isDocument)
+        this.add([...path, 'reference'], 'unresolved-reference', 'the reference does not resolve to an entry of this document; a document must contain every resource it references');
+      return;
+    }
+    const declared = str(ref.type);
+    if (declared !== undefined && declared !== target.resourceType) this.add([...path, 'type'], 'wrong-target', 'Reference.type does not match the type of the resource referenced');
   }
 
   primitive(value: unknown, type: Primitive, path: Path): void {
@@ -133,7 +160,7 @@ class Checker {
   }
 
   single(value: unknown, type: ElementDef['type'], path: Path, container: Target | undefined, depth: number): void {
-    if (++this.nodes > 2_000_000) return;
+    if (++this.nodes > NODE_LIMIT) return;
     if (value === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
     if (typeof type === 'string' && PRIMITIVES.has(type)) return this.primitive(value, type as Primitive, path);
     if (!isObject(value)) return this.add(path, 'type', `${label(path)} must be an object`);
@@ -142,7 +169,7 @@ class Checker {
     if (type === 'Extension') return this.extension(value, path);
     const def = typeof type === 'string' ? DATATYPES[type] : type;
     if (def === undefined) return;
-    if (type === 'Reference') this.references.push({ ref: value, path, container });
+    if (type === 'Reference') this.reference(value, path, container);
     this.structure(value, def, path, container, depth + 1, DATATYPE_EXTRAS);
   }
 
@@ -198,7 +225,7 @@ class Checker {
   }
 
   generic(value: unknown, path: Path, container: Target, depth: number): void {
-    if (++this.nodes > 2_000_000) return;
+    if (++this.nodes > NODE_LIMIT) return;
     if (depth > 64) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
     if (value === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
     if (value === '') return this.add(path, 'empty', `${label(path)} must not be an empty string (FHIR ele-1)`);
@@ -209,7 +236,7 @@ class Checker {
     }
     if (!isObject(value)) return;
     if (Object.keys(value).length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
-    if (typeof value.reference === 'string') this.references.push({ ref: value, path, container });
+    if (typeof value.reference === 'string') this.reference(value, path, container);
     for (const [k, v] of Object.entries(value)) this.generic(v, [...path, k], container, depth + 1);
   }
 }
@@ -558,19 +585,19 @@ const UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
  * //=> { success: false, issues: [
  * //     { path: '/identifier', code: 'bdl-9', message: 'a document must have an identifier with a system and a value (FHIR bdl-9)', severity: 'error' }, ...] }
  */
-export function validateFhirBundle(bundle: unknown, options: { readonly nrcesRules?: boolean } = {}): FhirValidationResult {
+export function validateFhirBundle(bundle: unknown, options: { readonly nrcesRules?: boolean; readonly maxIssues?: number } = {}): FhirValidationResult {
   const nrces = options.nrcesRules !== false;
-  const ck = new Checker();
+  const ck = new Checker(options.maxIssues ?? Number.POSITIVE_INFINITY);
   try {
     if (!isObject(bundle)) {
       ck.add([], 'type', 'the bundle must be a JSON object');
       return { success: false, issues: ck.issues };
     }
     if (bundle.resourceType !== 'Bundle') ck.add(['resourceType'], 'type', 'resourceType must be Bundle');
-    ck.resource(bundle, [], 0);
     const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
     const isDocument = bundle.type === 'document';
-    const index: Index = { byFullUrl: new Map(), byTypeId: new Map() };
+    const index = ck.index;
+    ck.isDocument = isDocument;
     const targets: Target[] = [];
     entries.forEach((en, i) => {
       if (!isObject(en)) return;
@@ -618,18 +645,8 @@ export function validateFhirBundle(bundle: unknown, options: { readonly nrcesRul
     } else if (isDocument)
       ck.add(['meta', 'profile'], 'missing-profile', `the bundle does not declare the NRCeS DocumentBundle profile (${PROFILES.DocumentBundle}); its rules were not applied`, 'warning');
 
-    // References.
-    for (const { ref, path, container } of ck.references) {
-      const reference = str(ref.reference);
-      if (reference === undefined) continue;
-      const target = resolve(index, reference, container);
-      if (target === undefined) {
-        if (isDocument) ck.add([...path, 'reference'], 'unresolved-reference', 'the reference does not resolve to an entry of this document; a document must contain every resource it references');
-        continue;
-      }
-      const declared = str(ref.type);
-      if (declared !== undefined && declared !== target.resourceType) ck.add([...path, 'type'], 'wrong-target', 'Reference.type does not match the type of the resource referenced');
-    }
+    // Base R4 structure, and references where they are met (the index is complete).
+    ck.resource(bundle, [], 0);
 
     // Profiles.
     const profiles = new Profiles(ck, index);
@@ -645,9 +662,10 @@ export function validateFhirBundle(bundle: unknown, options: { readonly nrcesRul
         if (nrces && record !== undefined) profiles.composition(t, record);
       }
     }
-  } catch {
-    ck.add([], 'unreadable', 'the bundle could not be read as JSON data');
+  } catch (e) {
+    if (e !== STOP) ck.issues.push({ path: '', code: 'unreadable', message: 'the bundle could not be read as JSON data', severity: 'error' });
   }
   const errors = ck.issues.some((i) => i.severity === 'error');
-  return errors ? { success: false, issues: ck.issues } : { success: true, issues: ck.issues };
+  const truncated = ck.truncated ? { truncated: true as const } : {};
+  return errors ? { success: false, issues: ck.issues, ...truncated } : { success: true, issues: ck.issues, ...truncated };
 }

@@ -6,9 +6,10 @@
  * read or is not JSON.
  */
 import type { Issue } from '../../errors.js';
-import { validateFhirBundle } from '../../fhir/nrces/validate.js';
+import { validateFhirBundle, type FhirValidationResult } from '../../fhir/nrces/validate.js';
 import { toOperationOutcome } from '../../fhir/outcome.js';
 import type { OperationOutcome } from '../../fhir/r4.js';
+import { detectInputKind } from '../../input-kind.js';
 import { plural } from '../../util.js';
 import { EXIT, cliIo, issueLines, outputClosed, readJsonInput, UsageError, writeOut } from '../io.js';
 
@@ -43,8 +44,24 @@ async function writeOutcome(outcome: OperationOutcome, alone: boolean): Promise<
   await writeOut(`${JSON.stringify(outcome, null, alone ? 2 : undefined)}\n`);
 }
 
+const KIND_NAMES = { 'clinical-input': 'a clinical input', 'link-request': 'a link request (link-carecontext-request)', 'care-context': 'a care context' } as const;
+
+/**
+ * One of abha-link's own documents given to `fhir validate` by mistake: what it is and which command to use.
+ * Undefined for anything that may be FHIR (it has a resourceType, or is none of abha-link's documents).
+ */
+export function notFhir(value: unknown, file: string): FhirValidationResult | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.hasOwn(value, 'resourceType')) return undefined;
+  const kind = detectInputKind(value);
+  if (kind === undefined) return undefined;
+  const arg = file === '-' ? '-' : 'FILE';
+  const make = kind === 'care-context' ? '' : ` \`abha-link fhir ${arg}\` makes FHIR document bundles from it, and \`abha-link validate ${arg}\` checks it.`;
+  const message = `this is ${KIND_NAMES[kind]}, not a FHIR resource or bundle (it has no resourceType): abha-link fhir validate checks FHIR.${make}`;
+  return { success: false, issues: [{ path: 'Resource', code: 'not-fhir', message, severity: 'error' }] };
+}
+
 /** Validates each FILE; returns the exit code. */
-export async function runFhirValidate(files: readonly string[], format: FhirValidateFormat): Promise<number> {
+export async function runFhirValidate(files: readonly string[], format: FhirValidateFormat, options: { readonly strict?: boolean } = {}): Promise<number> {
   if (files.length === 0) throw new UsageError('abha-link fhir validate needs at least one FILE (- for stdin)');
   let invalid = 0;
   let broken = 0;
@@ -65,15 +82,16 @@ export async function runFhirValidate(files: readonly string[], format: FhirVali
       else if (format === 'outcome') await writeOutcome(UNREADABLE, files.length === 1);
       continue;
     }
-    const r = validateFhirBundle(read.value);
+    const r = notFhir(read.value, file) ?? validateFhirBundle(read.value, { strict: options.strict === true });
     if (r.success) valid++;
     else invalid++;
-    if (format === 'json') await writeOut(`${JSON.stringify({ file: read.name, valid: r.success, issues: r.issues.map(slim) })}\n`);
+    if (format === 'json') await writeOut(`${JSON.stringify({ file: read.name, valid: r.success, issues: r.issues.map(slim), ...(r.truncated === true ? { truncated: true } : {}) })}\n`);
     else if (format === 'outcome') await writeOutcome(toOperationOutcome(r.issues), files.length === 1);
     else {
       const lineOf = (p: string): number => read.lineOf(pointerOfFhirPath(p));
       const text = issueLines(r.issues, read.name, lineOf, undefined, 'use --format json for all');
       if (text !== '') await writeOut(text);
+      if (r.truncated === true) await writeOut(`${read.name}: validation stopped at ${plural(r.issues.length, 'issue')} (the cap); fix these and run it again\n`);
     }
   }
   if (format === 'text') cliIo().stderr.write(`${plural(files.length, 'file')}: ${valid} valid, ${invalid} invalid${broken > 0 ? `, ${broken} unreadable` : ''}\n`);

@@ -1,6 +1,6 @@
 import { detectInputKind } from '../../input-kind.js';
-import { mkdir, readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
 import type { ClinicalInput, LinkCareContextRequest } from '../../generated/types.js';
 import { validate } from '../../validation/validate.js';
 import { FHIR_HI_TYPES, isFhirHiType } from '../../fhir/constants.js';
@@ -71,6 +71,33 @@ async function readAttachments(specs: readonly string[]): Promise<{ attachments:
   return { attachments: out, files };
 }
 
+/** A plain file name: what a documentUrl's last segment must be to be looked for beside the input. */
+const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+
+/**
+ * The documents of the documentUrls no --attach gave, from files beside the input named as the URL's
+ * last segment (`…/reports/GVH-LAB-2026-88120.pdf` → `GVH-LAB-2026-88120.pdf` in the input's folder):
+ * a regular file (not a link), with a known extension, not empty. Each one used is named on stderr.
+ */
+async function documentsBesideInput(file: string, urls: ReadonlySet<string>, attachments: Record<string, FhirAttachmentInput>): Promise<void> {
+  for (const url of urls) {
+    if (Object.hasOwn(attachments, url) || !URL.canParse(url)) continue;
+    const segment = new URL(url).pathname.split('/').pop() ?? '';
+    const contentType = CONTENT_TYPES[extname(segment).toLowerCase()];
+    if (!PLAIN_NAME.test(segment) || contentType === undefined) continue;
+    const path = join(dirname(file), segment);
+    try {
+      if (!(await lstat(path)).isFile()) continue;
+      const data = await readFile(path);
+      if (data.length === 0) continue;
+      attachments[url] = { contentType, data };
+      cliIo().stderr.write(`abha-link: embedding ${path} as the document of a documentUrl that no --attach gave (the file of that name beside the input)\n`);
+    } catch {
+      // No such file: the conversion says the document's bytes are needed.
+    }
+  }
+}
+
 /** Every documentUrl of a clinical input or link request (top level, per care context, in bundleData). */
 function documentUrls(value: unknown, found = new Set<string>(), depth = 0): Set<string> {
   if (depth > 4 || value === null || typeof value !== 'object') return found;
@@ -133,6 +160,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
   const urls = documentUrls(input);
   for (const f of files)
     if (!urls.has(f.url)) cliIo().stderr.write(`abha-link: warning: --attach ${f.file}: its URL is not the documentUrl of any care context of ${name}; the file is not embedded\n`);
+  if (args.file !== undefined && args.file !== '-') await documentsBesideInput(args.file, urls, attachments);
   const printed = args.embedPdf === true ? await printedDocuments({ input, name, lineOf, hiType: args.hiType, chromium: args.chromium, now: args.now }) : undefined;
   if (args.embedPdf === true && printed === undefined) return EXIT.invalid;
   const r = toFhirBundles(input, {
@@ -181,7 +209,7 @@ export async function runFhir(args: FhirArgs): Promise<number> {
 
 export const command = defineCommand({
   usage:
-    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--icd10-titles FILE] [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json|outcome] FILE|-...',
+    'abha-link fhir [--hi-type T] [--out DIR [--force]] [--attach URL=FILE]... [--icd10-titles FILE] [--embed-pdf [--chromium PATH]] [FILE|-]\n       abha-link fhir --from-fhir FILE|- [--hi-type T]\n       abha-link fhir validate [--format text|json|outcome] [--strict] FILE|-...',
   help: `Turns a clinical input or a link request (the body of POST
 /api/m2/multiple/link-carecontext) into NRCeS FHIR R4 document bundles, one
 per care context, each following the record profile of its hiType
@@ -202,10 +230,12 @@ change the exit code.
 abha-link fhir validate checks any FHIR R4 bundle or resource (not only
 abha-link's) offline against base R4 and the NRCeS IG 6.5.0 profiles its
 resources declare in meta.profile: cardinality, types, fixed values, slicing,
-bindings, reference targets and invariants. Issues go to stdout as FILE:LINE
-PATH MESSAGE (code), PATH a FHIRPath location such as
-Bundle.entry[3].resource.section[0]; exit 0 valid, 1 invalid, 2 unreadable or
-not JSON.
+bindings, reference targets and invariants; a document whose Composition
+declares no profile is checked as the record profile its type implies. Issues
+go to stdout as FILE:LINE PATH MESSAGE (code), PATH a FHIRPath location such
+as Bundle.entry[3].resource.section[0]; at most 1,000 per file. A rule it
+cannot decide is reported as information (unevaluated); --strict makes that
+an error. Exit 0 valid, 1 invalid, 2 unreadable or not JSON.
 
 Options:
   --hi-type T          emit every care context as hiType T (any of ABDM's
@@ -219,7 +249,8 @@ Options:
   --attach URL=FILE    embed FILE as the document of documentUrl URL (NRCeS
                        needs the bytes, not the URL); repeatable; the content
                        type comes from the extension (.pdf .png .jpg .jpeg .txt
-                       .xml .json)
+                       .xml .json). Without it, a file beside FILE named as
+                       the URL's last segment is embedded (stderr says so)
   --icd10-titles FILE  the hospital's ICD-10 title table: CSV or TSV rows of
                        code and title, or WHO's ClaML XML; an icdCode with a
                        title becomes an ICD-10 coding (NRCeS needs the
@@ -240,6 +271,8 @@ Options:
   --format F           with validate: text (default) for people; json: one
                        object per file {file, valid, issues}; outcome: a FHIR
                        OperationOutcome per file (one per line for several)
+  --strict             with validate: a rule that cannot be decided
+                       (unevaluated) is an error, not information
   -h, --help           show this help
   -v, --version        print the version`,
   options: {
@@ -253,19 +286,21 @@ Options:
     chromium: { type: 'string' },
     'icd10-titles': { type: 'string' },
     format: { type: 'string' },
+    strict: { type: 'boolean' },
   },
   async run({ values, positionals }) {
     if (positionals[0] === 'validate') {
       const other = (['hi-type', 'out', 'attach', 'force', 'timestamp', 'from-fhir', 'icd10-titles'] as const).find((o) =>
         o === 'attach' ? values.attach.length > 0 : o === 'force' ? values.force : values[o] !== undefined,
       );
-      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format)`);
+      if (other !== undefined) throw new UsageError(`--${other} does not apply to abha-link fhir validate (it takes --format and --strict)`);
       const format = values.format ?? 'text';
       if (format !== 'text' && format !== 'json' && format !== 'outcome') throw optionError('format', 'text, json or outcome', { given: format, choices: ['text', 'json', 'outcome'] });
       const { runFhirValidate } = await import('./fhir-validate.js');
-      return runFhirValidate(positionals.slice(1), format);
+      return runFhirValidate(positionals.slice(1), format, { strict: values.strict });
     }
     if (values.format !== undefined) throw new UsageError('--format applies to abha-link fhir validate');
+    if (values.strict) throw new UsageError('--strict applies to abha-link fhir validate');
     if (positionals.length > 1) throw fileCountError('fhir', 1, positionals.length);
     const ts = values.timestamp;
     const now = cliIo().now();

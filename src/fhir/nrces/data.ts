@@ -48,6 +48,20 @@ interface Data {
   readonly profiles: readonly ProfileData[];
   readonly valueSets: Readonly<Record<string, Readonly<Record<string, readonly string[] | null>>>>;
   readonly igCodeSystems: readonly string[];
+  readonly baseBindings: Readonly<Record<string, string>>;
+  readonly baseBindingsUnexpanded: readonly string[];
+  readonly recordTypes: readonly RecordType[];
+}
+
+/** The Composition `type` that implies a record profile (for a document whose Composition declares none). */
+export interface RecordType {
+  readonly url: string;
+  readonly name: string;
+  /** The coding system of `type` (SNOMED CT), with the codes that imply the profile. */
+  readonly system?: string;
+  readonly codes: readonly string[];
+  /** The fixed `type.text` (WellnessRecord, InvoiceRecord, which fix no coding). */
+  readonly text?: string;
 }
 
 /** An element with its place in the profile: children by name, slices by name. */
@@ -78,6 +92,11 @@ export interface Tables {
   readonly valueSets: ReadonlyMap<string, ValueSetCodes>;
   readonly igCodeSystems: ReadonlySet<string>;
   readonly igVersion: string;
+  /** Base R4 required bindings: element path (`Timing.repeat.periodUnit`) → value set URL. */
+  readonly baseBindings: ReadonlyMap<string, string>;
+  /** Base R4 elements with a required binding whose value set cannot be expanded offline. */
+  readonly baseBindingsUnexpanded: ReadonlySet<string>;
+  readonly recordTypes: readonly RecordType[];
 }
 
 /** The element's own name: the last part of its id, without the slice. */
@@ -147,7 +166,15 @@ export function profileTables(): Tables {
   for (const p of data.profiles) profiles.set(p.url, compileProfile(p));
   const valueSets = new Map<string, ValueSetCodes>();
   for (const [url, systems] of Object.entries(data.valueSets)) valueSets.set(url, { systems: new Map(Object.entries(systems).map(([s, codes]) => [s, codes === null ? null : new Set(codes)])) });
-  tables = { profiles, valueSets, igCodeSystems: new Set(data.igCodeSystems), igVersion: data.ig.version };
+  tables = {
+    profiles,
+    valueSets,
+    igCodeSystems: new Set(data.igCodeSystems),
+    igVersion: data.ig.version,
+    baseBindings: new Map(Object.entries(data.baseBindings)),
+    baseBindingsUnexpanded: new Set(data.baseBindingsUnexpanded),
+    recordTypes: data.recordTypes,
+  };
   return tables;
 }
 

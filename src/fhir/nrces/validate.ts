@@ -15,20 +15,44 @@
  * what was expected, never the value found.
  */
 import { compile } from 'fhirpath';
-import type { Issue } from '../../errors.js';
+import type { Issue, Severity } from '../../errors.js';
 import { RESOURCES, pathLabel } from '../structure.js';
 import { validateFhirBundle as validateDocumentRules } from '../validate.js';
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
 
-/** What {@link validateFhirBundle} returns: errors make it fail; warnings never do. */
-export type FhirValidationResult = { readonly success: true; readonly issues: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
+/**
+ * What {@link validateFhirBundle} returns: errors make it fail; warnings and information never do.
+ * `truncated` is there when validation stopped before the end: at `maxIssues` issues, or at a size limit
+ * (a `too-large` issue says which); then `issues` holds what was found until it stopped.
+ */
+export type FhirValidationResult =
+  { readonly success: true; readonly issues: readonly Issue[]; readonly truncated?: true } | { readonly success: false; readonly issues: readonly Issue[]; readonly truncated?: true };
 
 /** Options of {@link validateFhirBundle}. */
 export interface FhirValidateOptions {
   /** A profile URL to validate the bundle (or resource) against, instead of (besides) its `meta.profile`. */
   readonly profile?: string;
+  /**
+   * Report a rule that could not be decided (an invariant the FHIRPath engine cannot evaluate, a required
+   * binding whose value set cannot be expanded offline) as an error rather than as information: code `unevaluated`.
+   */
+  readonly strict?: boolean;
+  /** Validation stops at this many issues and the result says `truncated: true` (default {@link FHIR_MAX_ISSUES}). */
+  readonly maxIssues?: number;
 }
+
+/** The default cap on the issues of one validation. */
+export const FHIR_MAX_ISSUES = 1000;
+
+/**
+ * Size limits: a bundle beyond one gets a `too-large` error at the place it was met, and validation stops
+ * there (`truncated`). Depth counts nested objects; nodes count every object and array walked.
+ */
+export const FHIR_LIMITS = { entries: 100_000, references: 1_000_000, depth: 64, nodes: 4_000_000 } as const;
+
+/** Thrown to end a validation at the issue cap or a size limit; never escapes {@link validateFhirBundle}. */
+const STOP = Symbol('stop');
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
@@ -58,7 +82,7 @@ function fromPointer(root: string, pointer: string): string {
  * Invariants the earlier validator checks natively, at a more precise path (not evaluated twice), and dom-6
  * (a best-practice guideline: narrative on every resource; abha-link puts it on the Composition).
  */
-const NATIVE_INVARIANTS = new Set(['dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
+const NATIVE_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
 
 const entriesOf = (v: Json): unknown[] => (Array.isArray(v.entry) ? v.entry : []);
 
@@ -167,6 +191,10 @@ class Engine {
   private readonly applied = new Map<Json, Set<string>>();
   private readonly pending: Array<{ target: Target; profile: Profile }> = [];
   nodes = 0;
+  references = 0;
+  truncated = false;
+  /** The Composition of a document that declares no record profile, and the record profile its type implies. */
+  implied: { readonly resource: Json; readonly url: string } | undefined;
 
   constructor(
     readonly tables: Tables,
@@ -175,18 +203,39 @@ class Engine {
     readonly isDocument: boolean,
     /** Whether the earlier validator's rules ran (a Bundle): its checks of narratives are not repeated. */
     readonly documentRules: boolean,
+    readonly strict: boolean,
+    readonly maxIssues: number,
   ) {}
 
-  add(path: Path | string, code: string, message: string, severity: 'error' | 'warning' = 'error'): void {
+  add(path: Path | string, code: string, message: string, severity: Severity = 'error'): void {
     const p = typeof path === 'string' ? path : fhirPathOf(this.root, path);
     const key = `${p}\u0000${code}`;
     if (this.seen.has(key)) return;
+    if (this.issues.length >= this.maxIssues) this.stop();
     this.seen.add(key);
     this.issues.push({ path: p, code, message, severity });
   }
 
+  /** Ends the validation here: what was found so far is the result, marked truncated. */
+  stop(): never {
+    this.truncated = true;
+    throw STOP;
+  }
+
+  /** A size limit met: one `too-large` error, and the validation stops. */
+  tooLarge(path: Path, what: string): never {
+    this.add(path, 'too-large', `the bundle is beyond the validator's limit of ${what}; validation stopped here`);
+    return this.stop();
+  }
+
+  /** A rule that could not be decided: information, or an error under `strict`. */
+  unevaluated(path: Path, what: string): void {
+    this.add(path, 'unevaluated', `${what} could not be evaluated, so it was neither passed nor failed${this.strict ? ' (strict)' : ''}`, this.strict ? 'error' : 'information');
+  }
+
   index(): void {
     const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
+    if (entries.length > FHIR_LIMITS.entries) this.tooLarge(['entry'], `${FHIR_LIMITS.entries} entries`);
     entries.forEach((en, i) => {
       if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string') return;
       const t: Target = { resource: en.resource, path: ['entry', i, 'resource'] };
@@ -212,14 +261,18 @@ class Engine {
     const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
     if (rt === undefined) return this.add([...path, 'resourceType'], 'required', 'resourceType is required');
     const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
-    const urls = [...new Set([...declared, ...extra].map((u) => u.split('|')[0] ?? u))];
+    const implied = this.implied?.resource === resource ? [this.implied.url] : [];
+    const urls = [...new Set([...declared, ...extra, ...implied].map((u) => u.split('|')[0] ?? u))];
     const profiles = urls.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
     for (const u of extra) {
       const p = this.tables.profiles.get(u);
       if (p !== undefined && p.type !== rt) this.add([...path, 'resourceType'], 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
     }
     const applied = this.applied.get(resource) ?? new Set<string>();
-    this.applied.set(resource, applied);
+    if (!this.applied.has(resource)) {
+      this.applied.set(resource, applied);
+      if (Array.isArray(resource.contained)) this.containedRules(resource, path);
+    }
     const container: Container = { resource, path };
     if (profiles.length === 0) {
       if (applied.has('')) return;
@@ -234,6 +287,23 @@ class Engine {
     }
   }
 
+  /** dom-2 to dom-5, natively, for every resource that contains others (profiled or not). */
+  private containedRules(resource: Json, path: Path): void {
+    const contained = resource.contained as unknown[];
+    const refs = new Set<string>();
+    collectLocalReferences(resource, refs, 0);
+    contained.forEach((c, i) => {
+      if (!isObject(c)) return;
+      const p = [...path, 'contained', i];
+      if (c.contained !== undefined) this.add(p, 'dom-2', 'a contained resource cannot contain other resources (invariant dom-2)');
+      if (isObject(c.meta) && (c.meta.versionId !== undefined || c.meta.lastUpdated !== undefined))
+        this.add([...p, 'meta'], 'dom-4', 'a contained resource cannot have meta.versionId or meta.lastUpdated (invariant dom-4)');
+      if (isObject(c.meta) && c.meta.security !== undefined) this.add([...p, 'meta', 'security'], 'dom-5', 'a contained resource cannot have a security label (invariant dom-5)');
+      if (typeof c.id !== 'string' || !(refs.has(`#${c.id}`) || refs.has('#')))
+        this.add(p, 'dom-3', 'a contained resource must be referenced from elsewhere in the resource that contains it, or refer to it (invariant dom-3)');
+    });
+  }
+
   /** A profile a reference targets, to be applied to the resource it resolves to. */
   private schedule(target: Target, profile: Profile): void {
     if (this.applied.get(target.resource)?.has(profile.url) === true) return;
@@ -245,23 +315,23 @@ class Engine {
       const { target, profile } = this.pending[i] ?? {};
       if (target === undefined || profile === undefined) continue;
       this.resource(target.resource, target.path, [profile.url]);
-      // The earlier validator's warning says no NRCeS rule was applied: say which profile was, instead.
-      const at = fhirPathOf(this.root, [...target.path, 'meta', 'profile']);
-      const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === at);
-      if (w >= 0)
-        this.issues[w] = {
-          path: at,
-          code: 'missing-profile',
-          message: `this resource declares no profile in meta.profile; it was checked as ${profile.name}, the profile a reference to it requires`,
-          severity: 'warning',
-        };
+      this.checkedAs(target.path, `${profile.name}, the profile a reference to it requires`);
     }
+  }
+
+  /** The earlier validator's warning says no NRCeS rule was applied to a resource: say which profile was, instead. */
+  checkedAs(path: Path, what: string): void {
+    const at = fhirPathOf(this.root, [...path, 'meta', 'profile']);
+    const issue: Issue = { path: at, code: 'missing-profile', message: `this resource declares no profile in meta.profile; it was checked as ${what}`, severity: 'warning' };
+    const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === at);
+    if (w >= 0) this.issues[w] = issue;
+    else this.add(at, issue.code, issue.message, issue.severity);
   }
 
   /** A complex value: each of its elements, then the required ones. */
   object(value: Json, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
-    if (++this.nodes > 2_000_000) return;
-    if (depth > 64) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
+    if (++this.nodes > FHIR_LIMITS.nodes) this.tooLarge(path, `${FHIR_LIMITS.nodes} objects`);
+    if (depth > FHIR_LIMITS.depth) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
     const keys = Object.keys(value);
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
@@ -324,7 +394,7 @@ class Engine {
     items.forEach((item, i) => {
       const ip = Array.isArray(v) ? [...p, i] : p;
       const iel = assigned?.[i] ?? pel;
-      this.item(item, baseType, childOwner, iel, ip, container, depth);
+      this.item(item, baseType, childOwner, iel, ip, container, depth, info);
     });
   }
 
@@ -339,7 +409,10 @@ class Engine {
       const ip = array ? [...path, i] : path;
       if (s !== undefined) {
         counts.set(s, (counts.get(s) ?? 0) + 1);
-        if (slicing.rules === 'openAtEnd' && unmatchedBefore) this.add(ip, 'slice-order', `${label(ip)} must come before the items that match no slice (slicing open at end)`);
+        // openAtEnd: FHIR says unmatched items come last; the HL7 reference validator accepts them anywhere (the IG's own
+        // examples put them first), so a receiver using it accepts the order: a warning, not an error.
+        if (slicing.rules === 'openAtEnd' && unmatchedBefore)
+          this.add(ip, 'slice-order', `${label(ip)} should come before the items that match no slice (slicing open at end; the HL7 validator does not enforce the order)`, 'warning');
         return;
       }
       unmatchedBefore = true;
@@ -393,11 +466,13 @@ class Engine {
   }
 
   /** One item of an element: primitive or complex, fixed/pattern, binding, reference target, nested elements, invariants. */
-  private item(item: unknown, type: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+  private item(item: unknown, type: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, base?: KeyInfo): void {
     if (item === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
     if (el?.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
     if (el?.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
-    if (el?.binding !== undefined) this.binding(item, type, el, path);
+    if (el?.binding !== undefined) this.binding(item, type, el.binding, path);
+    else if (base?.binding !== undefined) this.binding(item, type, { strength: 'required', valueSet: base.binding }, path);
+    else if (base?.bindingUnexpanded === true) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
     if (PRIMITIVE_TYPES.has(type)) {
       if (type === 'xhtml' && this.documentRules && typeof container.resource.resourceType === 'string' && Object.hasOwn(RESOURCES, container.resource.resourceType)) return;
       const problem = checkPrimitive(item, type);
@@ -411,7 +486,12 @@ class Engine {
       return;
     }
     if (type === 'Reference' && el?.types !== undefined) this.reference(item, el, path, container);
-    if (type === 'Extension' && el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
+    if (type === 'Extension') {
+      if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
+      const nested = item.extension !== undefined;
+      if (nested === Object.keys(item).some((k) => k.startsWith('value') && k.length > 5))
+        this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
+    }
     // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
     const definition = type === 'Extension' ? this.tables.profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
     if (definition !== undefined && definition.type === 'Extension') {
@@ -424,6 +504,7 @@ class Engine {
 
   private reference(ref: Json, el: Element, path: Path, container: Container): void {
     if (typeof ref.reference !== 'string') return;
+    if (++this.references > FHIR_LIMITS.references) this.tooLarge(path, `${FHIR_LIMITS.references} references`);
     const targets = targetsOf(this.tables, el);
     if (targets === undefined) return;
     const target = this.resolve(ref.reference, container);
@@ -442,11 +523,12 @@ class Engine {
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
 
-  private binding(item: unknown, type: string, el: Element, path: Path): void {
-    const b = el.binding;
-    if (b === undefined) return;
+  private binding(item: unknown, type: string, b: NonNullable<Element['binding']>, path: Path): void {
     const vs = this.tables.valueSets.get(b.valueSet);
-    if (vs === undefined) return;
+    if (vs === undefined) {
+      if (b.strength === 'required') this.unevaluated(path, `the required binding of ${label(path)} (its value set is not one abha-link holds)`);
+      return;
+    }
     const name = b.valueSet.slice(b.valueSet.lastIndexOf('/') + 1);
     const inSet = (system: unknown, code: unknown): boolean | undefined => {
       if (typeof code !== 'string') return undefined;
@@ -496,11 +578,15 @@ class Engine {
       }
       const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
       const fn = compiled(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
-      if (fn === null) continue;
+      if (fn === null) {
+        this.unevaluated(path, `invariant ${c.key}`);
+        continue;
+      }
       let result: unknown[];
       try {
         result = fn(value, { resource: container.resource, rootResource: this.top });
       } catch {
+        this.unevaluated(path, `invariant ${c.key}`);
         continue;
       }
       if (result.length === 1 && result[0] === false) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
@@ -530,6 +616,10 @@ interface KeyInfo {
   /** Whose elements the value has: a datatype name, or the path of a backbone element. */
   readonly childOwner: string;
   readonly choice: boolean;
+  /** The value set of the base R4 required binding of the element, if any. */
+  readonly binding?: string;
+  /** A base R4 required binding whose value set cannot be expanded offline. */
+  readonly bindingUnexpanded?: boolean;
 }
 
 const keyCache = new Map<string, Map<string, KeyInfo | null>>();
@@ -551,7 +641,10 @@ function keyInfo(owner: string, key: string): KeyInfo | undefined {
     if (base !== undefined) {
       const type = fhirType(R4.path2Type[base] ?? 'string');
       const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
-      info = { name: key, type, repeats: R4.path2Repeating[base] === true, childOwner, choice: false };
+      const tables = profileTables();
+      const binding = tables.baseBindings.get(base);
+      info = { name: key, type, repeats: R4.path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
+      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
     }
   }
   if (byKey.size < 10_000) byKey.set(key, info);
@@ -571,6 +664,15 @@ function choiceOf(owner: string, key: string): { name: string; type: string } | 
     return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
   }
   return undefined;
+}
+
+/** Every string of a resource that starts with `#` (local references, canonicals and URIs), for dom-3. */
+function collectLocalReferences(value: unknown, out: Set<string>, depth: number): void {
+  if (depth > FHIR_LIMITS.depth) return;
+  if (typeof value === 'string') {
+    if (value.charCodeAt(0) === 35 /* # */) out.add(value);
+  } else if (Array.isArray(value)) for (const v of value) collectLocalReferences(v, out, depth + 1);
+  else if (isObject(value)) for (const k in value) collectLocalReferences(value[k], out, depth + 1);
 }
 
 /** The element of a slice at a dotted path inside it. */
@@ -619,22 +721,56 @@ export function validateAgainstProfiles(bundle: unknown, options: FhirValidateOp
   return run(bundle, options, false);
 }
 
+/** The record profile of a document whose Composition declares none: the one its `type` implies. */
+function impliedRecordProfile(tables: Tables, engine: Engine, bundle: Json): void {
+  const first = entriesOf(bundle)[0];
+  const composition = isObject(first) && isObject(first.resource) && first.resource.resourceType === 'Composition' ? first.resource : undefined;
+  if (composition === undefined) return;
+  const declared = isObject(composition.meta) && Array.isArray(composition.meta.profile) ? composition.meta.profile.map((u) => String(u).split('|')[0]) : [];
+  if (tables.recordTypes.some((r) => declared.includes(r.url))) return;
+  const type = isObject(composition.type) ? composition.type : {};
+  const codings = Array.isArray(type.coding) ? type.coding.filter(isObject) : [];
+  const record = tables.recordTypes.find((r) => (r.text !== undefined && type.text === r.text) || codings.some((c) => c.system === r.system && typeof c.code === 'string' && r.codes.includes(c.code)));
+  const path = ['entry', 0, 'resource'];
+  if (record === undefined) {
+    engine.add(
+      [...path, 'type'],
+      'unknown-record-type',
+      `the Composition declares no NRCeS record profile in meta.profile, and its type is the type of none (${tables.recordTypes.map((r) => r.name).join(', ')}): no record profile could be applied`,
+    );
+    return;
+  }
+  engine.implied = { resource: composition, url: record.url };
+  engine.checkedAs(path, `${record.name}, the record profile its type implies`);
+}
+
+/** The cap on issues from the options: a positive whole number, else the default. */
+const capOf = (n: number | undefined): number => (n !== undefined && (n === Number.POSITIVE_INFINITY || (Number.isInteger(n) && n > 0)) ? n : FHIR_MAX_ISSUES);
+
 function run(bundle: unknown, options: FhirValidateOptions, documentRules: boolean): FhirValidationResult {
   const tables = profileTables();
   const root = isObject(bundle) && typeof bundle.resourceType === 'string' && /^[A-Z][A-Za-z]{0,63}$/.test(bundle.resourceType) ? bundle.resourceType : 'Resource';
   if (!isObject(bundle)) return { success: false, issues: [{ path: root, code: 'type', message: 'a FHIR resource or bundle must be a JSON object', severity: 'error' }] };
   const withRules = documentRules && root === 'Bundle';
-  const engine = new Engine(tables, root, bundle, root === 'Bundle' && bundle.type === 'document', withRules);
+  const isDocument = root === 'Bundle' && bundle.type === 'document';
+  const maxIssues = capOf(options.maxIssues);
+  const engine = new Engine(tables, root, bundle, isDocument, withRules, options.strict === true, maxIssues);
   try {
-    if (withRules) for (const i of validateDocumentRules(bundle, { nrcesRules: false }).issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
+    if (withRules) {
+      const earlier = validateDocumentRules(bundle, { nrcesRules: false, maxIssues });
+      for (const i of earlier.issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
+      if (earlier.truncated === true) engine.stop();
+    }
     if (options.profile !== undefined && !tables.profiles.has(options.profile.split('|')[0] ?? ''))
       engine.add(root, 'unknown-profile', `the profile is not one of the NRCeS IG ${tables.igVersion} profiles abha-link knows`);
+    if (isDocument) impliedRecordProfile(tables, engine, bundle);
     engine.index();
     engine.resource(bundle, [], options.profile !== undefined ? [options.profile] : []);
     engine.runPending();
-  } catch {
-    engine.add(root, 'unreadable', 'the bundle could not be read as FHIR JSON');
+  } catch (e) {
+    if (e !== STOP) engine.issues.push({ path: root, code: 'unreadable', message: 'the bundle could not be read as FHIR JSON', severity: 'error' });
   }
   const errors = engine.issues.some((i) => i.severity === 'error');
-  return errors ? { success: false, issues: engine.issues } : { success: true, issues: engine.issues };
+  const truncated = engine.truncated ? { truncated: true as const } : {};
+  return errors ? { success: false, issues: engine.issues, ...truncated } : { success: true, issues: engine.issues, ...truncated };
 }
