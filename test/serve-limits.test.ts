@@ -4,7 +4,7 @@
  * 6 MB, 200,000 references to entries that are not there: 400,000 issues) is
  * validated (it adds less than 200 ms to the slowest /healthz answer of the
  * same polling on the idle server), and the answer carries at most 1,000 issues with `truncated`
- * and `issueCount`; a request past the time limit is cut (503) and the server
+ * (the validator stops there); a request past the time limit is cut (503) and the server
  * stays healthy; the pool itself replaces cut and crashed workers and refuses
  * work beyond its line.
  */
@@ -63,7 +63,7 @@ describe('the worst FHIR bundle does not hold the server', () => {
   });
   afterAll(() => app.close());
 
-  it('answers /healthz within 200 ms throughout, and at most 1,000 issues with truncated and issueCount', async (ctx) => {
+  it('answers /healthz within 200 ms throughout, and at most 1,000 issues with truncated', async (ctx) => {
     expect(worst.length).toBeGreaterThan(6_000_000);
     expect(worst.length).toBeLessThan(8 * 1024 * 1024);
     const started = performance.now();
@@ -79,7 +79,8 @@ describe('the worst FHIR bundle does not hold the server', () => {
     expect(v.body.valid).toBe(false);
     expect(v.body.errors.length + v.body.warnings.length).toBe(1000);
     expect(v.body.truncated).toBe(true);
-    expect(v.body.issueCount).toBeGreaterThan(1000); // 400,000 when the validator counts them all
+    // The validator stops at the cap: how many more there were is not counted.
+    expect(v.body.issueCount).toBeUndefined();
     // Meaningful only if /healthz was asked many times while the validation ran, for longer than any one answer took.
     expect(during.polls).toBeGreaterThan(10);
     expect(v.ms).toBeGreaterThan(during.slowest);

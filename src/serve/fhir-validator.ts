@@ -1,25 +1,23 @@
 /**
  * The one FHIR bundle validator of the service: POST /v1/fhir checks every
- * bundle with it, POST /v1/fhir/validate answers with it. Switch the
- * implementation here, in one place.
+ * bundle with it, POST /v1/fhir/validate answers with it. It is the library's
+ * profile-driven validator (`validateFhirBundle` of abha-link/fhir), which
+ * stops at `maxIssues`, so that no more issues than that are ever made, cross
+ * a thread or go on the wire.
  */
 import type { Issue } from '../errors.js';
-import { validateFhirBundle } from '../fhir/validate.js';
+import { validateFhirBundle } from '../fhir/nrces/validate.js';
 
-/** The result of checking one bundle: at most `maxIssues` of its issues, and how many there were. */
+/** The result of checking one bundle: at most `maxIssues` of its issues. */
 export interface BundleCheck {
   readonly success: boolean;
   readonly issues: readonly Issue[];
-  /** Every issue found, of which `issues` holds the first `maxIssues`. */
-  readonly issueCount: number;
+  /** Validation stopped before the end (at `maxIssues` issues, or at a size limit): there may be more. */
+  readonly truncated: boolean;
 }
 
-/**
- * Checks one FHIR document bundle against the NRCeS profiles; only the first
- * `maxIssues` issues are kept, so that no more cross a thread or the wire.
- */
+/** Checks one FHIR document bundle against base R4 and the NRCeS profiles, stopping at `maxIssues` issues. */
 export function checkFhirBundle(bundle: unknown, maxIssues: number): BundleCheck {
-  // When the validator can stop at a number of issues, pass maxIssues to it here.
-  const r = validateFhirBundle(bundle);
-  return { success: r.success, issues: r.issues.length > maxIssues ? r.issues.slice(0, maxIssues) : r.issues, issueCount: r.issues.length };
+  const r = validateFhirBundle(bundle, { maxIssues });
+  return { success: r.success, issues: r.issues, truncated: r.truncated === true };
 }

@@ -159,7 +159,9 @@ function fhirAnswer(m: Extract<WorkMessage, { kind: 'fhir' }>): WorkAnswer {
 function fhirValidateAnswer(m: Extract<WorkMessage, { kind: 'fhir-validate' }>): WorkAnswer {
   const r = checkFhirBundle(bodyOf(m), m.maxIssues);
   const of = (severity: Issue['severity']): Issue[] => r.issues.filter((i) => i.severity === severity);
-  return { status: 200, json: { valid: r.success, ...capIssues(of('error'), of('warning'), m.maxIssues, r.issueCount) } };
+  // The validator stops at the cap, so how many more there were is not known: truncated, without a count.
+  const capped = capIssues(of('error'), of('warning'), m.maxIssues);
+  return { status: 200, json: { valid: r.success, errors: capped.errors, warnings: capped.warnings, ...(r.truncated ? { truncated: true } : {}) } };
 }
 
 /** Runs one task; never throws. */
