@@ -7,6 +7,7 @@ import { buildOpenApiDocument, type Json } from '../mock/openapi.js';
 import { QUERY } from './routes-core.js';
 import { PASSED_THROUGH } from './routes-service.js';
 import { SUBMISSION_QUERY } from './routes-submissions.js';
+import { SUBMISSION_STATUSES } from './queue-contract.js';
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Json, description: string): Json => ({ description, content: { 'application/json': { schema } } });
@@ -35,7 +36,7 @@ function op(summary: string, body: Json | undefined, responses: Record<string, J
 }
 
 const VALIDATION: Json = { type: 'object', properties: { valid: { type: 'boolean' }, errors: { type: 'array', items: ref('serve-issue') }, warnings: { type: 'array', items: ref('serve-issue') } } };
-const STATUS: Json = { enum: ['queued', 'sending', 'acknowledged', 'failed', 'unknown'] };
+const STATUS: Json = { enum: [...SUBMISSION_STATUSES] };
 const SUBMISSION: Json = {
   type: 'object',
   required: ['id', 'status', 'attempts'],

@@ -37,6 +37,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX abha_link_submissions_sending ON abha_link_submissions (leased_by, lease_until) WHERE status = 'sending';
    CREATE INDEX abha_link_submissions_status ON abha_link_submissions (status, created_at);
    CREATE INDEX abha_link_submissions_callbacks ON abha_link_submissions (updated_at) WHERE callback_due;`,
+  // The status `already-linked` (issue 21): the service said the care contexts were linked before.
+  `ALTER TABLE abha_link_submissions DROP CONSTRAINT abha_link_submissions_status_check;
+   ALTER TABLE abha_link_submissions ADD CONSTRAINT abha_link_submissions_status_check
+     CHECK (status IN ('queued', 'sending', 'acknowledged', 'already-linked', 'failed', 'unknown'));`,
 ];
 
 /**
