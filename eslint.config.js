@@ -7,7 +7,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'src/render/generated/**', 'schemas/**', 'demo-output/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/generated/**', 'src/render/generated/**', 'test/generated/**', 'schemas/**', 'demo-output/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

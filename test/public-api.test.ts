@@ -103,6 +103,7 @@ const EXPECTED: Record<string, readonly string[]> = {
   './client': [
     'AbhaClient',
     'AbortedError',
+    'AlreadyLinkedError',
     'AuthenticationError',
     'DEFAULT_RETRY',
     'EnvelopeError',
@@ -120,6 +121,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'asSessionToken',
     'batchSummaryOf',
     'createClient',
+    'isAlreadyLinkedAnswer',
     'isOutcomeUnknownError',
     'isTransportError',
     'isValidationError',

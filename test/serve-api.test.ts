@@ -60,6 +60,25 @@ describe('serve: authentication', () => {
     expect(r.statusCode).toBe(404);
     expect(r.json()).toMatchObject({ issues: [{ code: 'not-found' }] });
   });
+
+  it('answers a known path asked with another method 405 with Allow, after the token check', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/v1/validate', 'POST'],
+      ['DELETE', '/v1/submissions', 'GET, HEAD, POST'],
+      ['PUT', '/v1/submissions/6b1d3f1e-7a7c-4c55-9d1e-000000000000', 'GET, HEAD'],
+      ['GET', '/v1/submissions/6b1d3f1e-7a7c-4c55-9d1e-000000000000/retry?x=1', 'POST'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const r = await a.inject({ method: method as 'GET', url, headers: auth });
+      expect(r.statusCode, `${method} ${url}`).toBe(405);
+      expect(r.headers.allow).toBe(allow);
+      expect(r.json()).toMatchObject({ issues: [{ code: 'method-not-allowed', message: expect.stringContaining(`answers ${allow}`) as string }] });
+      expect(r.body).not.toContain('6b1d3f1e');
+    }
+    expect((await a.inject({ method: 'GET', url: '/v1/validate' })).statusCode).toBe(401);
+    expect((await a.inject({ method: 'DELETE', url: '/v1/submissions/a/b/c', headers: auth })).statusCode).toBe(404);
+  });
 });
 
 describe('serve: validate, build, render, FHIR', () => {
@@ -102,6 +121,14 @@ describe('serve: validate, build, render, FHIR', () => {
     expect(unknown.json()).toMatchObject({ issues: [{ code: 'unknown-parameter', in: 'query' }] });
     expect(unknown.body).not.toContain('9876543210');
     expect((await post('/v1/validate?lint=maybe', request)).statusCode).toBe(400);
+  });
+
+  it('suggests the schema name, template or language nearest a mistyped one, as the CLI does', async () => {
+    const message = async (url: string): Promise<string> => ((await post(url, request)).json() as { issues: { message: string }[] }).issues[0]?.message ?? '';
+    expect(await message('/v1/validate?schema=clinical_input')).toMatch(/^schema must be a schema name .*; did you mean clinical-input\?$/);
+    expect(await message('/v1/render?template=prescriptoin')).toMatch(/; did you mean prescription\?$/);
+    expect(await message('/v1/render?lang=hni')).toMatch(/; did you mean hi\?$/);
+    expect(await message('/v1/validate?schema=zzzzzzzz')).not.toContain('did you mean');
   });
 
   it('builds the link request the library builds, or answers 422 with every issue', async () => {

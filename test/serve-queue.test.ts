@@ -17,7 +17,7 @@ import pg from 'pg';
 import type { MockServer } from '../src/mock/index.js';
 import { MIGRATIONS, QueueError, openQueue, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from '../src/serve/queue/index.js';
 import { outcomeOf } from '../src/serve/queue/worker.js';
-import { NetworkError, OutcomeUnknownError, RejectedError, linkRequestKey, type FetchLike } from '../src/client/index.js';
+import { AlreadyLinkedError, NetworkError, OutcomeUnknownError, RejectedError, linkRequestKey, type FetchLike } from '../src/client/index.js';
 import { ValidationError } from '../src/errors.js';
 import { mockSuite, taggedItems } from './support/mock-suite.js';
 import { postgresMissing, startPostgres, type TestPostgres } from './support/postgres.js';
@@ -25,7 +25,8 @@ import { postgresMissing, startPostgres, type TestPostgres } from './support/pos
 const API_KEY = 'sk-queue-planted-K9v4';
 const PLANTED_ABHA = 'planted.patient@sbx';
 let mock: MockServer;
-const { tmp } = mockSuite(API_KEY, 'abha-link-queue-', (m) => (mock = m));
+// A repeated link is answered "already linked", as a real service would: a deliberate resend of an item the service linked ends `already-linked`.
+const { tmp } = mockSuite(API_KEY, 'abha-link-queue-', (m) => (mock = m), { linkRepeats: 'already-linked' });
 const { item, keyOf } = taggedItems('Q');
 const planted = (tag: string): ReturnType<typeof item> => ({ ...item(tag), abhaAddress: PLANTED_ABHA });
 
@@ -165,15 +166,21 @@ describe.each(stores)('the queue on $name', (store) => {
     await queue.tick();
     expect(await queue.get(submission.id)).toMatchObject({ status: 'unknown', attempts: 1 });
     expect(mock.linkCount(linkRequestKey(planted(tag)))).toEqual({ received: 1, linked: 1 });
-    // A deliberate retry sends it once more.
+    // A deliberate retry sends it once more; the service had linked it, and says so: the item is done.
     await queue.retry(submission.id);
-    expect(await final(queue, submission.id)).toMatchObject({ status: 'acknowledged', attempts: 2 });
-    expect(mock.linkCount(linkRequestKey(planted(tag))).received).toBe(2);
+    const done = await final(queue, submission.id);
+    expect(done).toMatchObject({ status: 'already-linked', attempts: 2 });
+    expect(done.error).toBeUndefined();
+    expect(mock.linkCount(linkRequestKey(planted(tag)))).toEqual({ received: 2, linked: 1 });
+    expect(await queue.retry(submission.id)).toBe('not-retryable');
+    expect((await queue.list({ status: 'already-linked' })).map((s) => s.id)).toContain(submission.id);
+    expect((await queue.counts())['already-linked']).toBeGreaterThanOrEqual(1);
+    expect(logLines.filter((l) => l.includes(submission.id)).at(-1)).toMatch(/"status":"already-linked".*already linked: done/);
   });
 
   test('lists submissions by status and counts them', async () => {
     const counts = await queue.counts();
-    expect(Object.keys(counts).sort()).toEqual(['acknowledged', 'failed', 'queued', 'sending', 'unknown']);
+    expect(Object.keys(counts).sort()).toEqual(['acknowledged', 'already-linked', 'failed', 'queued', 'sending', 'unknown']);
     expect(counts.acknowledged).toBeGreaterThanOrEqual(3);
     const acknowledged = await queue.list({ status: 'acknowledged', limit: 2 });
     expect(acknowledged).toHaveLength(2);
@@ -217,6 +224,7 @@ describe('what one send becomes', () => {
     ['a definite rejection', new RejectedError('rejected', { ...details, status: 400 }), 'failed', 'rejected'],
     ['a connection refused (provably unsent) after the retries', new NetworkError('refused', { ...details, failure: 'connection-refused' }), 'failed', 'connection-refused'],
     ['an outcome unknown', new OutcomeUnknownError('lost', { ...details, reason: 'connection-lost' }), 'unknown', 'connection-lost'],
+    ['an answer "already linked"', new AlreadyLinkedError('already linked', { ...details, status: 200 }), 'already-linked', null],
     ['an invalid request', new ValidationError([]), 'failed', 'invalid-request'],
     ['an unexpected error', new Error('boom'), 'unknown', 'internal-error'],
   ])('%s is %s', (_what, error, status, code) => {

@@ -19,6 +19,7 @@ const counts = (over: Partial<SubmitSummary> = {}): SubmitSummary => ({
   acknowledged: 0,
   warnings: 0,
   mismatches: 0,
+  alreadyLinked: 0,
   alreadyAcknowledged: 0,
   duplicates: 0,
   failed: 0,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, suggest } from '../src/cli/suggest.js';
+import { didYouMean, suggest } from '../src/suggest.js';
 
 describe('suggest', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './io.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 
 /** What a command receives: parsed options and positional arguments. */
 export interface CommandArgs {

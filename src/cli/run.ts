@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describeParseError, type Command } from './command.js';
 import { EXIT, UsageError, cliIo, markOutputClosed, outputClosed, withCliIo, type CliIo } from './io.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 
 /** Every command: a one-line summary for --help, and its module, loaded on use. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {

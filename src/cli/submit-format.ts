@@ -4,7 +4,7 @@
  * that are not link requests, the progress and the summary. No I/O here.
  */
 import type { Issue } from '../errors.js';
-import { type ItemResult, type SubmitSummary, type TransportError } from '../client/index.js';
+import { type ItemResult, type SkipReason, type SubmitSummary, type TransportError } from '../client/index.js';
 import { plural } from '../util.js';
 
 /** How the item lines are printed. */
@@ -62,6 +62,9 @@ function itemJson(r: ItemResult, line: number | undefined, showServiceMessages: 
       if (r.warnings !== undefined) o.warnings = r.warnings.map(issueJson);
       if (r.mismatches !== undefined) o.mismatches = r.mismatches.map(issueJson);
       break;
+    case 'already-linked':
+      Object.assign(o, { status: r.status ?? null, requestId: r.requestId });
+      break;
     case 'skipped':
       o.reason = r.reason;
       break;
@@ -84,6 +87,13 @@ function itemJson(r: ItemResult, line: number | undefined, showServiceMessages: 
   return o;
 }
 
+/** Why an item was skipped, as its text line says it. */
+const SKIPPED: Readonly<Record<SkipReason, string>> = {
+  'acknowledged-earlier': 'acknowledged in an earlier run',
+  'already-linked-earlier': 'answered already linked in an earlier run (done)',
+  'duplicate-in-input': 'a copy of an item earlier in this input; not sent twice',
+};
+
 /** The text line(s) of one item's result. */
 function itemText(r: ItemResult, place: ItemPlace, showServiceMessages: boolean): string {
   const { at } = place;
@@ -96,8 +106,10 @@ function itemText(r: ItemResult, place: ItemPlace, showServiceMessages: boolean)
         r.mismatches === undefined ? '' : `; warning: the service said success: true, but its care contexts contradict the request (${issueCodes(r.mismatches)}): check this item with the service`;
       return `${at} acknowledged ${r.key} (HTTP ${r.status}, request ${r.requestId})${offSpec}${mismatch}\n`;
     }
+    case 'already-linked':
+      return `${at} already linked ${r.key}: the service answered that these care contexts were linked before; done, nothing linked again (HTTP ${r.status ?? '-'}, request ${r.requestId})\n`;
     case 'skipped':
-      return `${at} skipped ${r.key}: ${r.reason === 'acknowledged-earlier' ? 'acknowledged in an earlier run' : 'a copy of an item earlier in this input; not sent twice'}\n`;
+      return `${at} skipped ${r.key}: ${SKIPPED[r.reason]}\n`;
     case 'failed':
       return `${at} failed ${r.key}: ${r.error.name}: ${r.error.message}${said(r.error)}\n`;
     case 'unknown':
@@ -134,11 +146,12 @@ export function failureKind(r: ItemResult): string | undefined {
 
 /** Items done so far (`done`: items with a result), from the batch's counts (undefined: none yet) and the lines that were not items. */
 export function progressCounts(counts: SubmitSummary | undefined, notItems: number): { readonly done: number; readonly text: string } {
-  const soFar = counts ?? { acknowledged: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0 };
-  const done = soFar.acknowledged + soFar.alreadyAcknowledged + soFar.duplicates + soFar.failed + soFar.unknown + soFar.unknownEarlier + soFar.invalid + soFar.wouldSend;
+  const soFar = counts ?? { acknowledged: 0, alreadyLinked: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0 };
+  const done = soFar.acknowledged + soFar.alreadyLinked + soFar.alreadyAcknowledged + soFar.duplicates + soFar.failed + soFar.unknown + soFar.unknownEarlier + soFar.invalid + soFar.wouldSend;
   const skipped = soFar.alreadyAcknowledged + soFar.duplicates;
   const unknown = soFar.unknown + soFar.unknownEarlier;
-  return { done, text: `${done + notItems} done: ${soFar.acknowledged} acknowledged, ${skipped} skipped, ${soFar.failed} failed, ${unknown} unknown, ${soFar.invalid + notItems} invalid` };
+  const linked = soFar.alreadyLinked > 0 ? `, ${soFar.alreadyLinked} already linked` : '';
+  return { done, text: `${done + notItems} done: ${soFar.acknowledged} acknowledged${linked}, ${skipped} skipped, ${soFar.failed} failed, ${unknown} unknown, ${soFar.invalid + notItems} invalid` };
 }
 
 /** What the summary says beyond the batch's counts. */
@@ -160,7 +173,8 @@ function countsLine(summary: SubmitSummary, total: number, invalid: number, dryR
     return `submit (dry run): ${plural(total, 'item')}: ${summary.wouldSend} would be sent, ${summary.alreadyAcknowledged} already acknowledged, ${summary.unknownEarlier} with an unknown outcome (not sent without --retry-unknown), ${invalid} invalid; nothing was sent`;
   }
   const unknown = summary.unknown + summary.unknownEarlier;
-  return `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`;
+  const linked = summary.alreadyLinked > 0 ? `, ${summary.alreadyLinked} already linked (done)` : '';
+  return `submit: ${plural(total, 'item')}: ${summary.acknowledged} acknowledged${linked}, ${summary.alreadyAcknowledged} already acknowledged (skipped), ${summary.failed} failed, ${unknown} outcome unknown, ${invalid} invalid${summary.duplicates > 0 ? `, ${summary.duplicates} duplicates skipped` : ''}`;
 }
 
 /** The advice lines of a run that sent: warnings, reasons, what to do about failed and unknown items, why it stopped. */

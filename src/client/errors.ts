@@ -91,7 +91,8 @@ export function sanitizeCause(cause: unknown): TransportErrorCause | undefined {
  * own codes: `authentication` (AuthenticationError), `rate-limited`
  * (RateLimitedError), `server-error` (ServerError), the {@link NetworkFailure}
  * codes (NetworkError: `connection-refused`, `dns`, `timeout`,
- * `request-refused`...), `envelope-failure` (EnvelopeError), `rejected` or
+ * `request-refused`...), `envelope-failure` (EnvelopeError), `already-linked`
+ * (AlreadyLinkedError, in link-answer.ts), `rejected` or
  * `redirect` (RejectedError), `invalid-response` (InvalidResponseError), the
  * {@link UnknownOutcomeReason} codes (OutcomeUnknownError: `timeout`,
  * `connection-lost`, `redirect`, `response-too-large`...), `aborted`
@@ -105,7 +106,18 @@ export function sanitizeCause(cause: unknown): TransportErrorCause | undefined {
  * e.reason //=> 'rate-limited'
  */
 export type TransportErrorReason =
-  'authentication' | 'rate-limited' | 'server-error' | NetworkFailure | 'envelope-failure' | 'rejected' | 'redirect' | 'invalid-response' | UnknownOutcomeReason | 'aborted' | 'error';
+  | 'authentication'
+  | 'rate-limited'
+  | 'server-error'
+  | NetworkFailure
+  | 'envelope-failure'
+  | 'already-linked'
+  | 'rejected'
+  | 'redirect'
+  | 'invalid-response'
+  | UnknownOutcomeReason
+  | 'aborted'
+  | 'error';
 
 /**
  * The base class of every error of a call to the service.

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 export { AbhaClient, createClient, type ClientInfo, type ClientOptions, type LinkCareContextSuccess, type SessionTokenRequest, type Succeeded, type WithSessionTokens } from './client.js';
-export { linkAnswerMismatches } from './link-answer.js';
+export { AlreadyLinkedError, isAlreadyLinkedAnswer, linkAnswerMismatches } from './link-answer.js';
 export {
   AbortedError,
   AuthenticationError,

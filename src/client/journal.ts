@@ -7,7 +7,8 @@
  *
  * Lines, in order of a normal item: `sending` (written and synced right
  * before each attempt leaves, with its request id), then `acknowledged`,
- * `failed` or `unknown`. A key whose last line is `sending` was in flight
+ * `already-linked` (the service said the care contexts were linked before:
+ * done, like `acknowledged`), `failed` or `unknown`. A key whose last line is `sending` was in flight
  * when the process died: its outcome is unknown.
  *
  * Format 3 (new journals) starts with a header line holding a random salt
@@ -29,9 +30,17 @@ import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
 
 /** The state of an item in the journal. */
-export type JournalState = 'sending' | 'acknowledged' | 'failed' | 'unknown';
+export type JournalState = 'sending' | 'acknowledged' | 'already-linked' | 'failed' | 'unknown';
 
-const STATES: ReadonlySet<string> = new Set<JournalState>(['sending', 'acknowledged', 'failed', 'unknown']);
+const STATES: ReadonlySet<string> = new Set<JournalState>(['sending', 'acknowledged', 'already-linked', 'failed', 'unknown']);
+
+/**
+ * True for the states of an item that is done and never sent again: `acknowledged`, `already-linked`.
+ *
+ * @example
+ * isDone('already-linked') //=> true
+ */
+export const isDone = (state: JournalState | undefined): boolean => state === 'acknowledged' || state === 'already-linked';
 
 /** One line of the journal. */
 export interface JournalEntry {

@@ -10,6 +10,7 @@
  */
 import { pointer, type Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
+import { TransportError } from './errors.js';
 
 /**
  * Status words read as "linked", compared case-insensitively (the mock
@@ -74,4 +75,45 @@ export function linkAnswerMismatches(request: LinkCareContextRequest, data: unkn
     if (!answered.has(reference)) add(warning(pointer('careContexts', i), 'care-context-missing', "this care context of the request is missing from the answer's list of care contexts"));
   }
   return issues.length === 0 ? undefined : issues;
+}
+
+/** The code of an "already linked" refusal, compared case-insensitively (`ALREADY_LINKED`, `already-linked`). */
+const ALREADY_LINKED_CODE = /^already[ _-]?linked$/i;
+
+/**
+ * True when a `success: false` link answer says that the care contexts were
+ * linked before (see docs/spec-decisions.md): `data.code` is
+ * `ALREADY_LINKED` (any case, `_`, `-` or a space), and when `data` lists
+ * `careContexts`, each entry's status says linked (`ALREADY_LINKED`,
+ * `LINKED`, ...). The service's message is never read: it is free text that
+ * may echo health data, and a refusal of another kind may mention linking.
+ *
+ * @example
+ * isAlreadyLinkedAnswer({ success: false, data: { code: 'ALREADY_LINKED' } }) //=> true
+ * isAlreadyLinkedAnswer({ success: false, message: 'care context already linked' }) //=> false (no code)
+ */
+export function isAlreadyLinkedAnswer(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || (body as { success?: unknown }).success !== false) return false;
+  const data = (body as { data?: unknown }).data;
+  if (data === null || typeof data !== 'object') return false;
+  const { code, careContexts } = data as { code?: unknown; careContexts?: unknown };
+  if (typeof code !== 'string' || !ALREADY_LINKED_CODE.test(code)) return false;
+  if (careContexts === undefined) return true;
+  if (!Array.isArray(careContexts) || careContexts.length > MAX_ENTRIES) return false;
+  return careContexts.every((c: unknown) => c !== null && typeof c === 'object' && typeof (c as { status?: unknown }).status === 'string' && LINKED_STATUS.test((c as { status: string }).status));
+}
+
+/**
+ * The service answered that the care contexts of a link request were linked
+ * before (see {@link isAlreadyLinkedAnswer}): nothing was linked again, and
+ * nothing needs to be. A final outcome of its own, counted as done: a batch
+ * reports it `already-linked` and never sends the item again; the queue of
+ * `abha-link serve` stores it as the status `already-linked`. Not retried.
+ *
+ * @example
+ * try { await client.linkCareContexts(request) } catch (e) { if (e instanceof AlreadyLinkedError) markDone(request) }
+ */
+export class AlreadyLinkedError extends TransportError {
+  override name = 'AlreadyLinkedError';
+  override readonly reason = 'already-linked';
 }

@@ -28,6 +28,7 @@ import type { Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import { validate } from '../validation/validate.js';
 import type { NetworkFailure, UnknownOutcomeReason } from './errors.js';
+import { isAlreadyLinkedAnswer } from './link-answer.js';
 import { backoffDelay, type RetryPolicy } from './retry.js';
 import type { EndpointInfo } from './transport.js';
 
@@ -40,8 +41,8 @@ export type SuccessBody =
   | { readonly kind: 'too-large'; readonly maxBytes: number }
   /** No boolean `flag` (`success`, or `status` for the token endpoint): the outcome cannot be read. */
   | { readonly kind: 'unreadable'; readonly flag: 'success' | 'status'; readonly why: 'empty' | 'not-json' | 'no-flag' }
-  /** The flag is false: processed and refused. */
-  | { readonly kind: 'refused'; readonly flag: 'success' | 'status' }
+  /** The flag is false: processed and refused; `alreadyLinked` when a link answer says the care contexts were linked before (isAlreadyLinkedAnswer). */
+  | { readonly kind: 'refused'; readonly flag: 'success' | 'status'; readonly alreadyLinked?: true }
   /** The flag is true and the answer has the spec's shape. */
   | { readonly kind: 'valid'; readonly value: unknown }
   /** The flag is true but the answer breaks the response schema (`issues` say where). */
@@ -92,7 +93,7 @@ export type Failure =
   | { readonly error: 'NetworkError'; readonly failure: NetworkFailure; readonly summary: string }
   | { readonly error: 'RateLimitedError' | 'ServerError'; readonly summary: string; readonly retryAfterMs?: number | undefined }
   | { readonly error: 'InvalidResponseError'; readonly summary: string; readonly issues: readonly Issue[] }
-  | { readonly error: 'AuthenticationError' | 'EnvelopeError' | 'RejectedError' | 'AbortedError'; readonly summary: string };
+  | { readonly error: 'AuthenticationError' | 'EnvelopeError' | 'AlreadyLinkedError' | 'RejectedError' | 'AbortedError'; readonly summary: string };
 
 /** What to do after an attempt. */
 export type Decision =
@@ -151,7 +152,8 @@ export function readSuccessBody(
   const flagName = ep.envelope === 'token' ? 'status' : 'success';
   const flag = parsed.ok && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>)[flagName] : undefined;
   if (typeof flag !== 'boolean') return { kind: 'unreadable', flag: flagName, why: parsed.ok ? 'no-flag' : text === '' ? 'empty' : 'not-json' };
-  if (!flag) return { kind: 'refused', flag: flagName };
+  if (!flag)
+    return ep.id === 'link-carecontext' && isAlreadyLinkedAnswer(parsed.ok ? parsed.value : undefined) ? { kind: 'refused', flag: flagName, alreadyLinked: true } : { kind: 'refused', flag: flagName };
   const value = parsed.ok ? parsed.value : undefined;
   const checked = validate(`${ep.id}-response` as SchemaName, value);
   if (!checked.success) return { kind: 'off-spec', value, issues: checked.issues };
@@ -233,6 +235,8 @@ function afterSuccessStatus(body: SuccessBody | undefined, ep: DecisionEndpoint)
       return fail({ error: 'InvalidResponseError', summary: why, issues: [issue] });
     }
     case 'refused':
+      if (b.alreadyLinked === true)
+        return fail({ error: 'AlreadyLinkedError', summary: 'the service answered that these care contexts are already linked; nothing was linked again, and the item is done' });
       return fail({ error: 'EnvelopeError', summary: `the service answered ${b.flag}: false` });
     case 'off-spec': {
       // The service said it succeeded: the request was processed. Failing a call that is not

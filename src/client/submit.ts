@@ -7,13 +7,13 @@
  *    with issues), never sent;
  * 2. a copy of an item already taken in this run → `skipped`
  *    (`duplicate-in-input`), whatever became of the first copy;
- * 3. its key already acknowledged in the journal → `skipped`;
+ * 3. its key already acknowledged (or answered already linked) in the journal → `skipped`;
  * 4. its key's last state `unknown`, or `sending` (in flight when an earlier
  *    run died) → reported `unknown` and NOT sent again, unless
  *    `retryUnknown` is set: the service may have processed it, and the link
  *    call has no documented idempotency;
  * 5. otherwise a `sending` line is made durable, the request is sent, and
- *    the outcome (`acknowledged`, `failed`, `unknown`) is recorded.
+ *    the outcome (`acknowledged`, `already-linked`, `failed`, `unknown`) is recorded.
  *
  * Memory stays flat in the input's size: items are pulled from the iterable
  * only when a slot is free, and results are handed to `onResult`, not kept.
@@ -27,7 +27,8 @@ import type { LinkCareContextRequest } from '../generated/types.js';
 import { validateLinkRequest } from '../validation/validate.js';
 import { lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import { OutcomeUnknownError, TransportError, type NetworkFailure, type TransportErrorReason } from './errors.js';
-import { JournalError, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
+import { JournalError, isDone, openFileJournal, readJournal, type Journal, type JournalEntry, type JournalState } from './journal.js';
+import { AlreadyLinkedError } from './link-answer.js';
 import { KeySet } from './key-set.js';
 import { linkRequestKey } from './key.js';
 import { plural } from '../util.js';
@@ -92,10 +93,11 @@ export interface SubmitOptions {
 
 /**
  * Why an item was skipped: acknowledged in an earlier run (the journal says
- * so), or a second copy of an item already taken in this run (the first
- * copy in input order is the one sent; its own result says how it went).
+ * so), answered "already linked" in an earlier run, or a second copy of an
+ * item already taken in this run (the first copy in input order is the one
+ * sent; its own result says how it went).
  */
-export type SkipReason = 'acknowledged-earlier' | 'duplicate-in-input';
+export type SkipReason = 'acknowledged-earlier' | 'already-linked-earlier' | 'duplicate-in-input';
 
 /**
  * The result of one item. `index` is its 0-based position in the input;
@@ -114,6 +116,14 @@ export type ItemResult =
        */
       readonly warnings?: readonly Issue[];
     } & Pick<CallResult, 'requestId' | 'status' | 'attempts' | 'mismatches'>)
+  | {
+      readonly index: number;
+      /** The service answered that these care contexts were linked before (an AlreadyLinkedError): done, nothing linked again. */
+      readonly outcome: 'already-linked';
+      readonly key: string;
+      readonly requestId: string;
+      readonly status: number | undefined;
+    }
   | { readonly index: number; readonly outcome: 'skipped'; readonly key: string; readonly reason: SkipReason }
   | { readonly index: number; readonly outcome: 'failed'; readonly key: string; readonly error: TransportError }
   | {
@@ -137,7 +147,9 @@ export interface SubmitSummary {
   warnings: number;
   /** Of those, acknowledged with an answer whose care contexts contradict the request (see ItemResult `mismatches`). */
   mismatches: number;
-  /** Skipped: acknowledged in an earlier run (journal). */
+  /** Answered "already linked" in this run: done, like acknowledged (see ItemResult `already-linked`). */
+  alreadyLinked: number;
+  /** Skipped: done in an earlier run (journal): acknowledged, or answered already linked. */
   alreadyAcknowledged: number;
   /** Skipped: a second copy of an item already taken in this run. */
   duplicates: number;
@@ -226,7 +238,21 @@ function nextOrStop<T>(next: Promise<T>, signal: AbortSignal | undefined): Promi
 
 /** A summary with every count 0: the start of every batch. */
 function emptySummary(): SubmitSummary {
-  return { total: 0, acknowledged: 0, warnings: 0, mismatches: 0, alreadyAcknowledged: 0, duplicates: 0, failed: 0, unknown: 0, unknownEarlier: 0, invalid: 0, wouldSend: 0, stopped: false };
+  return {
+    total: 0,
+    acknowledged: 0,
+    warnings: 0,
+    mismatches: 0,
+    alreadyLinked: 0,
+    alreadyAcknowledged: 0,
+    duplicates: 0,
+    failed: 0,
+    unknown: 0,
+    unknownEarlier: 0,
+    invalid: 0,
+    wouldSend: 0,
+    stopped: false,
+  };
 }
 
 /** The counts of batches that ended with an error, by the error (the error itself is thrown unchanged). */
@@ -316,7 +342,7 @@ async function checkJournalKnowsInput(
     if (states.has(keyOf(checked.value))) return { ahead, inputDone: false, stopped: false };
   }
   let acknowledged = 0;
-  for (const v of states.values()) if (v === 'acknowledged') acknowledged++;
+  for (const v of states.values()) if (isDone(v)) acknowledged++;
   throw new JournalMismatchError(
     `the journal holds ${plural(acknowledged, 'acknowledged item')}, but none of the first ${plural(valid, 'valid item')} of the input is in it: a journal of another input, or one whose keys changed; nothing was sent (give the journal of this input, or --force to send anyway)`,
   );
@@ -363,9 +389,9 @@ function takeItem(ctx: BatchContext, value: unknown, index: number): Taken {
     return { result: { index, outcome: 'skipped', key, reason: 'duplicate-in-input' } };
   }
   const prior = ctx.states?.get(key);
-  if (prior === 'acknowledged') {
+  if (isDone(prior)) {
     summary.alreadyAcknowledged++;
-    return { result: { index, outcome: 'skipped', key, reason: 'acknowledged-earlier' } };
+    return { result: { index, outcome: 'skipped', key, reason: prior === 'already-linked' ? 'already-linked-earlier' : 'acknowledged-earlier' } };
   }
   const retry = options.retryUnknown;
   if ((prior === 'unknown' || prior === 'sending') && !(retry === true || (typeof retry === 'function' && retry({ key, index })))) {
@@ -398,6 +424,12 @@ async function sendItem(ctx: BatchContext, request: LinkCareContextRequest, key:
   try {
     result = await ctx.send(request, ctx.options.signal, beforeSend);
   } catch (e) {
+    if (e instanceof AlreadyLinkedError) {
+      ctx.failuresInARow = 0;
+      await record({ key, state: 'already-linked', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }) });
+      summary.alreadyLinked++;
+      return { index, outcome: 'already-linked', key, requestId: e.requestId, status: e.status };
+    }
     if (e instanceof OutcomeUnknownError) {
       countUnavailable(ctx);
       await record({ key, state: 'unknown', requestId: e.requestId, ...(e.status === undefined ? {} : { status: e.status }), error: e.name, reason: reasonCode(e) });
@@ -487,7 +519,7 @@ async function takeAll(ctx: BatchContext, iterator: AsyncIterator<unknown> | Ite
   let index = 0;
   try {
     let read: ReadAhead = { ahead: [], inputDone: false, stopped: false };
-    if (states !== undefined && options.force !== true && [...states.values()].includes('acknowledged')) {
+    if (states !== undefined && options.force !== true && [...states.values()].some(isDone)) {
       read = await checkJournalKnowsInput(iterator, states, ctx.keys.keyOf, options.stopSignal);
       if (read.stopped) stop('stop-signal');
     }

@@ -23,6 +23,7 @@ import {
   type NetworkFailure,
   type TransportErrorDetails,
 } from './errors.js';
+import { AlreadyLinkedError } from './link-answer.js';
 import { redactServiceMessage } from './redact.js';
 import { parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry.js';
 import { decideAfterAttempt, readSuccessBody, type AttemptOutcome, type Failure } from './retry-decision.js';
@@ -432,6 +433,8 @@ function failureError(f: Failure, details: TransportErrorDetails & { code?: stri
       return new AuthenticationError(f.summary, details);
     case 'EnvelopeError':
       return new EnvelopeError(f.summary, details);
+    case 'AlreadyLinkedError':
+      return new AlreadyLinkedError(f.summary, details);
     case 'RejectedError':
       return new RejectedError(f.summary, details);
     case 'AbortedError':

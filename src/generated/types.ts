@@ -808,9 +808,17 @@ export interface SearchAbhaResponse {
 
 /** Request body of POST /api/m1/abha/search/request/otp (spec §4.3). */
 export interface RequestOtpRequest {
-  /** OTP scopes. */
+  /** OTP scopes. The spec gives the examples abha-login and abha-enrol and no list of allowed values (open): send the scopes your ABDM onboarding names for the flow. */
   scope: string[];
+  /**
+   * What loginId holds. Not given by the spec (open): with loginId the index number from a search result, the hint is 'index' (what the mock and abha-link's examples send).
+   * @example "index"
+   */
   loginHint: string;
+  /**
+   * Which system sends the OTP. Not given by the spec (open); the mock accepts any non-empty value, and abha-link's examples send 'abdm'.
+   * @example "abdm"
+   */
   otpSystem: string;
   /** The index number from a search result. */
   loginId: string;
@@ -833,7 +841,7 @@ export interface RequestOtpResponse {
 
 /** Request body of POST /api/m1/abha/search/verify/otp (spec §4.4). */
 export interface VerifyOtpRequest {
-  /** OTP scopes. */
+  /** OTP scopes. The spec gives the examples abha-login and abha-enrol and no list of allowed values (open): send the scopes your ABDM onboarding names for the flow. */
   scope: string[];
   /** Transaction id from the previous step. */
   txnId: string;

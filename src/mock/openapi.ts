@@ -14,7 +14,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export interface OpenApiDocument {
   readonly openapi: '3.1.0';
   readonly jsonSchemaDialect: string;
-  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license: { readonly name: string; readonly identifier: string } };
   readonly servers?: readonly { readonly url: string; readonly description: string }[];
   readonly tags: readonly { readonly name: string; readonly description: string }[];
   readonly paths: Readonly<Record<string, { readonly post: Json }>>;
@@ -65,6 +65,66 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * Every shipped JSON Schema as an OpenAPI component (`$ref`s rewritten to
+ * `#/components/schemas/<name>`), by name.
+ *
+ * @throws Error when a schema file is missing or holds an unexpected $ref (a packaging bug)
+ * @example
+ * Object.keys(componentSchemas()).includes('clinical-input') //=> true
+ */
+export function componentSchemas(dir: URL = new URL('../../schemas/', import.meta.url)): Record<string, Json> {
+  const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8')) as { name: string; file: string }[];
+  const schemas: Record<string, Json> = {};
+  for (const entry of index) {
+    const file = entry.file.split('/').pop() ?? '';
+    schemas[entry.name] = toComponent(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Json, entry.name);
+  }
+  return schemas;
+}
+
+/** The `#/components/<kind>/<name>` references anywhere in `value`. */
+function refsIn(value: Json, found: Set<string>): void {
+  if (Array.isArray(value)) for (const v of value) refsIn(v, found);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/')) found.add(v);
+      else refsIn(v, found);
+    }
+  }
+}
+
+/**
+ * The document with only the component schemas and responses its paths use,
+ * directly or through other components (code generators and linters flag
+ * unused ones).
+ *
+ * @example
+ * pruneUnusedSchemas({ paths: {}, components: { schemas: { a: {} } } }).components //=> { schemas: {} }
+ */
+export function pruneUnusedSchemas<
+  D extends { readonly paths: unknown; readonly components: { readonly schemas: Readonly<Record<string, Json>>; readonly responses?: Readonly<Record<string, Json>> } },
+>(doc: D): D {
+  const used = new Set<string>();
+  refsIn(doc.paths as Json, used);
+  const pending = [...used];
+  for (let r = pending.pop(); r !== undefined; r = pending.pop()) {
+    const [, , kind, name] = r.split('/');
+    const target = kind === 'schemas' ? doc.components.schemas[name ?? ''] : kind === 'responses' ? doc.components.responses?.[name ?? ''] : undefined;
+    if (target === undefined) continue;
+    const inner = new Set<string>();
+    refsIn(target, inner);
+    for (const x of inner) {
+      if (used.has(x)) continue;
+      used.add(x);
+      pending.push(x);
+    }
+  }
+  const keep = (kind: string, all: Readonly<Record<string, Json>>): Record<string, Json> => Object.fromEntries(Object.entries(all).filter(([name]) => used.has(`#/components/${kind}/${name}`)));
+  const { responses } = doc.components;
+  return { ...doc, components: { ...doc.components, schemas: keep('schemas', doc.components.schemas), ...(responses === undefined ? {} : { responses: keep('responses', responses) }) } };
+}
+
 const camel = (id: string): string => id.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
@@ -80,13 +140,7 @@ const camel = (id: string): string => id.replace(/-([a-z])/g, (_, c: string) => 
  * doc.paths['/api/m2/multiple/link-carecontext'].post.operationId //=> 'linkCarecontext'
  */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
-  const dir = options.schemasDir ?? new URL('../../schemas/', import.meta.url);
-  const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8')) as { name: string; file: string }[];
-  const schemas: Record<string, Json> = {};
-  for (const entry of index) {
-    const file = entry.file.split('/').pop() ?? '';
-    schemas[entry.name] = toComponent(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Json, entry.name);
-  }
+  const schemas = componentSchemas(options.schemasDir);
   const envelopeResponse = (description: string, schema: string): Json => ({
     description,
     content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
@@ -130,16 +184,21 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       },
     };
   }
-  return {
+  return pruneUnusedSchemas({
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'ABHA Identity and Care-Context Linking Service',
       version: packageVersion(),
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Generated by abha-link from its JSON Schemas (schemas/*.schema.json) and spec definition. Status codes other than 200 are those of the abha-link mock; the spec does not show them.',
     },
-    ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl, description: 'abha-link mock' }] }),
+    servers: [
+      options.serverUrl === undefined
+        ? { url: '/', description: 'The base URL of the service (ABHA_LINK_BASE_URL); `abha-link openapi --server URL` names it' }
+        : { url: options.serverUrl, description: 'abha-link mock' },
+    ],
     tags: [
       { name: 'identity', description: 'Token, account search, OTP flows and profiles (/api/m1/).' },
       { name: 'linking', description: 'Care-context linking (/api/m2/).' },
@@ -150,5 +209,5 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       responses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/m1/abha/token.' } },
     },
-  };
+  });
 }

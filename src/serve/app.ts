@@ -15,6 +15,7 @@ import type { PdfPrinter } from '../render/pdf.js';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
 import { hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy } from './request-guard.js';
+import { notFoundHandler, trackRouteMethods } from './methods.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
 import type { Queue } from './queue-contract.js';
@@ -102,7 +103,10 @@ function sendProblem(reply: FastifyReply, status: number, issues: readonly Serve
 function onError(error: FastifyError | HttpProblem | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof HttpProblem) return sendProblem(reply, error.statusCode, error.issues, error.headers, error.extra);
   const e = error as FastifyError;
-  if (e.validation !== undefined) return sendProblem(reply, 400, validationIssues(e.validation as never, e.validationContext));
+  if (e.validation !== undefined) {
+    const given = e.validationContext === 'params' ? request.params : request.query;
+    return sendProblem(reply, 400, validationIssues(e.validation as never, e.validationContext, given));
+  }
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, 413, problem(413, 'body-too-large', 'the request body is larger than this server accepts').issues);
   if (e.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return sendProblem(reply, 400, problem(400, 'invalid-content-length', 'the Content-Length header does not match the body').issues);
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
@@ -264,7 +268,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<FastifyI
     }
   });
   app.setErrorHandler(onError);
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, problem(404, 'not-found', `no route ${request.method} for this path; GET /openapi.json lists the routes`).issues));
+  const methods = trackRouteMethods(app);
+  app.setNotFoundHandler(notFoundHandler(methods));
   const context: ServeContext = { options, authorized };
   registerOpsRoutes(app, context, metrics);
   registerCoreRoutes(app, context);

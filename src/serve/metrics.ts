@@ -38,7 +38,7 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
     });
     new Gauge({
       name: 'abha_link_submissions',
-      help: 'Submissions by status (acknowledged, failed and unknown are outcomes)',
+      help: 'Submissions by status (acknowledged, already-linked, failed and unknown are outcomes)',
       labelNames: ['status'],
       registers: [registry],
       async collect() {

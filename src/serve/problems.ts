@@ -5,6 +5,7 @@
  * parameter's name as their path (`/schema`).
  */
 import type { Issue } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import { isTransportError, isOutcomeUnknownError, InvalidResponseError, RateLimitedError, type TransportError } from '../client/errors.js';
 
 /** An issue as the service answers it: the library's, and where it was found when not in the body. */
@@ -48,8 +49,21 @@ interface AjvError {
   readonly message?: string;
 }
 
-/** fastify's schema validation errors (of the querystring or path parameters) as issues. */
-export function validationIssues(errors: readonly AjvError[], context: string | undefined): ServeIssue[] {
+/** The string the caller gave at a parameter's instancePath (`/schema`), for a suggestion; undefined otherwise. */
+function givenAt(given: unknown, instancePath: string): string | undefined {
+  if (given === null || typeof given !== 'object' || !/^\/[A-Za-z]+$/.test(instancePath)) return undefined;
+  const value = (given as Record<string, unknown>)[instancePath.slice(1)];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * fastify's schema validation errors (of the querystring or path parameters)
+ * as issues. `given` (the parsed querystring or path parameters) lets a value
+ * outside an enum get the CLI's "did you mean …?" (`?schema=clinical_input`:
+ * `did you mean clinical-input?`): the suggestion is a known name, never the
+ * caller's text.
+ */
+export function validationIssues(errors: readonly AjvError[], context: string | undefined, given?: unknown): ServeIssue[] {
   const where: ServeIssue['in'] = context === 'params' ? 'path' : context === 'headers' ? 'header' : 'query';
   return errors.map((e) => {
     if (e.keyword === 'additionalProperties') {
@@ -59,7 +73,9 @@ export function validationIssues(errors: readonly AjvError[], context: string | 
     const name = e.keyword === 'required' ? `/${String(e.params.missingProperty ?? '')}` : e.instancePath;
     const values = Array.isArray(e.params.allowedValues) ? e.params.allowedValues.map(String) : undefined;
     const allowed = values === undefined ? undefined : values.length > 12 ? 'a schema name (GET /openapi.json lists them; so does abha-link schemas)' : `one of ${values.join(', ')}`;
-    const message = `${name.slice(1)} ${allowed !== undefined ? `must be ${allowed}` : (e.message ?? 'is not valid')}`;
+    const value = values === undefined ? undefined : givenAt(given, e.instancePath);
+    const suggestion = value === undefined || values === undefined ? '' : didYouMean(value, values);
+    const message = `${name.slice(1)} ${allowed !== undefined ? `must be ${allowed}` : (e.message ?? 'is not valid')}${suggestion}`;
     return issue(name, e.keyword === 'required' ? 'required' : 'invalid-parameter', message, where);
   });
 }

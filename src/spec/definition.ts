@@ -264,7 +264,14 @@ export const BOUNDS = {
 const MOBILE = str(10, { pattern: 'mobile', description: 'Mobile number, exactly 10 digits (spec §8).' });
 const OTP = str(6, { pattern: 'otp', description: 'One-time password, exactly 6 digits (spec §8).' });
 const TXN = str(BOUNDS.id, { minLength: 1, description: 'Transaction id from the previous step.' });
-const SCOPE: FieldDef = { ...arr(str(64, { minLength: 1, examples: ['abha-login', 'abha-enrol'] }), 10, 'OTP scopes.'), minItems: 1 } as FieldDef;
+const SCOPE: FieldDef = {
+  ...arr(
+    str(64, { minLength: 1, examples: ['abha-login', 'abha-enrol'] }),
+    10,
+    'OTP scopes. The spec gives the examples abha-login and abha-enrol and no list of allowed values (open): send the scopes your ABDM onboarding names for the flow.',
+  ),
+  minItems: 1,
+} as FieldDef;
 const JWT = (description: string): FieldDef => str(BOUNDS.jwt, { description });
 /** A token we send: required ones must not be empty. */
 const SENT_JWT = (description: string): FieldDef => str(BOUNDS.jwt, { minLength: 1, description });
@@ -642,8 +649,16 @@ export const ENDPOINTS: readonly EndpointDef[] = [
       'RequestOtpRequest',
       {
         scope: SCOPE,
-        loginHint: str(64, { minLength: 1 }),
-        otpSystem: str(64, { minLength: 1 }),
+        loginHint: str(64, {
+          minLength: 1,
+          examples: ['index'],
+          description: "What loginId holds. Not given by the spec (open): with loginId the index number from a search result, the hint is 'index' (what the mock and abha-link's examples send).",
+        }),
+        otpSystem: str(64, {
+          minLength: 1,
+          examples: ['abdm'],
+          description: "Which system sends the OTP. Not given by the spec (open); the mock accepts any non-empty value, and abha-link's examples send 'abdm'.",
+        }),
         loginId: str(64, { minLength: 1, description: 'The index number from a search result.' }),
         txnId: TXN,
       },

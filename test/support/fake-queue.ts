@@ -65,7 +65,7 @@ export function fakeQueue(send?: (r: LinkCareContextRequest) => Promise<void>): 
       return items.get(id)?.submission ?? 'not-found';
     },
     async counts() {
-      const c = { queued: 0, sending: 0, acknowledged: 0, failed: 0, unknown: 0 };
+      const c = { queued: 0, sending: 0, acknowledged: 0, 'already-linked': 0, failed: 0, unknown: 0 };
       for (const i of items.values()) c[i.submission.status]++;
       return c;
     },

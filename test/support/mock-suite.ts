@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { linkRequestKey } from '../../src/client/index.js';
 import type { LinkCareContextRequest } from '../../src/index.js';
-import { startMockServer, type MockServer } from '../../src/mock/index.js';
+import { startMockServer, type MockServer, type MockServerOptions } from '../../src/mock/index.js';
 import { root } from './cli-process.js';
 
 export interface MockSuite {
@@ -23,11 +23,11 @@ export interface MockSuite {
  * Registers the hooks of a file that runs against one mock: `onStart`
  * receives the mock once it listens (assign it to the file's `mock`).
  */
-export function mockSuite(apiKey: string, tmpPrefix: string, onStart: (mock: MockServer) => void): MockSuite {
+export function mockSuite(apiKey: string, tmpPrefix: string, onStart: (mock: MockServer) => void, options: Omit<MockServerOptions, 'apiKey'> = {}): MockSuite {
   const tmp = mkdtempSync(join(tmpdir(), tmpPrefix));
   let mock: MockServer | undefined;
   beforeAll(async () => {
-    mock = await startMockServer({ apiKey });
+    mock = await startMockServer({ ...options, apiKey });
     onStart(mock);
   });
   afterAll(async () => {

@@ -543,9 +543,9 @@ Options:
   -h, --help            show this help
   -v, --version         print the version
 
-Exit codes: 0 every item acknowledged (now or in an earlier run); 1 an item
-failed, was invalid or has an unknown outcome, or the run was stopped; 2 usage
-or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
+Exit codes: 0 every item acknowledged or already linked (now or in an earlier
+run); 1 an item failed, was invalid or has an unknown outcome, or the run was
+stopped; 2 usage or journal errors; 130 stopped by Ctrl-C (143 by SIGTERM).`,
   options: {
     'base-url': { type: 'string' },
     'api-key-file': { type: 'string' },

@@ -24,7 +24,7 @@ import {
   type NdjsonLine,
 } from '../io.js';
 import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '../../suggest.js';
 
 export interface ValidateArgs {
   schema: string;

@@ -43,6 +43,10 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE abha_link_submissions ADD COLUMN body bytea;
    ALTER TABLE abha_link_submissions ADD COLUMN body_key text;
    ALTER TABLE abha_link_submissions ADD COLUMN body_sha256 text;`,
+  // 3: the status `already-linked` (issue 21): the service said the care contexts were linked before.
+  `ALTER TABLE abha_link_submissions DROP CONSTRAINT abha_link_submissions_status_check;
+   ALTER TABLE abha_link_submissions ADD CONSTRAINT abha_link_submissions_status_check
+     CHECK (status IN ('queued', 'sending', 'acknowledged', 'already-linked', 'failed', 'unknown'));`,
 ];
 
 /**

@@ -136,7 +136,7 @@ export async function claim(sql: Sql, replica: string, keyIds: readonly string[]
 export interface Outcome {
   readonly id: string;
   readonly attempts: number;
-  readonly status: 'acknowledged' | 'failed' | 'unknown';
+  readonly status: 'acknowledged' | 'already-linked' | 'failed' | 'unknown';
   readonly code: string | null;
   readonly message: string | null;
 }
@@ -145,9 +145,10 @@ export interface Outcome {
  * Records the outcomes of sends in one statement. Only rows this replica
  * still holds for that very attempt are written: `sending`, or `unknown`
  * because another replica found the lease expired meanwhile (the answer
- * that came is then the truth). An acknowledged item's request is deleted:
- * it is not needed again, and it is health data. A failed or unknown one
- * keeps it for a retry or a replacement, until {@link expireBodies}.
+ * that came is then the truth). An acknowledged (or already linked) item's
+ * request is deleted: it is not needed again, and it is health data. A
+ * failed or unknown one keeps it for a retry or a replacement, until
+ * {@link expireBodies}.
  */
 export async function finish(sql: Sql, replica: string, outcomes: readonly Outcome[], now: Date): Promise<void> {
   if (outcomes.length === 0) return;
@@ -155,8 +156,8 @@ export async function finish(sql: Sql, replica: string, outcomes: readonly Outco
     sql,
     'recording outcomes',
     `UPDATE abha_link_submissions AS s SET status = o.status, error_code = o.code, error_message = o.message, lease_until = NULL, updated_at = $6,
-       body = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.body END,
-       body_key = CASE WHEN o.status = 'acknowledged' THEN NULL ELSE s.body_key END, request = NULL,
+       body = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body END,
+       body_key = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body_key END, request = NULL,
        callback_due = s.callback_url IS NOT NULL, callback_attempts = 0
      FROM (SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[]) AS t(id, attempts, status, code, message)) AS o
      WHERE s.id = o.id AND s.attempts = o.attempts AND s.leased_by = $7 AND s.status IN ('sending', 'unknown')`,
@@ -264,7 +265,7 @@ export async function claimCallbacks(sql: Sql, n: number, now: Date, leaseUntil:
     sql,
     'claiming callbacks',
     `UPDATE abha_link_submissions SET lease_until = $1, callback_attempts = callback_attempts + 1
-     WHERE id IN (SELECT id FROM abha_link_submissions WHERE callback_due AND status IN ('acknowledged', 'failed', 'unknown')
+     WHERE id IN (SELECT id FROM abha_link_submissions WHERE callback_due AND status IN ('acknowledged', 'already-linked', 'failed', 'unknown')
                     AND (lease_until IS NULL OR lease_until < $2) ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING ${COLUMNS}, callback_url, callback_attempts`,
     [leaseUntil.toISOString(), now.toISOString(), n],

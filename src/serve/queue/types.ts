@@ -8,11 +8,15 @@ import type { LinkCareContextRequest } from '../../generated/types.js';
 import type { Issue } from '../../errors.js';
 import type { CallbackAllow, LookupFn } from './callback-policy.js';
 
-/** Where a submission is: see docs/serve.md (## Queue) for the transitions. */
-export type SubmissionStatus = 'queued' | 'sending' | 'acknowledged' | 'failed' | 'unknown';
+/**
+ * Where a submission is: see docs/serve.md (## Queue) for the transitions.
+ * `already-linked`: the service answered that its care contexts were linked
+ * before; done, like `acknowledged`.
+ */
+export type SubmissionStatus = 'queued' | 'sending' | 'acknowledged' | 'already-linked' | 'failed' | 'unknown';
 
 /** Every status, in the order of a submission's life. */
-export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['queued', 'sending', 'acknowledged', 'failed', 'unknown'];
+export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['queued', 'sending', 'acknowledged', 'already-linked', 'failed', 'unknown'];
 
 /**
  * A submission as the API shows it: never the request itself (health data),

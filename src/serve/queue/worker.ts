@@ -9,6 +9,7 @@
  */
 import type { AbhaClient } from '../../client/client.js';
 import { OutcomeUnknownError, TransportError } from '../../client/errors.js';
+import { AlreadyLinkedError } from '../../client/link-answer.js';
 import { ValidationError } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import { deliverCallbacks } from './callback.js';
@@ -50,6 +51,7 @@ const MAX_CLAIMS = 4;
  * outcomeOf(new RejectedError('...', details)) //=> { status: 'failed', code: 'rejected', message: '...' }
  */
 export function outcomeOf(error: unknown): Pick<Outcome, 'status' | 'code' | 'message'> {
+  if (error instanceof AlreadyLinkedError) return { status: 'already-linked', code: null, message: null };
   if (error instanceof OutcomeUnknownError) return { status: 'unknown', code: error.reason, message: error.message };
   if (error instanceof TransportError) return { status: 'failed', code: error.reason, message: error.message };
   if (error instanceof ValidationError) return { status: 'failed', code: 'invalid-request', message: 'the link request is not valid' };
@@ -204,7 +206,8 @@ export class Worker {
     } catch (e) {
       const o = outcomeOf(e);
       outcome = { id: item.id, attempts: item.attempts, ...o };
-      this.#log('warn', { submission: item.id, status: o.status, code: o.code }, o.status === 'unknown' ? 'outcome unknown: not sent again' : 'send failed');
+      if (o.status === 'already-linked') this.#log('info', { submission: item.id, status: o.status }, 'already linked: done, nothing linked again');
+      else this.#log('warn', { submission: item.id, status: o.status, code: o.code }, o.status === 'unknown' ? 'outcome unknown: not sent again' : 'send failed');
       if (o.code !== null && PAUSING.has(o.code)) this.#pause();
     }
     // The slot is free once the answer is in: the outcome's write goes on in the background

@@ -1,6 +1,6 @@
 /**
- * "Did you mean …?" for the CLI: the nearest known word to a mistyped
- * option, command, schema name or option value.
+ * "Did you mean …?" for the CLI and the HTTP service: the nearest known word
+ * to a mistyped option, command, schema name, template, language or option value.
  */
 import { distance } from 'fastest-levenshtein';
 
