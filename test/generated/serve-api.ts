@@ -197,7 +197,8 @@ export interface paths {
         };
         /** One submission */
         get: operations["getSubmission"];
-        put?: never;
+        /** Replace the request of a failed submission with a corrected one of the same item, and queue it again */
+        put: operations["replaceSubmission"];
         post?: never;
         delete?: never;
         options?: never;
@@ -802,6 +803,24 @@ export interface components {
             night?: number;
         };
         /**
+         * Diagnosis input
+         * @description A diagnosis as the EMR holds it: the spec's three fields, and the codings the EMR already has (never derived from the name). An abha-link builder input, not a shape of the service; the builders turn it into the link request. Spec §4.12.
+         */
+        "diagnosis-input": {
+            diagnosisName: string;
+            /** @example confirmed */
+            status?: string;
+            /** @description ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code). */
+            icdCode?: string;
+            /**
+             * @description The title of icdCode in ICD-10, as the hospital's licensed table holds it (not the doctor's words): the display of the ICD-10 coding in FHIR. Not in the link request. Without it, the table given to toFhirBundles (icd10Titles) is asked.
+             * @example Type 2 diabetes mellitus without complications
+             */
+            icdTitle?: string;
+            /** @description The diagnosis's SNOMED CT concept, when the EMR has it: a SNOMED CT coding of the Condition in FHIR. Not in the link request; never derived from the name. */
+            snomed?: components["schemas"]["snomed-coding-input"];
+        };
+        /**
          * Medication input
          * @description A medication as the doctor wrote it; frequency and duration may be structured. An abha-link builder input, not a shape of the service; the builders turn it into the link request. Spec §4.12.
          */
@@ -974,7 +993,7 @@ export interface components {
             doctor?: components["schemas"]["doctor-input"];
             /** Format: uri */
             documentUrl?: string;
-            diagnosis?: components["schemas"]["diagnosis"][];
+            diagnosis?: components["schemas"]["diagnosis-input"][];
             medications?: components["schemas"]["medication-input"][];
             labInvestigations?: components["schemas"]["lab-investigation"][];
             advice?: string;
@@ -1012,7 +1031,7 @@ export interface components {
             display?: string;
             /** Format: uri */
             documentUrl?: string;
-            diagnosis?: components["schemas"]["diagnosis"][];
+            diagnosis?: components["schemas"]["diagnosis-input"][];
             medications?: components["schemas"]["medication-input"][];
             labInvestigations?: components["schemas"]["lab-investigation"][];
             advice?: string;
@@ -1460,24 +1479,26 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Request headers larger than Node's HTTP layer reads (16 KiB); answered before any route, in fastify's own error shape. */
-            431: {
+            /** @description No or a wrong Authorization: Bearer token. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Request Header Fields Too Large",
-                     *       "message": "Exceeded maximum allowed HTTP header size",
-                     *       "statusCode": 431
+                     *       "issues": [
+                     *         {
+                     *           "path": "/authorization",
+                     *           "code": "unauthorized",
+                     *           "message": "this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)",
+                     *           "severity": "error",
+                     *           "in": "header"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": {
-                        error?: string;
-                        message?: string;
-                        statusCode?: number;
-                    };
+                    "application/json": components["schemas"]["serve-problem"];
                 };
             };
             /** @description The server is overloaded (Retry-After), or shutting down. */
@@ -1634,7 +1655,7 @@ export interface operations {
     validateDocument: {
         parameters: {
             query?: {
-                schema?: "response-envelope" | "token-envelope" | "session-tokens" | "account-summary" | "abha-profile" | "abha-address-profile" | "account-profile" | "user" | "search-account-entry" | "search-result-item" | "hospital" | "doctor" | "diagnosis" | "medication" | "lab-investigation" | "bundle-data" | "care-context" | "measurement-input" | "blood-pressure-input" | "temperature-input" | "lifestyle-input" | "observations-input" | "invoice-tax-input" | "invoice-line-input" | "payment-input" | "invoice-input" | "duration-input" | "frequency-input" | "medication-input" | "hospital-input" | "doctor-input" | "vitals-input" | "patient-input" | "visit-input" | "bundle-data-input" | "care-context-input" | "care-context-build-input" | "clinical-input" | "snomed-coding-input" | "loinc-coding-input" | "finding-input" | "procedure-input" | "investigation-input" | "inpatient-stay-input" | "immunization-input" | "token-request" | "token-response" | "search-abha-request" | "search-abha-response" | "request-otp-request" | "request-otp-response" | "verify-otp-request" | "verify-otp-response" | "mobile-login-verify-otp-request" | "mobile-login-verify-otp-response" | "mobile-login-abha-number-verify-otp-request" | "mobile-login-abha-number-verify-otp-response" | "aadhar-number-login-verify-otp-request" | "aadhar-number-login-verify-otp-response" | "abha-address-login-verify-otp-request" | "abha-address-login-verify-otp-response" | "enroll-verify-otp-request" | "enroll-verify-otp-response" | "fetch-abha-address-profile-request" | "fetch-abha-address-profile-response" | "get-profile-request" | "get-profile-response" | "link-carecontext-request" | "link-carecontext-response";
+                schema?: "response-envelope" | "token-envelope" | "session-tokens" | "account-summary" | "abha-profile" | "abha-address-profile" | "account-profile" | "user" | "search-account-entry" | "search-result-item" | "hospital" | "doctor" | "diagnosis" | "medication" | "lab-investigation" | "bundle-data" | "care-context" | "measurement-input" | "blood-pressure-input" | "temperature-input" | "lifestyle-input" | "observations-input" | "invoice-tax-input" | "invoice-line-input" | "payment-input" | "invoice-input" | "duration-input" | "frequency-input" | "diagnosis-input" | "medication-input" | "hospital-input" | "doctor-input" | "vitals-input" | "patient-input" | "visit-input" | "bundle-data-input" | "care-context-input" | "care-context-build-input" | "clinical-input" | "snomed-coding-input" | "loinc-coding-input" | "finding-input" | "procedure-input" | "investigation-input" | "inpatient-stay-input" | "immunization-input" | "token-request" | "token-response" | "search-abha-request" | "search-abha-response" | "request-otp-request" | "request-otp-response" | "verify-otp-request" | "verify-otp-response" | "mobile-login-verify-otp-request" | "mobile-login-verify-otp-response" | "mobile-login-abha-number-verify-otp-request" | "mobile-login-abha-number-verify-otp-response" | "aadhar-number-login-verify-otp-request" | "aadhar-number-login-verify-otp-response" | "abha-address-login-verify-otp-request" | "abha-address-login-verify-otp-response" | "enroll-verify-otp-request" | "enroll-verify-otp-response" | "fetch-abha-address-profile-request" | "fetch-abha-address-profile-response" | "get-profile-request" | "get-profile-response" | "link-carecontext-request" | "link-carecontext-response";
                 lint?: boolean;
             };
             header?: never;
@@ -3131,6 +3152,27 @@ export interface operations {
                     "application/json": components["schemas"]["serve-problem"];
                 };
             };
+            /** @description different-body: the same item was submitted before with another body (storedBodySha256: the SHA-256 of its canonical JSON). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "not-retryable",
+                     *           "message": "only a failed or unknown submission can be sent again",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
@@ -3327,6 +3369,294 @@ export interface operations {
                      *           "path": "",
                      *           "code": "body-too-large",
                      *           "message": "the request body is larger than this server accepts",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The server is overloaded (Retry-After), or shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "overloaded",
+                     *           "message": "the server is handling 64 requests; try again shortly",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+        };
+    };
+    replaceSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "abhaAddress": "asha.verma@sbx",
+                 *       "hipId": "IN2910000123",
+                 *       "hospitalName": "Sanjeevani Family Clinic",
+                 *       "visitDate": "2026-11-20",
+                 *       "visitId": "OPD-2026-0042",
+                 *       "careContexts": [
+                 *         {
+                 *           "referenceNumber": "OPD-2026-0042-Prescription",
+                 *           "display": "Prescription at Sanjeevani Family Clinic on 20 Nov 2026",
+                 *           "hiType": "Prescription",
+                 *           "bundleData": {
+                 *             "hospital": {
+                 *               "name": "Sanjeevani Family Clinic",
+                 *               "id": "IN2910000123",
+                 *               "phone": "080-41234567",
+                 *               "email": "frontdesk@sanjeevani-clinic.example"
+                 *             },
+                 *             "doctor": {
+                 *               "name": "Dr. Meera Iyer",
+                 *               "licNumber": "KMC-45678",
+                 *               "hpId": "71-2665-5777-2713"
+                 *             },
+                 *             "diagnosis": [
+                 *               {
+                 *                 "diagnosisName": "Type 2 diabetes mellitus without complications",
+                 *                 "status": "confirmed",
+                 *                 "icdCode": "E11.9"
+                 *               },
+                 *               {
+                 *                 "diagnosisName": "Essential (primary) hypertension",
+                 *                 "status": "confirmed",
+                 *                 "icdCode": "I10"
+                 *               },
+                 *               {
+                 *                 "diagnosisName": "Acute upper respiratory infection",
+                 *                 "status": "provisional"
+                 *               }
+                 *             ],
+                 *             "medications": [
+                 *               {
+                 *                 "drugName": "Metformin 500 mg tablet",
+                 *                 "dosage": "1 tablet",
+                 *                 "frequency": "1-0-1 (twice a day: morning and night)",
+                 *                 "duration": "30 days",
+                 *                 "instructions": "after food"
+                 *               },
+                 *               {
+                 *                 "drugName": "Telmisartan 40 mg tablet",
+                 *                 "dosage": "1 tablet",
+                 *                 "frequency": "Once a day (OD)",
+                 *                 "duration": "30 days",
+                 *                 "instructions": "morning, before breakfast"
+                 *               },
+                 *               {
+                 *                 "drugName": "Paracetamol 650 mg tablet",
+                 *                 "dosage": "1 tablet",
+                 *                 "frequency": "When required (SOS)",
+                 *                 "duration": "3 days",
+                 *                 "instructions": "for fever above 100 F, at least 6 hours apart"
+                 *               },
+                 *               {
+                 *                 "drugName": "Cetirizine 10 mg tablet",
+                 *                 "dosage": "1 tablet",
+                 *                 "frequency": "At bedtime (HS)",
+                 *                 "duration": "5 days"
+                 *               },
+                 *               {
+                 *                 "drugName": "Betadine 2% gargle",
+                 *                 "dosage": "10 ml in half a glass of warm water",
+                 *                 "frequency": "Three times a day (TDS)",
+                 *                 "duration": "5 days"
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["link-carecontext-request"] | components["schemas"]["clinical-input"];
+            };
+        };
+        responses: {
+            /** @description Replaced and queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6c1c2e-5d43-4f7e-9a51-3f0f0e2b7a10",
+                     *       "status": "queued",
+                     *       "attempts": 1,
+                     *       "createdAt": "2026-11-24T04:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T04:30:01.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The submission id (a UUID). */
+                        id: string;
+                        /**
+                         * @description See docs/serve.md (The queue, States).
+                         * @enum {string}
+                         */
+                        status: "queued" | "sending" | "acknowledged" | "already-linked" | "failed" | "unknown";
+                        /** @description Times it was taken to be sent. */
+                        attempts: number;
+                        /** @description For failed and unknown: a stable code and a message without health data. */
+                        error?: {
+                            /**
+                             * @example rejected
+                             * @example timeout
+                             * @example lease-expired
+                             */
+                            code?: string;
+                            message?: string;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The body is not JSON, or a query parameter is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/schema",
+                     *           "code": "invalid-parameter",
+                     *           "message": "schema must be a schema name (GET /openapi.json lists them; so does abha-link schemas); did you mean clinical-input?",
+                     *           "severity": "error",
+                     *           "in": "query"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description No or a wrong Authorization: Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/authorization",
+                     *           "code": "unauthorized",
+                     *           "message": "this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)",
+                     *           "severity": "error",
+                     *           "in": "header"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description No submission has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "not-found",
+                     *           "message": "no submission has this id",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description not-replaceable: the submission is not failed; different-item: the body is another item (submit it as new). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "not-retryable",
+                     *           "message": "only a failed or unknown submission can be sent again",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "body-too-large",
+                     *           "message": "the request body is larger than this server accepts",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The request is not valid; nothing was changed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/careContexts/0/hiType",
+                     *           "code": "invalid-enum",
+                     *           "message": "hiType must be one of the spec’s health information types",
                      *           "severity": "error"
                      *         }
                      *       ]
