@@ -1572,25 +1572,46 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":1,"column":146},"end":{"line":1,"column":155}} ), depth0))
     + "</bdi>)</span>";
 },"1":function(container,depth0,helpers,partials,data) {
-    return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":251},"end":{"line":1,"column":263}} ), depth0))
-    + "</bdi></span>";
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":271},"end":{"line":1,"column":372}}})) != null ? stack1 : "")
+    + "</span>";
 },"2":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":1,"column":315},"end":{"line":1,"column":321}} ), depth0))
-    + "</bdi>";
+    return " <span class=\"note\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":1,"column":328},"end":{"line":1,"column":349}} ), depth0))
+    + "</bdi>)</span>";
 },"3":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":1,"column":369},"end":{"line":1,"column":378}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":1,"column":416},"end":{"line":1,"column":422}} ), depth0))
     + "</bdi>";
 },"4":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":1,"column":425},"end":{"line":1,"column":433}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":1,"column":470},"end":{"line":1,"column":479}} ), depth0))
     + "</bdi>";
 },"5":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":498},"end":{"line":1,"column":510}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":1,"column":526},"end":{"line":1,"column":534}} ), depth0))
     + "</bdi>";
+},"6":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":599},"end":{"line":1,"column":611}} ), depth0))
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":619},"end":{"line":1,"column":720}}})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1605,15 +1626,15 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias3(alias2(alias1(depth0, "name", {"start":{"line":1,"column":81},"end":{"line":1,"column":85}} ), depth0))
     + "</bdi></span>"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":100},"end":{"line":1,"column":178}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":178},"end":{"line":1,"column":285}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":178},"end":{"line":1,"column":386}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":294},"end":{"line":1,"column":336}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":395},"end":{"line":1,"column":437}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":345},"end":{"line":1,"column":393}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":446},"end":{"line":1,"column":494}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":402},"end":{"line":1,"column":448}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":503},"end":{"line":1,"column":549}}})) != null ? stack1 : "")
     + "</td><td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":471},"end":{"line":1,"column":525}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":572},"end":{"line":1,"column":727}}})) != null ? stack1 : "")
     + "</td></tr>\n";
 },"useData":true},
   "investigations": {"0":function(container,depth0,helpers,partials,data) {
@@ -1833,14 +1854,27 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + container.escapeExpression(container.lambda(container.strict(depth0, "particulars", {"start":{"line":3,"column":202},"end":{"line":3,"column":213}} ), depth0))
     + "</bdi></span>";
 },"2":function(container,depth0,helpers,partials,data) {
-    return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":3,"column":308},"end":{"line":3,"column":320}} ), depth0))
-    + "</bdi></span>";
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":328},"end":{"line":3,"column":429}}})) != null ? stack1 : "")
+    + "</span>";
 },"3":function(container,depth0,helpers,partials,data) {
+    return " <span class=\"note\">(<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":3,"column":385},"end":{"line":3,"column":406}} ), depth0))
+    + "</bdi>)</span>";
+},"4":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":4,"column":33},"end":{"line":4,"column":39}} ), depth0))
     + "</bdi>";
-},"4":function(container,depth0,helpers,partials,data) {
+},"5":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1849,11 +1883,11 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span class=\"dose-grid\" role=\"img\" aria-label=\""
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":88},"end":{"line":5,"column":191}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":88},"end":{"line":5,"column":191}}})) != null ? stack1 : "")
     + "\">"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":193},"end":{"line":5,"column":325}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"doseGrid"),{"name":"each","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":193},"end":{"line":5,"column":325}}})) != null ? stack1 : "")
     + "</span>";
-},"5":function(container,depth0,helpers,partials,data) {
+},"6":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1863,15 +1897,15 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return container.escapeExpression(container.lambda(container.strict(depth0, "name", {"start":{"line":5,"column":108},"end":{"line":5,"column":112}} ), depth0))
     + ": "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.program(7, data, 0),"data":data,"loc":{"start":{"line":5,"column":116},"end":{"line":5,"column":152}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":152},"end":{"line":5,"column":182}}})) != null ? stack1 : "");
-},"6":function(container,depth0,helpers,partials,data) {
-    return container.escapeExpression(container.lambda(container.strict(depth0, "mark", {"start":{"line":5,"column":130},"end":{"line":5,"column":134}} ), depth0));
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":5,"column":116},"end":{"line":5,"column":152}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(data,"last"),{"name":"unless","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":152},"end":{"line":5,"column":182}}})) != null ? stack1 : "");
 },"7":function(container,depth0,helpers,partials,data) {
-    return "–";
+    return container.escapeExpression(container.lambda(container.strict(depth0, "mark", {"start":{"line":5,"column":130},"end":{"line":5,"column":134}} ), depth0));
 },"8":function(container,depth0,helpers,partials,data) {
-    return ", ";
+    return "–";
 },"9":function(container,depth0,helpers,partials,data) {
+    return ", ";
+},"10":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -1880,24 +1914,32 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span class=\"slot"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":228},"end":{"line":5,"column":250}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":228},"end":{"line":5,"column":250}}})) != null ? stack1 : "")
     + "\"><span class=\"slot-box\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":275},"end":{"line":5,"column":302}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"mark"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":275},"end":{"line":5,"column":302}}})) != null ? stack1 : "")
     + "</span></span>";
-},"10":function(container,depth0,helpers,partials,data) {
-    return " on";
 },"11":function(container,depth0,helpers,partials,data) {
+    return " on";
+},"12":function(container,depth0,helpers,partials,data) {
     return "<span class=\"freq-text\"><bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":5,"column":387},"end":{"line":5,"column":396}} ), depth0))
     + "</bdi></span>";
-},"12":function(container,depth0,helpers,partials,data) {
+},"13":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":6,"column":35},"end":{"line":6,"column":43}} ), depth0))
     + "</bdi>";
-},"13":function(container,depth0,helpers,partials,data) {
-    return "<bdi>"
+},"14":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<bdi>"
     + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":7,"column":53},"end":{"line":7,"column":65}} ), depth0))
-    + "</bdi>";
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":73},"end":{"line":7,"column":174}}})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1913,16 +1955,16 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "</bdi></span>"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":73},"end":{"line":3,"column":151}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"particulars"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":151},"end":{"line":3,"column":235}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":235},"end":{"line":3,"column":342}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":235},"end":{"line":3,"column":443}}})) != null ? stack1 : "")
     + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":12},"end":{"line":4,"column":54}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":12},"end":{"line":4,"column":54}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"freq\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":25},"end":{"line":5,"column":339}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":339},"end":{"line":5,"column":418}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":25},"end":{"line":5,"column":339}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":339},"end":{"line":5,"column":418}}})) != null ? stack1 : "")
     + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":12},"end":{"line":6,"column":58}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":12},"end":{"line":6,"column":58}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":26},"end":{"line":7,"column":80}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":26},"end":{"line":7,"column":181}}})) != null ? stack1 : "")
     + "</td>\n</tr>\n";
 },"useData":true},
   "medications": {"0":function(container,depth0,helpers,partials,data,blockParams,depths) {
