@@ -183,6 +183,7 @@ function instructionPiece(m: Messages, piece: string): string | null {
   if (/^(?:at )?night$/.test(piece)) return m.dosing.atNight;
   if (/^(?:(?:as|when|if) (?:needed|required)|s\.?o\.?s\.?|p\.?r\.?n\.?)$/.test(piece)) return m.dosing.asNeeded;
   if (/^sip (?:it )?(?:through|throughout) the day$/.test(piece)) return m.dosing.sipThroughTheDay;
+  if (/^(?:finish|complete) the (?:full )?course$/.test(piece)) return m.dosing.finishTheCourse;
   const most = AT_MOST.exec(piece);
   if (most !== null) return fill(m.dosing.notMoreThan, { duration: plural(m, m.duration[/^w/.test(most[2] ?? '') ? 'week' : 'day'], Number(most[1])) });
   const t = MEAL_TIMING.exec(piece);
@@ -234,6 +235,8 @@ const FORM_OF: ReadonlyArray<readonly [RegExp, keyof Messages['dosing']['forms']
   [/^(?:inhaler|mdi|rotacaps?)$/, 'inhaler'],
   [/^(?:powder)$/, 'powder'],
   [/^(?:sachets?)$/, 'sachet'],
+  [/^(?:(?:nasal |throat |oral )?spray)$/, 'spray'],
+  [/^(?:gargles?|mouthwash)$/, 'gargle'],
 ];
 /** Routes the library names in every language. */
 const ROUTE_OF: ReadonlyArray<readonly [RegExp, keyof Messages['dosing']['routes']]> = [
@@ -249,6 +252,7 @@ const ROUTE_OF: ReadonlyArray<readonly [RegExp, keyof Messages['dosing']['routes
   [/^(?:sublingual|s\.?l\.?)$/, 'sublingual'],
   [/^(?:rectal|p\.?r\.?)$/, 'rectal'],
   [/^(?:vaginal|p\.?v\.?)$/, 'vaginal'],
+  [/^(?:gargle|as a gargle)$/, 'gargle'],
 ];
 
 /**

@@ -213,6 +213,7 @@ export const bn = {
     asNeeded: 'দরকার হলে',
     notMoreThan: 'বড়জোর {duration}',
     sipThroughTheDay: 'সারা দিন অল্প অল্প করে চুমুক দিয়ে খান',
+    finishTheCourse: 'পুরো কোর্স শেষ করুন',
     asWritten: 'ডাক্তারের লেখা',
     forms: {
       tablet: 'ট্যাবলেট',
@@ -227,6 +228,8 @@ export const bn = {
       inhaler: 'ইনহেলার',
       powder: 'পাউডার',
       sachet: 'স্যাশে',
+      spray: 'স্প্রে',
+      gargle: 'কুলকুচি',
     },
     routes: {
       oral: 'মুখে',
@@ -241,6 +244,7 @@ export const bn = {
       sublingual: 'জিভের নিচে',
       rectal: 'মলদ্বারে',
       vaginal: 'যোনিপথে',
+      gargle: 'কুলকুচি',
     },
     flags: { high: 'বেশি', low: 'কম', normal: 'স্বাভাবিক' },
   },

@@ -249,6 +249,7 @@ export const en = {
     /** "do not exceed 5 days"; `{duration}` from `duration`. */
     notMoreThan: 'not more than {duration}',
     sipThroughTheDay: 'sip through the day',
+    finishTheCourse: 'finish the course',
     /** The small mark beside instructions printed as the doctor wrote them, in a document of another language. */
     asWritten: "doctor's words",
     /** Dose forms, on the line under the medicine's name. */
@@ -265,6 +266,8 @@ export const en = {
       inhaler: 'inhaler',
       powder: 'powder',
       sachet: 'sachet',
+      spray: 'spray',
+      gargle: 'gargle',
     },
     /** Routes, on the same line and on the immunisation certificate. */
     routes: {
@@ -280,6 +283,7 @@ export const en = {
       sublingual: 'sublingual',
       rectal: 'rectal',
       vaginal: 'vaginal',
+      gargle: 'gargle',
     },
     /** A test result's flag. */
     flags: { high: 'High', low: 'Low', normal: 'Normal' },

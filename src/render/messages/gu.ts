@@ -213,6 +213,7 @@ export const gu = {
     asNeeded: 'જરૂર પડે ત્યારે',
     notMoreThan: 'વધુમાં વધુ {duration}',
     sipThroughTheDay: 'આખો દિવસ થોડું થોડું પીવું',
+    finishTheCourse: 'પૂરો કોર્સ કરો',
     asWritten: 'ડૉક્ટરના શબ્દો',
     forms: {
       tablet: 'ગોળી',
@@ -227,6 +228,8 @@ export const gu = {
       inhaler: 'ઇન્હેલર',
       powder: 'પાઉડર',
       sachet: 'પડીકું',
+      spray: 'સ્પ્રે',
+      gargle: 'કોગળા',
     },
     routes: {
       oral: 'મોં વાટે',
@@ -241,6 +244,7 @@ export const gu = {
       sublingual: 'જીભ નીચે',
       rectal: 'ગુદા વાટે',
       vaginal: 'યોનિ માર્ગે',
+      gargle: 'કોગળા',
     },
     flags: { high: 'વધારે', low: 'ઓછું', normal: 'સામાન્ય' },
   },

@@ -213,6 +213,7 @@ export const hi = {
     asNeeded: 'ज़रूरत होने पर',
     notMoreThan: 'ज़्यादा से ज़्यादा {duration}',
     sipThroughTheDay: 'दिन भर थोड़ा-थोड़ा करके पिएँ',
+    finishTheCourse: 'पूरा कोर्स करें',
     asWritten: 'डॉक्टर के शब्द',
     forms: {
       tablet: 'गोली',
@@ -227,6 +228,8 @@ export const hi = {
       inhaler: 'इन्हेलर',
       powder: 'पाउडर',
       sachet: 'सैशे',
+      spray: 'स्प्रे',
+      gargle: 'गरारे',
     },
     routes: {
       oral: 'मुँह से',
@@ -241,6 +244,7 @@ export const hi = {
       sublingual: 'जीभ के नीचे',
       rectal: 'गुदा में',
       vaginal: 'योनि में',
+      gargle: 'गरारे',
     },
     flags: { high: 'ज़्यादा', low: 'कम', normal: 'सामान्य' },
   },

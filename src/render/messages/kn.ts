@@ -213,6 +213,7 @@ export const kn = {
     asNeeded: 'ಅಗತ್ಯವಿದ್ದಾಗ',
     notMoreThan: 'ಗರಿಷ್ಠ {duration}',
     sipThroughTheDay: 'ದಿನವಿಡೀ ಸ್ವಲ್ಪ ಸ್ವಲ್ಪವಾಗಿ ಕುಡಿಯಿರಿ',
+    finishTheCourse: 'ಪೂರ್ಣ ಕೋರ್ಸ್ ಮುಗಿಸಿ',
     asWritten: 'ವೈದ್ಯರು ಬರೆದದ್ದು',
     forms: {
       tablet: 'ಮಾತ್ರೆ',
@@ -227,6 +228,8 @@ export const kn = {
       inhaler: 'ಇನ್‌ಹೇಲರ್',
       powder: 'ಪುಡಿ',
       sachet: 'ಪ್ಯಾಕೆಟ್',
+      spray: 'ಸ್ಪ್ರೇ',
+      gargle: 'ಗಾರ್ಗಲ್',
     },
     routes: {
       oral: 'ಬಾಯಿಯ ಮೂಲಕ',
@@ -241,6 +244,7 @@ export const kn = {
       sublingual: 'ನಾಲಿಗೆಯ ಕೆಳಗೆ',
       rectal: 'ಗುದದ್ವಾರದ ಮೂಲಕ',
       vaginal: 'ಯೋನಿಯ ಮೂಲಕ',
+      gargle: 'ಗಾರ್ಗಲ್',
     },
     flags: { high: 'ಹೆಚ್ಚು', low: 'ಕಡಿಮೆ', normal: 'ಸಾಮಾನ್ಯ' },
   },

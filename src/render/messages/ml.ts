@@ -213,6 +213,7 @@ export const ml = {
     asNeeded: 'ആവശ്യമുള്ളപ്പോൾ',
     notMoreThan: 'പരമാവധി {duration}',
     sipThroughTheDay: 'ദിവസം മുഴുവൻ അൽപ്പാൽപ്പമായി കുടിക്കുക',
+    finishTheCourse: 'കോഴ്സ് മുഴുവൻ പൂർത്തിയാക്കുക',
     asWritten: 'ഡോക്ടർ എഴുതിയത്',
     forms: {
       tablet: 'ഗുളിക',
@@ -227,6 +228,8 @@ export const ml = {
       inhaler: 'ഇൻഹേലർ',
       powder: 'പൊടി',
       sachet: 'പാക്കറ്റ്',
+      spray: 'സ്പ്രേ',
+      gargle: 'കവിൾക്കൊള്ളൽ',
     },
     routes: {
       oral: 'വായിലൂടെ',
@@ -241,6 +244,7 @@ export const ml = {
       sublingual: 'നാവിനടിയിൽ',
       rectal: 'മലദ്വാരത്തിലൂടെ',
       vaginal: 'യോനിയിലൂടെ',
+      gargle: 'കവിൾക്കൊള്ളൽ',
     },
     flags: { high: 'കൂടുതൽ', low: 'കുറവ്', normal: 'സാധാരണ' },
   },

@@ -213,6 +213,7 @@ export const mr = {
     asNeeded: 'गरज असेल तेव्हा',
     notMoreThan: 'जास्तीत जास्त {duration}',
     sipThroughTheDay: 'दिवसभर थोडे थोडे प्या',
+    finishTheCourse: 'पूर्ण कोर्स करा',
     asWritten: 'डॉक्टरांचे शब्द',
     forms: {
       tablet: 'गोळी',
@@ -227,6 +228,8 @@ export const mr = {
       inhaler: 'इनहेलर',
       powder: 'पावडर',
       sachet: 'पाकीट',
+      spray: 'स्प्रे',
+      gargle: 'गुळण्या',
     },
     routes: {
       oral: 'तोंडाने',
@@ -241,6 +244,7 @@ export const mr = {
       sublingual: 'जिभेखाली',
       rectal: 'गुदद्वारातून',
       vaginal: 'योनीमार्गातून',
+      gargle: 'गुळण्या',
     },
     flags: { high: 'जास्त', low: 'कमी', normal: 'सामान्य' },
   },

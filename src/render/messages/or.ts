@@ -213,6 +213,7 @@ export const or = {
     asNeeded: 'ଦରକାର ହେଲେ',
     notMoreThan: 'ସର୍ବାଧିକ {duration}',
     sipThroughTheDay: 'ଦିନସାରା ଅଳ୍ପ ଅଳ୍ପ କରି ପିଅନ୍ତୁ',
+    finishTheCourse: 'ପୂରା କୋର୍ସ ଶେଷ କରନ୍ତୁ',
     asWritten: 'ଡାକ୍ତରଙ୍କ ଲେଖା',
     forms: {
       tablet: 'ଟାବଲେଟ',
@@ -227,6 +228,8 @@ export const or = {
       inhaler: 'ଇନହେଲର',
       powder: 'ପାଉଡର',
       sachet: 'ପ୍ୟାକେଟ',
+      spray: 'ସ୍ପ୍ରେ',
+      gargle: 'କୁଳି',
     },
     routes: {
       oral: 'ପାଟି ବାଟେ',
@@ -241,6 +244,7 @@ export const or = {
       sublingual: 'ଜିଭ ତଳେ',
       rectal: 'ମଳଦ୍ୱାର ବାଟେ',
       vaginal: 'ଯୋନି ବାଟେ',
+      gargle: 'କୁଳି',
     },
     flags: { high: 'ଅଧିକ', low: 'କମ୍', normal: 'ସାଧାରଣ' },
   },

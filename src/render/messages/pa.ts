@@ -213,6 +213,7 @@ export const pa = {
     asNeeded: 'ਲੋੜ ਪੈਣ ’ਤੇ',
     notMoreThan: 'ਵੱਧ ਤੋਂ ਵੱਧ {duration}',
     sipThroughTheDay: 'ਸਾਰਾ ਦਿਨ ਥੋੜ੍ਹਾ-ਥੋੜ੍ਹਾ ਪੀਓ',
+    finishTheCourse: 'ਪੂਰਾ ਕੋਰਸ ਕਰੋ',
     asWritten: 'ਡਾਕਟਰ ਦੇ ਸ਼ਬਦ',
     forms: {
       tablet: 'ਗੋਲੀ',
@@ -227,6 +228,8 @@ export const pa = {
       inhaler: 'ਇਨਹੇਲਰ',
       powder: 'ਪਾਊਡਰ',
       sachet: 'ਪੈਕੇਟ',
+      spray: 'ਸਪਰੇ',
+      gargle: 'ਗਰਾਰੇ',
     },
     routes: {
       oral: 'ਮੂੰਹ ਰਾਹੀਂ',
@@ -241,6 +244,7 @@ export const pa = {
       sublingual: 'ਜੀਭ ਹੇਠ',
       rectal: 'ਗੁਦਾ ਰਾਹੀਂ',
       vaginal: 'ਯੋਨੀ ਰਾਹੀਂ',
+      gargle: 'ਗਰਾਰੇ',
     },
     flags: { high: 'ਵੱਧ', low: 'ਘੱਟ', normal: 'ਆਮ' },
   },

@@ -213,6 +213,7 @@ export const ta = {
     asNeeded: 'தேவைப்படும்போது',
     notMoreThan: 'அதிகபட்சம் {duration}',
     sipThroughTheDay: 'நாள் முழுவதும் கொஞ்சம் கொஞ்சமாகக் குடிக்கவும்',
+    finishTheCourse: 'முழு கோர்ஸையும் முடிக்கவும்',
     asWritten: 'மருத்துவர் எழுதியது',
     forms: {
       tablet: 'மாத்திரை',
@@ -227,6 +228,8 @@ export const ta = {
       inhaler: 'இன்ஹேலர்',
       powder: 'பொடி',
       sachet: 'பாக்கெட்',
+      spray: 'ஸ்ப்ரே',
+      gargle: 'வாய் கொப்பளிக்க',
     },
     routes: {
       oral: 'வாய்வழி',
@@ -241,6 +244,7 @@ export const ta = {
       sublingual: 'நாக்குக்கு அடியில்',
       rectal: 'ஆசனவாய் வழி',
       vaginal: 'யோனி வழி',
+      gargle: 'வாய் கொப்பளிக்க',
     },
     flags: { high: 'அதிகம்', low: 'குறைவு', normal: 'இயல்பு' },
   },

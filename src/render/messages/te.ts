@@ -213,6 +213,7 @@ export const te = {
     asNeeded: 'అవసరమైనప్పుడు',
     notMoreThan: 'గరిష్ఠంగా {duration}',
     sipThroughTheDay: 'రోజంతా కొంచెం కొంచెంగా తాగండి',
+    finishTheCourse: 'కోర్సు పూర్తిగా వాడండి',
     asWritten: 'డాక్టర్ రాసినది',
     forms: {
       tablet: 'మాత్ర',
@@ -227,6 +228,8 @@ export const te = {
       inhaler: 'ఇన్‌హేలర్',
       powder: 'పొడి',
       sachet: 'ప్యాకెట్',
+      spray: 'స్ప్రే',
+      gargle: 'పుక్కిలింత',
     },
     routes: {
       oral: 'నోటి ద్వారా',
@@ -241,6 +244,7 @@ export const te = {
       sublingual: 'నాలుక కింద',
       rectal: 'మలద్వారం ద్వారా',
       vaginal: 'యోని ద్వారా',
+      gargle: 'పుక్కిలింత',
     },
     flags: { high: 'ఎక్కువ', low: 'తక్కువ', normal: 'సాధారణం' },
   },
