@@ -27,7 +27,7 @@ export const bn = {
     icdCode: 'ICD-10',
     status: 'অবস্থা',
     medications: 'ওষুধ',
-    number: 'ক্রমিক নং',
+    number: 'নং',
     drug: 'ওষুধ',
     dosage: 'মাত্রা',
     frequency: 'কতবার',

@@ -189,7 +189,7 @@ export const ml = {
   },
   // Dosing: the dose grid's marks, frequencies beyond a day, instructions, forms, routes and result flags.
   dosing: {
-    marks: { morning: 'രാവി', afternoon: 'ഉച്ച', evening: 'വൈ', night: 'രാത്രി' },
+    marks: { morning: 'രാവി', afternoon: 'ഉ', evening: 'വൈ', night: 'രാത്രി' },
     noDose: 'ഒരു സമയത്തും ഡോസ് ഇല്ല',
     fiveTimesADay: 'ദിവസം അഞ്ചു തവണ',
     timesAWeek: { one: 'ആഴ്ചയിൽ ഒരു തവണ', other: 'ആഴ്ചയിൽ {count} തവണ' },
