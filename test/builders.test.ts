@@ -15,6 +15,7 @@ import {
   isValidationError,
   normalizeDuration,
   normalizeFrequency,
+  parseFrequency,
   safeBuildLinkRequest,
   validateLinkRequest,
   visitDateOf,
@@ -169,7 +170,7 @@ describe('normalizeFrequency', () => {
     expect(normalizeFrequency(expected)).toBe(expected);
   });
 
-  it.each(['Q0H', 'Q25H', 'every 30 hours', 'twice weekly', 'Every 6 hours (Q8H)'])('keeps %s as written: it is not a frequency it reads', (input) => {
+  it.each(['Q0H', 'Q25H', 'every 30 hours', '7 times a week', 'every other Sunday', 'BD x 0 days', 'Every 6 hours (Q8H)'])('keeps %s as written: it is not a frequency it reads', (input) => {
     expect(normalizeFrequency(input)).toBe(input);
   });
 
@@ -186,6 +187,58 @@ describe('normalizeFrequency', () => {
   it("keeps the doctor's text when the frequency cannot be parsed", () => {
     expect(normalizeFrequency('  alternate days   after dialysis ')).toBe('alternate days after dialysis');
     expect(normalizeFrequency('1-0')).toBe('1-0');
+  });
+});
+
+describe('parseFrequency: frequencies as clinicians write them', () => {
+  it.each([
+    ['once a week', { kind: 'weekly', timesPerWeek: 1 }, 'Once a week'],
+    ['weekly', { kind: 'weekly', timesPerWeek: 1 }, 'Once a week'],
+    ['OW', { kind: 'weekly', timesPerWeek: 1 }, 'Once a week'],
+    ['twice a week', { kind: 'weekly', timesPerWeek: 2 }, 'Twice a week'],
+    ['BIW', { kind: 'weekly', timesPerWeek: 2 }, 'Twice a week'],
+    ['thrice weekly', { kind: 'weekly', timesPerWeek: 3 }, 'Three times a week'],
+    ['TIW', { kind: 'weekly', timesPerWeek: 3 }, 'Three times a week'],
+    ['4 times a week', { kind: 'weekly', timesPerWeek: 4 }, 'Four times a week'],
+    ['alternate day', { kind: 'alternateDays' }, 'On alternate days'],
+    ['Alternate days', { kind: 'alternateDays' }, 'On alternate days'],
+    ['AD', { kind: 'alternateDays' }, 'On alternate days'],
+    ['EOD', { kind: 'alternateDays' }, 'On alternate days'],
+    ['every other day', { kind: 'alternateDays' }, 'On alternate days'],
+    ['every Monday', { kind: 'weekdays', days: ['mon'] }, 'Every Monday'],
+    ['Mon, Thu', { kind: 'weekdays', days: ['mon', 'thu'] }, 'Every Monday and Thursday'],
+    ['on Sundays', { kind: 'weekdays', days: ['sun'] }, 'Every Sunday'],
+    ['Mon/Wed/Fri', { kind: 'weekdays', days: ['mon', 'wed', 'fri'] }, 'Every Monday, Wednesday and Friday'],
+    ['Thursday and Monday', { kind: 'weekdays', days: ['mon', 'thu'] }, 'Every Monday and Thursday'],
+    ['q6h', { kind: 'interval', hours: 6 }, 'Every 6 hours (Q6H)'],
+    ['every 6 hours', { kind: 'interval', hours: 6 }, 'Every 6 hours (Q6H)'],
+    ['1-0-1-0-1', { kind: 'pattern', doses: ['1', '0', '1', '0', '1'], timesPerDay: 3 }, '1-0-1-0-1 (three times a day)'],
+    ['1-1-1-1-1', { kind: 'pattern', doses: ['1', '1', '1', '1', '1'], timesPerDay: 5 }, '1-1-1-1-1 (five times a day)'],
+    ['BD x 5 days', { kind: 'abbreviation', code: 'BD', words: 'Twice a day', duration: { value: 5, unit: 'day' } }, 'Twice a day (BD), for 5 days'],
+    ['TDS × 1 wk', { kind: 'abbreviation', code: 'TDS', words: 'Three times a day', duration: { value: 1, unit: 'week' } }, 'Three times a day (TDS), for 1 week'],
+    ['1-1-1 after food', { kind: 'pattern', doses: ['1', '1', '1'], timesPerDay: 3, food: 'afterFood' }, '1-1-1 (three times a day: morning, afternoon and night), after food'],
+    [
+      '1-0-1 before meals x 10d',
+      { kind: 'pattern', doses: ['1', '0', '1'], timesPerDay: 2, food: 'beforeFood', duration: { value: 10, unit: 'day' } },
+      '1-0-1 (twice a day: morning and night), before food, for 10 days',
+    ],
+    ['OD empty stomach', { kind: 'abbreviation', code: 'OD', words: 'Once a day', food: 'emptyStomach' }, 'Once a day (OD), on an empty stomach'],
+    ['once a week for 8 weeks', { kind: 'weekly', timesPerWeek: 1, duration: { value: 8, unit: 'week' } }, 'Once a week, for 8 weeks'],
+  ])('reads %s into structure', (input, parsed, words) => {
+    expect(parseFrequency(input)).toEqual(parsed);
+    expect(normalizeFrequency(input)).toBe(words);
+    // Its own words read back the same.
+    expect(parseFrequency(words)).toEqual(parsed);
+    expect(normalizeFrequency(words)).toBe(words);
+  });
+
+  it.each(['alternate days after dialysis', 'every other Sunday', 'BD x 0 days', '7 times a week', 'Mon Wed Fri fortnightly', 'after lunch on Sundays'])('keeps %s as text', (input) => {
+    expect(parseFrequency(input)).toEqual({ kind: 'text', text: input });
+  });
+
+  it('reads a pattern with no dose (0-0-0) as a pattern of no times a day, which lint refuses', () => {
+    expect(parseFrequency('0-0-0')).toEqual({ kind: 'pattern', doses: ['0', '0', '0'], timesPerDay: 0 });
+    expect(normalizeFrequency('0-0-0')).toBe('0-0-0');
   });
 });
 

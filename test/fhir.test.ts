@@ -3,7 +3,8 @@
  * constants per hiType, determinism, profile fit, narratives, and the IG's
  * Prescription example-06 reproduced from an equivalent input.
  */
-import { timingOf } from '../src/fhir/dosage.js';
+import { dosageOf, frequencyFromRepeat, timingOf } from '../src/fhir/dosage.js';
+import type { TimingRepeat } from '../src/fhir/r4.js';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/index.js';
 import {
@@ -606,5 +607,49 @@ describe('FHIR timing of frequencies typed as keyboards type them', () => {
     ['1/2-0-1/2', { frequency: 2, period: 1, periodUnit: 'd' }],
   ])('gives %s a repeat', (frequency, repeat) => {
     expect(timingOf(frequency)).toEqual({ repeat });
+  });
+});
+
+describe('FHIR timing of frequencies as clinicians write them', () => {
+  it.each([
+    ['once a week', { frequency: 1, period: 1, periodUnit: 'wk' }],
+    ['Three times a week', { frequency: 3, period: 1, periodUnit: 'wk' }],
+    ['twice a week', { frequency: 2, period: 1, periodUnit: 'wk' }],
+    ['On alternate days', { frequency: 1, period: 2, periodUnit: 'd' }],
+    ['EOD', { frequency: 1, period: 2, periodUnit: 'd' }],
+    ['every Monday', { frequency: 1, period: 1, periodUnit: 'd', dayOfWeek: ['mon'] }],
+    ['Every Monday and Thursday', { frequency: 1, period: 1, periodUnit: 'd', dayOfWeek: ['mon', 'thu'] }],
+    ['q6h', { frequency: 1, period: 6, periodUnit: 'h' }],
+    ['1-0-1-0-1 (three times a day)', { frequency: 3, period: 1, periodUnit: 'd' }],
+    ['Twice a day (BD), for 5 days', { boundsDuration: { value: 5, unit: 'days', system: 'http://unitsofmeasure.org', code: 'd' }, frequency: 2, period: 1, periodUnit: 'd' }],
+    ['1-1-1 after food', { frequency: 3, period: 1, periodUnit: 'd', when: ['PC'] }],
+    ['OD before food', { frequency: 1, period: 1, periodUnit: 'd', when: ['AC'] }],
+    ['TDS with food', { frequency: 3, period: 1, periodUnit: 'd', when: ['C'] }],
+    ['OD empty stomach', { frequency: 1, period: 1, periodUnit: 'd' }],
+  ])('gives %s timing.repeat %j', (frequency, repeat) => {
+    expect(timingOf(frequency)).toEqual({ repeat });
+  });
+
+  it('keeps SOS as needed when a duration is written into it', () => {
+    expect(timingOf('When required (SOS), for 3 days')).toEqual({ asNeeded: true, repeat: { boundsDuration: { value: 3, unit: 'days', system: 'http://unitsofmeasure.org', code: 'd' } } });
+  });
+
+  it("lets the medication's own duration win over one written into its frequency", () => {
+    const d = dosageOf({ drugName: 'Amoxicillin', frequency: 'Twice a day (BD), for 5 days', duration: '7 days' });
+    expect(d.timing?.repeat?.boundsDuration?.value).toBe(7);
+  });
+
+  it.each([
+    [{ frequency: 1, period: 1, periodUnit: 'wk' }, 'Once a week'],
+    [{ frequency: 3, period: 1, periodUnit: 'wk' }, 'Three times a week'],
+    [{ frequency: 1, period: 2, periodUnit: 'd' }, 'On alternate days'],
+    [{ dayOfWeek: ['thu', 'mon'] }, 'Every Monday and Thursday'],
+    [{ frequency: 1, period: 1, periodUnit: 'd', dayOfWeek: ['sun'] }, 'Every Sunday'],
+  ] as const)('reads the repeat %j back as %s, the words the builders write', (repeat, text) => {
+    expect(frequencyFromRepeat(repeat as TimingRepeat, false)).toEqual({ text, unused: [] });
+  });
+
+  it('reports a dayOfWeek it cannot say (with another frequency) as unused', () => {
+    expect(frequencyFromRepeat({ frequency: 2, period: 1, periodUnit: 'd', dayOfWeek: ['mon'] }, false).unused).toContain('dayOfWeek');
   });
 });

@@ -158,7 +158,7 @@ describe('lintLinkRequest', () => {
       return r;
     };
 
-    it.each(['alternate days', 'BD after food', '1-0', 'every other Sunday'])('warns that %s is not understood, naming its path', (frequency) => {
+    it.each(['alternate days after dialysis', 'BD after dialysis', '1-0', 'every other Sunday', 'Mon Wed Fri fortnightly'])('warns that %s is not understood, naming its path', (frequency) => {
       expect(codes(withFrequency(frequency))).toEqual([['/careContexts/1/bundleData/medications/0/frequency', 'frequency-not-understood', 'warning']]);
     });
 
@@ -178,8 +178,25 @@ describe('lintLinkRequest', () => {
       'Twice a day (BD)',
       '1-0-1 (after food)',
       'Every 6 hours (Q6H)',
+      'once a week',
+      'thrice weekly',
+      'alternate day',
+      'EOD',
+      'every Monday',
+      'Mon, Thu',
+      '1-0-1-0-1',
+      'BD x 5 days',
+      '1-1-1 after food',
     ])('accepts %s as understood', (frequency) => {
       expect(codes(withFrequency(frequency))).toEqual([]);
+    });
+
+    it.each(['0-0-0', '0-0-0-0', '0 - 0 - 0', '0-0-0-0-0', '0-0-0 after food'])('refuses %s, a pattern with no dose at all, as an error at its path', (frequency) => {
+      expect(codes(withFrequency(frequency))).toEqual([['/careContexts/1/bundleData/medications/0/frequency', 'frequency-without-dose', 'error']]);
+    });
+
+    it.each(['0-0-1', '½-0-0', '0-0-0-1', '0-0-0-0-1'])('does not refuse %s, which has a dose', (frequency) => {
+      expect(codes(withFrequency(frequency)).map(([, code]) => code)).not.toContain('frequency-without-dose');
     });
   });
 
@@ -306,7 +323,7 @@ describe('lintLinkRequest', () => {
     delete rx.bundleData.medications;
     rx.bundleData.advice = 'Rest';
     report.referenceNumber = rx.referenceNumber;
-    const meds = [{ drugName: 'ORS sachet' }, { drugName: 'ORS\u202E sachet', dosage: '1', frequency: 'alternate days' }];
+    const meds = [{ drugName: 'ORS sachet' }, { drugName: 'ORS\u202E sachet', dosage: '1', frequency: 'alternate days after dialysis' }, { drugName: 'ORS', dosage: '1', frequency: '0-0-0' }];
     r.careContexts.push(
       { ...structuredClone(report), referenceNumber: 'EMPTY-REPORT', hiType: 'DiagnosticReport', bundleData: { hospital: report.bundleData.hospital, doctor: report.bundleData.doctor } },
       { ...structuredClone(rx), referenceNumber: 'ODD-TYPE', hiType: 'Prescriptions', bundleData: { ...structuredClone(rx.bundleData), medications: meds } },
@@ -367,9 +384,31 @@ describe('lintClinicalInput', () => {
     const i = input();
     const m = i.medications?.[0];
     if (m === undefined) throw new Error('example changed');
-    m.frequency = 'alternate days';
+    m.frequency = 'alternate days after dialysis';
     const r = safeBuildLinkRequest(i);
     expect(r.success && r.warnings.map((w) => [w.path, w.code])).toEqual([['/medications/0/frequency', 'frequency-not-understood']]);
+  });
+
+  it('refuses in build a frequency with no dose at all (0-0-0), at the input path, and builds nothing', () => {
+    const i = input();
+    const m = i.medications?.[0];
+    if (m === undefined) throw new Error('example changed');
+    m.frequency = '0-0-0';
+    const r = safeBuildLinkRequest(i);
+    expect(r.success).toBe(false);
+    if (!r.success) expect(r.issues.filter((f) => f.severity === 'error').map((f) => [f.path, f.code])).toEqual([['/medications/0/frequency', 'frequency-without-dose']]);
+    expect(() => buildLinkRequest(i)).toThrow(/frequency/);
+  });
+
+  it("refuses 0-0-0 in a care context of a clinical input at that care context's input path", () => {
+    const i = input();
+    const { medications, diagnosis, hiType, ...rest } = i;
+    const withCc: ClinicalInput = {
+      ...rest,
+      careContexts: [{ hiType: hiType ?? 'Prescription', diagnosis: diagnosis ?? [], medications: [{ ...(medications?.[0] ?? { drugName: 'x' }), frequency: '0-0-0' }] }],
+    };
+    const r = safeBuildLinkRequest(withCc);
+    expect(!r.success && r.issues.filter((f) => f.code === 'frequency-without-dose').map((f) => f.path)).toEqual(['/careContexts/0/medications/0/frequency']);
   });
 });
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
-import { frequencyWords, localDose, localDuration, localStatus, localTiming } from '../src/render/localize.js';
+import { frequencyWords, localDose, localDuration, localStatus, localInstructions } from '../src/render/localize.js';
 import { en } from '../src/render/messages/en.js';
 import { hi } from '../src/render/messages/hi.js';
 import { fill, formatDate, plural } from '../src/render/messages/format.js';
@@ -125,9 +125,9 @@ describe('the message catalogues, at run time', () => {
     expect(localDose(hi, '2 tablets')).toBe('2 गोलियाँ');
     expect(localDose(hi, '½ tab')).toBe('½ गोली');
     expect(localDose(hi, '10 ml in half a glass of warm water')).toBeNull();
-    expect(localTiming(MESSAGES.kn, 'After food')).toBe('ಊಟದ ನಂತರ');
-    expect(localTiming(MESSAGES.kn, 'after food with warm water')).toBeNull();
-    expect(localStatus(MESSAGES.gu, 'Provisional')).toBe('કામચલાઉ');
+    expect(localInstructions(MESSAGES.kn, 'After food')).toBe('ಊಟದ ನಂತರ');
+    expect(localInstructions(MESSAGES.kn, 'after food with warm water')).toBeNull();
+    expect(localStatus(MESSAGES.gu, 'Provisional')).toBe('પ્રાથમિક');
     expect(localStatus(MESSAGES.gu, 'constructor')).toBeNull();
   });
 });
@@ -139,7 +139,7 @@ function givenText(req: LinkCareContextRequest): string[] {
     frequency: (s) => frequencyWords(en, s) !== null,
     duration: (s) => localDuration(en, s) !== null,
     dosage: (s) => localDose(en, s) !== null,
-    instructions: (s) => localTiming(en, s) !== null,
+    instructions: (s) => localInstructions(en, s) !== null,
     status: (s) => localStatus(en, s) !== null,
     hiType: () => true,
   };

@@ -140,12 +140,12 @@ describe('the health check (wellness) sheet', () => {
   it('prints each measurement with its unit, and the lifestyle as written', () => {
     const ci = wellness();
     const text = textOf(renderDocuments(ci)[0]?.html ?? '');
-    for (const s of ['BP', '128/84 mm[Hg]', '78 per min', '98.4 °F', '98%', '158 cm', '64.5 kg', '25.8 kg/m²', '22 Nov 2026, 09:10', 'Never smoked', 'Vegetarian, low salt']) expect(text).toContain(s);
+    for (const s of ['BP', '128/84 mmHg', '78 per min', '98.4 °F', '98%', '158 cm', '64.5 kg', '25.8 kg/m²', '22 Nov 2026, 09:10', 'Never smoked', 'Vegetarian, low salt']) expect(text).toContain(s);
   });
 
   it('writes the units in the language: per minute in Tamil, numbers in Latin digits', () => {
     const text = textOf(renderDocuments(wellness(), { lang: 'ta' })[0]?.html ?? '');
-    expect(text).toContain('128/84 mm[Hg]');
+    expect(text).toContain('128/84 mmHg');
     expect(text).toContain('78 நிமிடத்திற்கு');
     expect(text).toContain(MESSAGES.ta.labels.bloodPressure);
   });

@@ -1,29 +1,59 @@
 /**
  * Medication text ↔ FHIR Dosage. Structure is written only where the text
  * says it without doubt (OD, BD, TDS, QID, HS, SOS, STAT, Q6H, dose patterns
- * such as 1-0-1, durations such as "5 days"); the text itself is always
- * kept (Dosage.text, Timing.code.text) so nothing the doctor wrote is lost.
+ * such as 1-0-1, weekly, alternate days, named weekdays, a food timing or a
+ * duration written into the frequency, durations such as "5 days"); the text
+ * itself is always kept (Dosage.text, Timing.code.text) so nothing the doctor
+ * wrote is lost.
  */
 import { normalizeDuration } from '../builders/duration.js';
-import { readFrequency } from '../builders/frequency.js';
+import { WEEKDAYS, normalizeFrequency, readFrequency, type FoodTiming, type FrequencyCore, type Weekday } from '../builders/frequency.js';
 import type { Medication } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
 import type { Dosage, Duration, Quantity, Timing, TimingRepeat } from './r4.js';
 
 const PER_DAY: Readonly<Record<string, number>> = { OD: 1, BD: 2, TDS: 3, QID: 4, HS: 1 };
+/** The R4 event-timing code (Timing.repeat.when) of a food timing written into a frequency; an empty stomach has none. */
+const WHEN_OF_FOOD: Readonly<Record<FoodTiming, TimingRepeat['when'] | undefined>> = { afterFood: ['PC'], beforeFood: ['AC'], withFood: ['C'], emptyStomach: undefined };
 
-/** What a frequency text says in FHIR terms: repeat, as-needed, or nothing certain. */
+/** How often, as Timing.repeat: frequency/period/periodUnit, dayOfWeek, or count; undefined for as-needed and nothing certain. */
+function repeatOf(f: FrequencyCore): TimingRepeat | undefined {
+  switch (f.kind) {
+    case 'abbreviation':
+      if (f.code === 'SOS') return undefined;
+      return f.code === 'STAT' ? { count: 1 } : { frequency: PER_DAY[f.code] ?? 1, period: 1, periodUnit: 'd' };
+    case 'interval':
+      return { frequency: 1, period: f.hours, periodUnit: 'h' };
+    case 'pattern':
+      return f.timesPerDay > 0 ? { frequency: f.timesPerDay, period: 1, periodUnit: 'd' } : undefined;
+    case 'weekly':
+      return { frequency: f.timesPerWeek, period: 1, periodUnit: 'wk' };
+    case 'alternateDays':
+      return { frequency: 1, period: 2, periodUnit: 'd' };
+    case 'weekdays':
+      return { frequency: 1, period: 1, periodUnit: 'd', dayOfWeek: [...f.days] };
+  }
+}
+
+/**
+ * What a frequency text says in FHIR terms: repeat (with `when` for a food timing and `boundsDuration` for a duration
+ * written into it), as-needed, or nothing certain.
+ *
+ * @example
+ * timingOf('thrice weekly') //=> { repeat: { frequency: 3, period: 1, periodUnit: 'wk' } }
+ * timingOf('1-1-1 after food') //=> { repeat: { frequency: 3, period: 1, periodUnit: 'd', when: ['PC'] } }
+ */
 export function timingOf(frequency: string): { repeat?: TimingRepeat; asNeeded?: true } {
   const f = readFrequency(frequency);
-  if (f.kind === 'abbreviation') {
-    if (f.code === 'SOS') return { asNeeded: true };
-    if (f.code === 'STAT') return { repeat: { count: 1 } };
-    return { repeat: { frequency: PER_DAY[f.code] ?? 1, period: 1, periodUnit: 'd' } };
-  }
-  if (f.kind === 'interval') return { repeat: { frequency: 1, period: f.hours, periodUnit: 'h' } };
-  if (f.kind === 'pattern' && f.timesPerDay > 0) return { repeat: { frequency: f.timesPerDay, period: 1, periodUnit: 'd' } };
-  return {};
+  if (f.kind === 'text') return {};
+  const asNeeded = f.kind === 'abbreviation' && f.code === 'SOS' ? ({ asNeeded: true } as const) : {};
+  let repeat = repeatOf(f);
+  const when = f.food === undefined ? undefined : WHEN_OF_FOOD[f.food];
+  if (when !== undefined) repeat = { ...repeat, when };
+  const bounds = f.duration === undefined ? undefined : durationOf(`${f.duration.value} ${f.duration.unit}`);
+  if (bounds !== undefined) repeat = { boundsDuration: bounds, ...repeat };
+  return repeat === undefined ? asNeeded : { repeat, ...asNeeded };
 }
 
 const UCUM_OF: Readonly<Record<string, string>> = { day: 'd', week: 'wk', month: 'mo', year: 'a' };
@@ -89,7 +119,8 @@ export function dosageOf(m: Medication): Dosage {
   }
   if (m.duration !== undefined) {
     const bounds = durationOf(m.duration);
-    if (bounds !== undefined) repeat = { boundsDuration: bounds, ...repeat };
+    // The medication's own duration wins over one written into its frequency.
+    if (bounds !== undefined) repeat = Object.assign({ boundsDuration: bounds }, repeat, { boundsDuration: bounds });
   }
   if (repeat !== undefined) timing.repeat = repeat;
   if (timing.code !== undefined || timing.repeat !== undefined) d.timing = timing;
@@ -142,9 +173,13 @@ export function frequencyFromRepeat(repeat: TimingRepeat, asNeeded: boolean): { 
   let text: string | undefined;
   const f = repeat.frequency;
   const p = repeat.period ?? (f !== undefined ? 1 : undefined);
-  if (f !== undefined && p !== undefined) {
+  const days = weekdaysOf(repeat.dayOfWeek);
+  if (days !== undefined && (f ?? 1) === 1 && (p ?? 1) === 1 && (repeat.periodUnit ?? 'd') === 'd') text = normalizeFrequency(days.join(', '));
+  else if (f !== undefined && p !== undefined) {
     const unit = repeat.periodUnit;
     if (p === 1 && unit === 'd' && f >= 1 && f <= 4 && Number.isInteger(f)) text = `${TIMES[f]} a day (${ABBR_OF_PER_DAY[f]})`;
+    else if (p === 1 && unit === 'wk' && f >= 1 && f <= 6 && Number.isInteger(f)) text = normalizeFrequency(`${f} times a week`);
+    else if (p === 2 && unit === 'd' && f === 1) text = normalizeFrequency('alternate days');
     else {
       const u = unitWord(unit, p);
       if (u === undefined) unused.push('periodUnit');
@@ -163,14 +198,29 @@ export function frequencyFromRepeat(repeat: TimingRepeat, asNeeded: boolean): { 
     else unused.push('when');
   }
   if (asNeeded) text = text === undefined ? 'When required (SOS)' : `${text}, when required`;
-  for (const k of ['frequencyMax', 'periodMax', 'countMax', 'duration', 'durationMax', 'durationUnit', 'dayOfWeek', 'timeOfDay', 'offset', 'boundsPeriod', 'boundsRange'] as const) {
+  for (const k of ['frequencyMax', 'periodMax', 'countMax', 'duration', 'durationMax', 'durationUnit', 'timeOfDay', 'offset', 'boundsPeriod', 'boundsRange'] as const) {
     if (repeat[k] !== undefined) unused.push(k);
   }
+  if (repeat.dayOfWeek !== undefined && (days === undefined || text === undefined || !text.startsWith('Every '))) unused.push('dayOfWeek');
   return text === undefined ? { unused } : { text, unused };
+}
+
+/** The days of Timing.repeat.dayOfWeek when every one is a day code, Monday first; undefined otherwise. */
+function weekdaysOf(value: unknown): Weekday[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const days = WEEKDAYS.filter((d) => value.includes(d));
+  return days.length === new Set(value).size ? days : undefined;
 }
 
 function capital(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The duration written into a frequency ("BD x 5 days") as durationText writes it ("5 days"); undefined when there is none. */
+export function durationInFrequency(frequency: string): string | undefined {
+  const f = readFrequency(frequency);
+  const d = f.kind === 'text' ? undefined : f.duration;
+  return d === undefined ? undefined : `${d.value} ${d.unit}${d.value === 1 ? '' : 's'}`;
 }
 
 /** "30 days" for a FHIR Duration in days, weeks, months or years (UCUM code or unit word). */

@@ -26,7 +26,7 @@ import { measuresIntoPatient, readAddress, readMedicationNotes, readPatientConta
 import { readRecordContent } from './from-fhir-records.js';
 import { codeFromText } from './terminology.js';
 import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
-import { NO_DOSAGE_TEXT, doseFromSentence, durationText, frequencyFromRepeat } from './dosage.js';
+import { NO_DOSAGE_TEXT, doseFromSentence, durationInFrequency, durationText, frequencyFromRepeat } from './dosage.js';
 import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
@@ -470,7 +470,7 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
     for (const k of f.unused) rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} cannot be written as a frequency; it is left out (Dosage.text, when present, is kept)`);
   } else if (repeat !== undefined) {
     for (const k of Object.keys(repeat))
-      if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when'].includes(k))
+      if (!['frequency', 'period', 'periodUnit', 'boundsDuration', 'count', 'when', 'dayOfWeek'].includes(k))
         rd.warn([...tp, 'repeat', k], 'not-mapped', `timing.repeat.${safeElementName(k)} has no place in the clinical input; it is left out`);
   } else if (asNeeded && frequency === undefined) frequency = 'When required (SOS)';
   if (timing !== undefined) {
@@ -482,6 +482,8 @@ function readDosage(rd: Reader, d: Json, path: Path, out: { dosage?: string; fre
   if (repeat !== undefined && repeat.boundsDuration !== undefined) {
     const t = isObject(repeat.boundsDuration) ? durationText(repeat.boundsDuration) : undefined;
     if (t === undefined) rd.warn([...tp, 'repeat', 'boundsDuration'], 'not-mapped', 'boundsDuration is not a number of days, weeks, months or years; it is left out');
+    // "Twice a day (BD), for 5 days": the frequency already says it.
+    else if (frequency !== undefined && durationInFrequency(frequency) === t) rd.from(`${at}/frequency`, [...tp, 'repeat', 'boundsDuration']);
     else {
       out.duration = t;
       rd.from(`${at}/duration`, [...tp, 'repeat', 'boundsDuration']);

@@ -10,7 +10,7 @@ import type { CareContextDetails, PatientDetails } from '../resolve.js';
 import { CELSIUS_UP_TO } from '../spec/definition.js';
 import type { BUNDLED_TEMPLATE_NAMES } from './generated/templates.js';
 import type { Labels } from './labels.js';
-import { frequencyWords, localAge, localDate, localDose, localDuration, localSex, localStatus, localTiming } from './localize.js';
+import { frequencyShown, frequencyWords, localAge, localDate, localDose, localDuration, localForm, localInstructions, localRoute, localSex, localStatus } from './localize.js';
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
 import { buildRecordsModel, type RecordsModel } from './records-model.js';
 import { bilingual, type PrintedText } from './text.js';
@@ -155,8 +155,8 @@ export interface DocumentModel {
   readonly diagnoses: ReadonlyArray<{ readonly number: number; readonly name: string; readonly icdCode: string | null; readonly status: PrintedText | null }>;
   /**
    * `drugName` as written. `dosage` of a known unit (1 tablet, 5 ml), a `frequency` abha-link reads (1-0-1, BD, Q6H,
-   * its own words), a `duration` it wrote (5 days) and `instructions` that are a common timing phrase (after food) are
-   * in the document's language; anything else is printed as given.
+   * weekly, its own words), a `duration` it wrote (5 days), `instructions` it reads (after lunch, 30 minutes before
+   * breakfast, at night…) and known forms and routes are in the document's language; anything else is printed as given.
    */
   readonly medications: ReadonlyArray<{
     readonly number: number;
@@ -168,8 +168,8 @@ export interface DocumentModel {
     readonly name: string;
     /** The drugName (the brand) printed after the generic name, or null when the drugName already says the generic name. */
     readonly brandName: string | null;
-    /** Strength, form and route that the printed names do not already say, joined with ` · `: `500 mg · tablet · oral`. */
-    readonly particulars: string | null;
+    /** Strength, form and route that the printed names do not already say, joined with ` · `: `500 mg · tablet · oral` (a known form and route in the document's language). */
+    readonly particulars: PrintedText | null;
     readonly strength: string | null;
     readonly form: string | null;
     readonly route: string | null;
@@ -179,6 +179,8 @@ export interface DocumentModel {
     readonly doseGrid: readonly DoseSlot[] | null;
     readonly duration: PrintedText | null;
     readonly instructions: PrintedText | null;
+    /** "doctor's words", in the document's language, when `instructions` print as written in a document not only in English; null otherwise. */
+    readonly instructionsAsWritten: PrintedText | null;
   }>;
   /** The four times of day with their short marks, for a legend of the dosing grid. */
   readonly doseSlots: readonly DoseSlot[];
@@ -366,7 +368,7 @@ function sayer(first: Language, second: Language | null): Say {
 function frequencyText(text: string, first: Language, second: Language | null): PrintedText {
   const a = frequencyWords(MESSAGES[first], text);
   if (a === null) return text;
-  const shown = a.notationFirst ? `${a.notation} (${a.phrase})` : `${a.phrase} (${a.notation})`;
+  const shown = frequencyShown(a);
   const b = second === null ? null : frequencyWords(MESSAGES[second], text);
   return b === null || second === null ? shown : bilingual(shown, b.phrase, second);
 }
@@ -375,12 +377,6 @@ function frequencyText(text: string, first: Language, second: Language | null): 
 const orAsGiven = (say: Say, value: string | null, local: (m: Messages, text: string) => string | null): PrintedText | null => (value === null ? null : (say((m) => local(m, value)) ?? value));
 
 const SLOT_KEYS = ['morning', 'afternoon', 'evening', 'night'] as const;
-
-/** The first grapheme of a word: `M` of Morning, `सु` of सुबह. */
-function firstGrapheme(word: string, lang: string): string {
-  const first = new Intl.Segmenter(lang, { granularity: 'grapheme' }).segment(word)[Symbol.iterator]().next();
-  return first.done === true ? '' : first.value.segment;
-}
 
 /** Which times of day an abbreviation means, as Indian prescriptions print them (BD is 1-0-1). */
 const ABBREVIATION_SLOTS: Readonly<Record<string, readonly boolean[]>> = {
@@ -393,7 +389,8 @@ const ABBREVIATION_SLOTS: Readonly<Record<string, readonly boolean[]>> = {
 /** The marks of the four times of day for a frequency, or null when it does not say at which times. */
 export function doseMarks(frequency: string): ReadonlyArray<string | null> | null {
   const f = readFrequency(frequency);
-  if (f.kind === 'pattern') {
+  // Five times of day have no column each: the words say how many times.
+  if (f.kind === 'pattern' && f.doses.length <= 4) {
     const doses = f.doses.length === 3 ? [f.doses[0], f.doses[1], '0', f.doses[2]] : f.doses;
     return doses.map((d) => (d === undefined || /^0+(\.0+)?$/.test(d) ? null : d));
   }
@@ -464,9 +461,23 @@ function compactClosingOf(notes: readonly string[]): boolean {
   return notes.length > 0 && notes.join('').length <= 600 && notes.reduce((n, t) => n + t.split('\n').length, 0) <= 12;
 }
 
-/** The four times of day, named from the catalogue(s), each with its first grapheme as the short mark. */
+/** The four times of day, named from the catalogue(s), each with its short mark (`dosing.marks`, distinct in every language). */
 function doseSlotsOf(speech: Speech): DoseSlot[] {
-  return SLOT_KEYS.map((k): DoseSlot => ({ name: speech.labels[k], short: speech.say((m) => firstGrapheme(m.labels[k], m.intl.locale)) ?? '', mark: null }));
+  return SLOT_KEYS.map((k): DoseSlot => ({ name: speech.labels[k], short: speech.say((m) => m.dosing.marks[k]) ?? '', mark: null }));
+}
+
+/** Strength as written, form and route in the language(s) when known, joined with ` · `. */
+function particularsOf(say: Say, parts: ReadonlyArray<readonly [string, 'strength' | 'form' | 'route']>): PrintedText | null {
+  if (parts.length === 0) return null;
+  const local = { strength: () => null, form: localForm, route: localRoute } as const;
+  return say((m) => parts.map(([text, kind]) => local[kind](m, text) ?? text).join(' · '));
+}
+
+/** The "doctor's words" mark for instructions printed as written, when the document speaks a language other than English. */
+function asWrittenMark(speech: Speech, instructions: string | null, printed: PrintedText | null): PrintedText | null {
+  if (instructions === null || printed !== instructions) return null;
+  if (speech.first === 'en' && (speech.second === null || speech.second === 'en')) return null;
+  return speech.say((m) => m.dosing.asWritten);
 }
 
 function medicationsModel(records: readonly CareContext[], details: CareContextDetails | undefined, caps: boolean, speech: Speech): DocumentModel['medications'] {
@@ -482,14 +493,22 @@ function medicationsModel(records: readonly CareContext[], details: CareContextD
     const has = (text: string, part: string): boolean => text.toLocaleLowerCase('en-IN').includes(part.toLocaleLowerCase('en-IN'));
     const withBrand = generic !== null && !has(m.drugName, generic);
     const printed = withBrand ? `${generic} ${m.drugName}` : m.drugName;
-    const particulars = [str(d.strength), str(d.form), str(d.route)].filter((x): x is string => x !== null && !has(printed, x));
+    const particulars = (
+      [
+        [str(d.strength), 'strength'],
+        [str(d.form), 'form'],
+        [str(d.route), 'route'],
+      ] as const
+    ).filter((x): x is readonly [string, 'strength' | 'form' | 'route'] => x[0] !== null && !has(printed, x[0]));
+    const instructions = str(m.instructions);
+    const instructionsText = orAsGiven(say, instructions, localInstructions);
     return {
       number: i + 1,
       drugName: upper(m.drugName),
       genericName: generic === null ? null : upper(generic),
       name: upper(withBrand ? generic : m.drugName),
       brandName: withBrand ? upper(m.drugName) : null,
-      particulars: particulars.length === 0 ? null : particulars.join(' · '),
+      particulars: particularsOf(say, particulars),
       strength: str(d.strength),
       form: str(d.form),
       route: str(d.route),
@@ -497,7 +516,8 @@ function medicationsModel(records: readonly CareContext[], details: CareContextD
       frequency: frequency === null ? null : frequencyText(frequency, speech.first, speech.second),
       doseGrid: marks === null ? null : slots.map((s, k) => ({ ...s, mark: marks[k] ?? null })),
       duration: orAsGiven(say, str(m.duration), localDuration),
-      instructions: orAsGiven(say, str(m.instructions), localTiming),
+      instructions: instructionsText,
+      instructionsAsWritten: asWrittenMark(speech, instructions, instructionsText),
     };
   });
 }

@@ -7,7 +7,7 @@
  */
 import type { Issue } from '../errors.js';
 import type { BundleData, CareContextInput, InvoiceInput, ObservationsInput } from '../generated/types.js';
-import { localDate } from './localize.js';
+import { localDate, localFlag, localRoute } from './localize.js';
 import { formatNumber } from './messages/format.js';
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
 import { bilingual, type PrintedText } from './text.js';
@@ -60,7 +60,8 @@ export interface RecordsModel {
       readonly testName: string;
       readonly result: PrintedText;
       readonly referenceRange: string | null;
-      readonly interpretation: string | null;
+      /** A known flag (high, low, normal) in the document's language(s); anything else as given. */
+      readonly interpretation: PrintedText | null;
       readonly date: PrintedText | null;
     }>;
     readonly courseInHospital: string | null;
@@ -74,7 +75,8 @@ export interface RecordsModel {
     readonly lotNumber: string | null;
     readonly manufacturer: string | null;
     readonly site: string | null;
-    readonly route: string | null;
+    /** A known route (intramuscular, oral…) in the document's language(s); anything else as given. */
+    readonly route: PrintedText | null;
     readonly nextDue: PrintedText | null;
   }>;
   readonly observations: readonly RecordRow[];
@@ -102,6 +104,12 @@ export interface RecordsModel {
 
 /** Text in the document's language(s). */
 type Say = (say: (m: Messages) => string) => PrintedText;
+
+/** A value in the document's language(s) when `local` knows it (the library reads the same words in every language), else as given. */
+function knownOr(say: Say, value: string | null, local: (m: Messages, text: string) => string | null): PrintedText | null {
+  if (value === null || local(MESSAGES.en, value) === null) return value;
+  return say((m) => local(m, value) ?? value);
+}
 
 function sayIn(first: Language, second: Language | null): Say {
   const a = MESSAGES[first];
@@ -139,6 +147,12 @@ function unitText(m: Messages, unit: string): string {
       return '°C';
     case '[degF]':
       return '°F';
+    case 'mm[Hg]':
+      return 'mmHg';
+    case '[in_i]':
+      return 'in';
+    case '[lb_av]':
+      return 'lb';
     case 'kg/m2':
       return 'kg/m²';
     default:
@@ -173,7 +187,7 @@ function observationRows(o: ObservationsInput, say: Say): RecordRow[] {
   };
   if (o.bloodPressure !== undefined) {
     const bp = o.bloodPressure;
-    rows.push({ label: say((m) => m.labels.bloodPressure), value: say((m) => `${formatNumber(m, bp.systolic)}/${formatNumber(m, bp.diastolic)} mm[Hg]`), at: at(bp) });
+    rows.push({ label: say((m) => m.labels.bloodPressure), value: say((m) => `${formatNumber(m, bp.systolic)}/${formatNumber(m, bp.diastolic)} ${unitText(m, 'mm[Hg]')}`), at: at(bp) });
   }
   const add = (key: 'pulse' | 'temperature' | 'spo2' | 'respiratoryRate' | 'height' | 'weight' | 'bmi', unit: string): void => {
     const v = o[key] as Measured;
@@ -228,7 +242,7 @@ function stayModel(c: CareContextInput, say: Say): RecordsModel['stay'] {
       const unit = text(t.unit);
       const v = t.value;
       const result = typeof v === 'number' ? say((m) => (unit === null ? formatNumber(m, v) : withUnit(m, v, unit))) : `${v ?? '—'}${unit === null ? '' : ` ${unit}`}`;
-      return { testName: t.testName, result, referenceRange: text(t.referenceRange), interpretation: text(t.interpretation), date: when(t.date) };
+      return { testName: t.testName, result, referenceRange: text(t.referenceRange), interpretation: knownOr(say, text(t.interpretation), localFlag), date: when(t.date) };
     }),
     courseInHospital: text(s.courseInHospital),
     conditionAtDischarge: text(s.conditionAtDischarge),
@@ -292,7 +306,7 @@ export function buildRecordsModel(content: CareContextInput | undefined, lang: L
       lotNumber: text(d.lotNumber),
       manufacturer: text(d.manufacturer),
       site: text(d.site),
-      route: text(d.route),
+      route: knownOr(say, text(d.route), localRoute),
       nextDue: when(d.nextDue),
     })),
     observations: c.observations === undefined ? [] : observationRows(c.observations, say),

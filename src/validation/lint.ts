@@ -309,15 +309,26 @@ const RULE_DEFINITIONS = [
     },
   },
   {
+    code: 'frequency-without-dose',
+    severity: 'error',
+    description: 'A medication frequency is a dose pattern with no dose at any time (0-0-0, 0-0-0-0): it says to take nothing, so it cannot be printed or coded.',
+    scope: 'medication',
+    check(m, run) {
+      const f = m.frequency === undefined ? undefined : readFrequency(m.frequency);
+      if (f?.kind === 'pattern' && f.timesPerDay === 0)
+        run.report('frequency is a dose pattern with no dose at any time (such as 0-0-0); give at least one dose above zero, e.g. 1-0-1, or leave the frequency out', 'frequency');
+    },
+  },
+  {
     code: 'frequency-not-understood',
     severity: 'warning',
     description:
-      'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
+      'A medication frequency is none of the notations abha-link reads (1-0-1, ½-0-½, 1-0-1-0-1, OD, BD, TDS, QID, HS, SOS, STAT, Q6H, weekly, alternate days, named weekdays, "twice daily"…): it is kept as written, but FHIR gets no timing from it.',
     scope: 'medication',
     check(m, run) {
       if (m.frequency !== undefined && !blank(m.frequency) && readFrequency(m.frequency).kind === 'text')
         run.report(
-          'frequency is kept as written but is none of the notations abha-link reads (e.g. 1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, Q6H, twice daily); FHIR gets no timing from it',
+          'frequency is kept as written but is none of the notations abha-link reads (e.g. 1-0-1, ½-0-½, OD, BD, TDS, QID, HS, SOS, Q6H, once a week, alternate days, every Monday, twice daily); FHIR gets no timing from it',
           'frequency',
         );
     },

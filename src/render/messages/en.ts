@@ -212,4 +212,80 @@ export const en = {
     sachet: { one: '{count} sachet', other: '{count} sachets' },
     teaspoon: { one: '{count} teaspoon', other: '{count} teaspoons' },
   },
+  // Dosing: the dose grid's marks, frequencies beyond a day, instructions, forms, routes and result flags.
+  dosing: {
+    /** The dose grid's column marks, one per time of day: short, and distinct even without their vowel signs (a test checks). */
+    marks: { morning: 'M', afternoon: 'A', evening: 'E', night: 'N' },
+    /** A dose pattern with no dose at any time (0-0-0); lint refuses it, so this prints only from an unchecked payload. */
+    noDose: 'no dose at any time',
+    /** A five-slot pattern (1-0-1-0-1) says how many times a day, not which times. */
+    fiveTimesADay: 'five times a day',
+    /** OW, "thrice weekly". */
+    timesAWeek: { one: 'once a week', other: '{count} times a week' },
+    /** AD, EOD, "every other day". */
+    alternateDays: 'on alternate days',
+    /** `{days}`: the weekday names (Intl, in the language) as a list. */
+    onDays: 'every {days}',
+    /** A duration written into the frequency ("BD x 5 days"); `{duration}` from `duration`. */
+    forDuration: 'for {duration}',
+    /** Instructions relative to a meal. */
+    afterBreakfast: 'after breakfast',
+    afterLunch: 'after lunch',
+    afterDinner: 'after dinner',
+    beforeLunch: 'before lunch',
+    beforeDinner: 'before dinner',
+    withBreakfast: 'with breakfast',
+    withLunch: 'with lunch',
+    withDinner: 'with dinner',
+    /** `{time}` so long before food or a meal ("30 minutes", "1 hour", from `minutes` and `hours`). */
+    timedBefore: { food: '{time} before food', breakfast: '{time} before breakfast', lunch: '{time} before lunch', dinner: '{time} before dinner' },
+    /** `{time}` so long after food or a meal. */
+    timedAfter: { food: '{time} after food', breakfast: '{time} after breakfast', lunch: '{time} after lunch', dinner: '{time} after dinner' },
+    minutes: { one: '{count} minute', other: '{count} minutes' },
+    hours: { one: '{count} hour', other: '{count} hours' },
+    inTheMorning: 'in the morning',
+    atNight: 'at night',
+    asNeeded: 'when needed',
+    /** "do not exceed 5 days"; `{duration}` from `duration`. */
+    notMoreThan: 'not more than {duration}',
+    sipThroughTheDay: 'sip through the day',
+    finishTheCourse: 'finish the course',
+    /** The small mark beside instructions printed as the doctor wrote them, in a document of another language. */
+    asWritten: "doctor's words",
+    /** Dose forms, on the line under the medicine's name. */
+    forms: {
+      tablet: 'tablet',
+      capsule: 'capsule',
+      syrup: 'syrup',
+      suspension: 'suspension',
+      injection: 'injection',
+      drops: 'drops',
+      ointment: 'ointment',
+      cream: 'cream',
+      gel: 'gel',
+      inhaler: 'inhaler',
+      powder: 'powder',
+      sachet: 'sachet',
+      spray: 'spray',
+      gargle: 'gargle',
+    },
+    /** Routes, on the same line and on the immunisation certificate. */
+    routes: {
+      oral: 'oral',
+      topical: 'topical',
+      intravenous: 'intravenous',
+      intramuscular: 'intramuscular',
+      subcutaneous: 'subcutaneous',
+      inhalation: 'inhalation',
+      nasal: 'nasal',
+      eye: 'eye',
+      ear: 'ear',
+      sublingual: 'sublingual',
+      rectal: 'rectal',
+      vaginal: 'vaginal',
+      gargle: 'gargle',
+    },
+    /** A test result's flag. */
+    flags: { high: 'High', low: 'Low', normal: 'Normal' },
+  },
 };

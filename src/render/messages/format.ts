@@ -4,6 +4,7 @@
  * dates (day, month name from Intl.DateTimeFormat, year). Formatters are
  * created once per locale.
  */
+import { WEEKDAYS, type Weekday } from '../../builders/frequency.js';
 import type { Messages, PluralMessage } from './types.js';
 
 const cache = new Map<string, unknown>();
@@ -88,4 +89,16 @@ export function monthName(m: Messages, month: number): string {
   const f = cached(`m:${m.intl.monthLocale}:${style}`, () => new Intl.DateTimeFormat(latn(m.intl.monthLocale), { month: style, day: 'numeric', timeZone: 'UTC' }));
   // With the day, Intl gives the month as used in a date (the format form, not the stand-alone one).
   return f.formatToParts(new Date(Date.UTC(2000, month - 1, 15))).find((p) => p.type === 'month')?.value ?? String(month);
+}
+
+/**
+ * The name of a day of the week (FHIR's code: `mon` … `sun`) in the language, from Intl.
+ *
+ * @example
+ * weekdayName(messages.hi, 'mon') //=> 'सोमवार'
+ */
+export function weekdayName(m: Messages, day: Weekday): string {
+  const f = cached(`w:${m.intl.monthLocale}`, () => new Intl.DateTimeFormat(latn(m.intl.monthLocale), { weekday: 'long', timeZone: 'UTC' }));
+  // 1 January 2024 was a Monday.
+  return f.format(new Date(Date.UTC(2024, 0, 1 + WEEKDAYS.indexOf(day))));
 }
