@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/generated/types.js';
+import { rupeesInWords } from '../src/render/amount-words.js';
 import { CHROMIUM_ARGS, LANGUAGES, createPdfPrinter, findChromium, renderDocuments, type Language, type PdfPrinter } from '../src/render/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -42,6 +43,57 @@ describe('names in the HTML', () => {
       // The running text (here a long instruction) is still hyphenated, so a narrow column breaks it at a syllable.
       expect(page, String(lang)).toMatch(/\p{L}\u00ad\p{L}/u);
     }
+  });
+});
+
+describe('records as clinics issue them', () => {
+  const textOf = (page: string): string =>
+    page
+      .replace(/<style[\s\S]*?<\/style>/g, '')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\u00ad/g, '')
+      .replace(/\s+/g, ' ');
+
+  it("prints the child's date of birth and parent on the immunisation certificate", () => {
+    const t = textOf(html(example('immunization'), { template: 'immunisation-certificate' }));
+    expect(t).toContain('Date of birth 25 Sep 2026');
+    expect(t).toContain('Parent / guardian Lakshmi Rao (mother)');
+    expect(textOf(html(example('immunization'), { template: 'immunisation-certificate', lang: 'hi' }))).toContain('जन्म तिथि 25 सितंबर 2026');
+    // One spelling in English (en-IN): the footer's record type too.
+    expect(t).not.toMatch(/Immuniz/);
+    // The date of birth is the certificate's; a prescription prints the age only.
+    expect(textOf(html(example('immunization'), { template: 'prescription' }))).not.toContain('Date of birth');
+  });
+
+  it("prints the GSTIN, each line's HSN/SAC, the total in words and the authorised signatory on the bill", () => {
+    const page = html(example('invoice'));
+    const t = textOf(page);
+    expect(t).toContain('GSTIN 29AAACS1234K1Z5');
+    expect(t).toMatch(/HSN\/SAC/);
+    for (const code of ['999312', '3004', '999316']) expect(t).toContain(code);
+    expect(t).toMatch(/Amount in words: Rupees [A-Z][a-z]+( [A-Z][a-z-]+)* Only/);
+    expect(t).toContain('Authorised signatory Sanjeevani Family Clinic');
+    expect(t).not.toContain('Signature and stamp');
+    expect(t).not.toContain('Reg. No.');
+    // A bill without English prints no words (no library spells numbers in the Indian languages; docs/render.md).
+    expect(textOf(html(example('invoice'), { lang: 'ta' }))).not.toContain('Rupees');
+    expect(textOf(html(example('invoice'), { lang: ['hi', 'en'] }))).toContain('Rupees');
+  });
+
+  it('spells amounts with Indian numbering', () => {
+    expect(rupeesInWords(0)).toBe('Rupees Zero Only');
+    expect(rupeesInWords(1090.8)).toBe('Rupees One Thousand Ninety and Eighty Paise Only');
+    expect(rupeesInWords(123456.5)).toBe('Rupees One Lakh Twenty-Three Thousand Four Hundred Fifty-Six and Fifty Paise Only');
+    expect(rupeesInWords(987654321)).toBe('Rupees Ninety-Eight Crore Seventy-Six Lakh Fifty-Four Thousand Three Hundred Twenty-One Only');
+    expect(rupeesInWords(-1)).toBeNull();
+    expect(rupeesInWords(Number.NaN)).toBeNull();
+  });
+
+  it('titles the prescription template "Prescription" when advice made the record an OP Consultation', () => {
+    const input = { ...example('opd-prescription'), advice: 'Walk daily.', labInvestigations: [{ testName: 'HbA1c' }] };
+    const [doc] = renderDocuments(input);
+    expect(doc?.hiType).toBe('OPConsultation');
+    expect(/<h1>([^<]*)<\/h1>/.exec(doc?.html ?? '')?.[1]).toBe('Prescription');
   });
 });
 

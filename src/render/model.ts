@@ -589,9 +589,11 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     (hiType: string) =>
     (m: Messages): string | null =>
       ownValue<string>(m.hiTypes, hiType) ?? null;
-  // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
-  // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
-  const heading = headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (say(hiTypeName(cc.hiType)) ?? labels.visitSummary) : labels[headingKey];
+  // The title follows the document: the prescription template prints "Prescription" over medicines whatever the record
+  // type (advice or a lab order make an OPConsultation of them). Without medicines, the page is headed by its record
+  // type (Diagnostic Report…), one abha-link does not know by the neutral "Visit summary".
+  const prescribes = cc.hiType === 'Prescription' || records.some((r) => (r.bundleData.medications ?? []).length > 0);
+  const heading = headingKey === 'prescription' && !prescribes ? (say(hiTypeName(cc.hiType)) ?? labels.visitSummary) : labels[headingKey];
   const url = str(b.documentUrl);
   const link = url !== null && isHttpsUrl(url) ? url : null;
   const recordOf = (r: CareContext): DocumentModel['careContext'] => ({
