@@ -1,10 +1,10 @@
 /**
- * Renders every bundled template from the examples, in English, Hindi, Tamil and English + Hindi, and
+ * Renders every bundled template from the examples on A4 and A5, in English, Hindi, Tamil, Bengali, Malayalam and English + Hindi, and
  * screenshots the printed pages (the PDF as Chromium prints it, page by page,
  * through pdftoppm of poppler-utils) to PNG under docs/screenshots/. Run after
  * `npm run build`:
  *
- *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi,ta,en+hi]  (en+hi: bilingual)
+ *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi,ta,bn,ml,en+hi]  (en+hi: bilingual)
  *
  * The PNGs are the printed pages: page margins with the patient's name, the
  * date and "Page N of M" included. Look at every one before committing.
@@ -16,16 +16,21 @@ import { parseArgs } from 'node:util';
 import { createPdfPrinter, renderDocuments } from '../dist/render/index.js';
 import { example, languageOption, printPages, root } from './printed-pages.mjs';
 
-const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,en+hi' } } });
+const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,bn,ml,en+hi' } } });
 const langs = values.lang.split(',');
 
 /** What is shot: name, template, example, page size. */
 const SHOTS = [
-  ['prescription-a4', 'prescription', 'opd-prescription', 'A4'],
-  ['prescription-a5', 'prescription', 'opd-prescription', 'A5'],
-  ['long-prescription-a5', 'prescription', 'long-prescription', 'A5'],
-  ['lab-order-a4', 'lab-order', 'lab-order', 'A4'],
-  ['visit-summary-a4', 'visit-summary', 'multi-care-context', 'A4'],
+  ...[
+    ['prescription', 'prescription', 'opd-prescription'],
+    ['long-prescription', 'prescription', 'long-prescription'],
+    ['lab-order', 'lab-order', 'lab-order'],
+    ['visit-summary', 'visit-summary', 'multi-care-context'],
+    ['discharge-summary', 'discharge-summary', 'discharge-summary'],
+    ['immunisation-certificate', 'immunisation-certificate', 'immunization'],
+    ['wellness', 'wellness', 'wellness'],
+    ['invoice', 'invoice', 'invoice'],
+  ].flatMap(([name, template, input]) => ['A4', 'A5'].map((size) => [`${name}-${size.toLowerCase()}`, template, input, size])),
 ];
 
 const out = join(root, 'docs', 'screenshots');

@@ -58,6 +58,8 @@ export interface ResolvedVisit {
   readonly followUp: string | undefined;
   /** The facility's postal address (a clinical input's hospital.address), for printing. */
   readonly hospitalAddress: string | undefined;
+  /** The facility's GSTIN (a clinical input's hospital.gstin), for the printed bill. */
+  readonly hospitalGstin: string | undefined;
 }
 
 /**
@@ -133,7 +135,17 @@ export function resolveCareContexts(input: unknown, options: ResolveOptions = {}
       if (findings.some((f) => f.severity === 'error')) return { success: false, issues: findings };
       const req = r.value;
       const patient: PatientDetails = { ...pickPatient(context.patient), abhaAddress: req.abhaAddress };
-      const visit = { patient, hipId: req.hipId, visitId: req.visitId, visitDate: req.visitDate, visitAt: undefined, timeZone: undefined, followUp: context.followUp, hospitalAddress: undefined };
+      const visit = {
+        patient,
+        hipId: req.hipId,
+        visitId: req.visitId,
+        visitDate: req.visitDate,
+        visitAt: undefined,
+        timeZone: undefined,
+        followUp: context.followUp,
+        hospitalAddress: undefined,
+        hospitalGstin: undefined,
+      };
       return { success: true, kind, warnings: findings, visit, careContexts: req.careContexts, details: req.careContexts.map(() => NO_DETAILS) };
     }
     case 'care-context': {
@@ -142,7 +154,17 @@ export function resolveCareContexts(input: unknown, options: ResolveOptions = {}
       if (context.visitDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(context.visitDate))
         return { success: false, issues: [{ path: '/context/visitDate', code: 'invalid-date', message: 'context.visitDate must be a calendar date YYYY-MM-DD', severity: 'error' }] };
       const { visitId, visitDate, followUp } = context;
-      const visit = { patient: pickPatient(context.patient), hipId: undefined, visitId, visitDate, visitAt: undefined, timeZone: undefined, followUp, hospitalAddress: undefined };
+      const visit = {
+        patient: pickPatient(context.patient),
+        hipId: undefined,
+        visitId,
+        visitDate,
+        visitAt: undefined,
+        timeZone: undefined,
+        followUp,
+        hospitalAddress: undefined,
+        hospitalGstin: undefined,
+      };
       return { success: true, kind, warnings: [], visit, careContexts: [r.value], details: [NO_DETAILS] };
     }
   }
@@ -162,6 +184,7 @@ function fromClinicalInput(ci: ClinicalInput, lint: LintOptions | false): Resolu
     timeZone: typeof ci.visit.timeZone === 'string' ? ci.visit.timeZone : undefined,
     followUp: typeof ci.visit.followUp === 'string' ? ci.visit.followUp : undefined,
     hospitalAddress: textOf(ci.hospital.address),
+    hospitalGstin: textOf(ci.hospital.gstin),
   };
   // The builder makes one care context per content, in order: the top-level content, or each of careContexts.
   const contents = contentsOf(ci).map((c) => c.content);
@@ -203,6 +226,11 @@ function pickPatient(p: PatientDetails | undefined): PatientDetails {
   for (const k of ['age', 'weight', 'height'] as const) {
     const v: unknown = p[k];
     if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  const guardian: unknown = p.guardian;
+  if (guardian !== null && typeof guardian === 'object' && typeof (guardian as { name?: unknown }).name === 'string') {
+    const { name, relation } = guardian as { name: string; relation?: unknown };
+    out.guardian = typeof relation === 'string' ? { name, relation } : { name };
   }
   const vitals: unknown = p.vitals;
   if (vitals !== null && typeof vitals === 'object') {

@@ -51,7 +51,7 @@ describe('the endpoint registry', () => {
 
 /** A minimal value a field's schema accepts (required fields only). */
 function sample(f: FieldDef): unknown {
-  const samples: Record<keyof typeof PATTERNS, string> = { mobile: '9000000001', otp: '123456', datetime: '2026-11-20', snomed: '80146002', loinc: '718-7' };
+  const samples: Record<keyof typeof PATTERNS, string> = { mobile: '9000000001', otp: '123456', datetime: '2026-11-20', snomed: '80146002', loinc: '718-7', gstin: '29ABCDE1234F1Z5', hsnSac: '3004' };
   switch (f.type) {
     case 'string':
       if (f.pattern !== undefined) return samples[f.pattern];

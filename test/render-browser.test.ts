@@ -268,13 +268,13 @@ describe(`in Chromium${SKIP}`, () => {
       // Every page of a one-page document says so too, and a link request without a name prints the blank line.
       const one = pdfText(await p().pdf(html(buildLinkRequest(example('opd-prescription'))), { pageSize: 'A4' }));
       expect(one).toHaveLength(1);
-      expect(one[0]).toMatch(/Patient name\s+_{10,}\s+·\s+20 Nov 2026\s+Page 1 of 1/);
+      expect(one[0]).toMatch(/Patient name\s+_{10,}\s+·\s+OPD-2026-0042\s+·\s+20 Nov 2026\s+Page 1 of 1/);
     },
     60_000,
   );
 
   it.skipIf(!hasPdfToText)(
-    `fits the bundled prescription with a line of advice on one A5 page, and a typical visit on one page of A4 and A5${POPPLER_SKIP}`,
+    `fits the bundled prescription with a line of advice on one A5 page, and a visit summary of three records on one A4 page${POPPLER_SKIP}`,
     async () => {
       const withAdvice = { ...example('opd-prescription'), advice: 'Walk 30 minutes a day; avoid sweets and fried food; check blood sugar weekly.' };
       for (const pageSize of ['A4', 'A5'] as const) {
@@ -284,8 +284,13 @@ describe(`in Chromium${SKIP}`, () => {
         expect(pages[0]).toContain('Signature and stamp');
         expect(pages[0]).toContain('Page 1 of 1');
       }
-      for (const pageSize of ['A4', 'A5'] as const)
-        expect(pdfText(await p().pdf(html(example('multi-care-context'), { pageSize, template: 'visit-summary' }), { pageSize })), pageSize).toHaveLength(1);
+      // A visit summary of three records with investigations and advice: one A4 page; on A5, at 8.5 pt with the
+      // signature at the foot of each page of medicines, two.
+      for (const [pageSize, pages] of [
+        ['A4', 1],
+        ['A5', 2],
+      ] as const)
+        expect(pdfText(await p().pdf(html(example('multi-care-context'), { pageSize, template: 'visit-summary' }), { pageSize })), pageSize).toHaveLength(pages);
     },
     60_000,
   );

@@ -84,7 +84,7 @@ describe('the printed content of a clinic', () => {
 describe('the page margins', () => {
   it('carry the patient, the date and the page pattern of the language as escaped CSS', () => {
     const html = renderDocuments(input('opd-prescription'))[0]?.html ?? '';
-    expect(html).toContain('@bottom-left { content: "Asha Verma \\b7  20 Nov 2026";');
+    expect(html).toContain('@bottom-left { content: "Asha Verma \\b7  48 y \\2f  F \\b7  OPD\\2d 2026\\2d 0042 \\b7  20 Nov 2026";');
     expect(html).toContain('@bottom-right { content: "Page " counter(page) " of " counter(pages);');
     for (const lang of LANGUAGES) expect(LABELS[lang].pageOf).toMatch(/\{page\}.*\{pages\}/);
   });
@@ -94,11 +94,14 @@ describe('the page margins', () => {
       const html = renderDocuments(input('opd-prescription'), { lang })[0]?.html ?? '';
       return [/@bottom-left \{ content: ([^;]*);/, /@bottom-right \{ content: ([^;]*);/].map((re) => re.exec(html)?.[1] ?? '');
     };
-    expect(margins('hi')).toEqual([cssContent('Asha Verma · 20 नवंबर 2026'), cssContent('पृष्ठ {page} / {pages}')]);
+    expect(margins('hi')).toEqual([cssContent('Asha Verma · 48 वर्ष / महिला · OPD-2026-0042 · 20 नवंबर 2026'), cssContent('पृष्ठ {page} / {pages}')]);
     expect(margins('ta')[1]).toBe(cssContent(LABELS.ta.pageOf));
-    expect(margins(['en', 'hi'])).toEqual([cssContent('Asha Verma · 20 Nov 2026 / 20 नवंबर 2026'), cssContent('Page {page} of {pages} / पृष्ठ {page} / {pages}')]);
+    expect(margins(['en', 'hi'])).toEqual([
+      cssContent('Asha Verma · 48 y / F / 48 वर्ष / महिला · OPD-2026-0042 · 20 Nov 2026 / 20 नवंबर 2026'),
+      cssContent('Page {page} of {pages} / पृष्ठ {page} / {pages}'),
+    ]);
     const blank = renderDocuments(request('opd-prescription'), { lang: 'hi' })[0]?.html ?? '';
-    expect(blank).toContain(`@bottom-left { content: ${cssContent('रोगी का नाम ____________________ · 20 नवंबर 2026')};`);
+    expect(blank).toContain(`@bottom-left { content: ${cssContent('रोगी का नाम ____________________ · OPD-2026-0042 · 20 नवंबर 2026')};`);
   });
 
   it('cannot be left by a name that holds quotes, braces, a closing style tag or bidi controls', () => {

@@ -92,7 +92,7 @@ describe('renderDocuments', () => {
   it('puts one medicine in each row of the medication table, in order', () => {
     const ci = input('opd-prescription');
     const html = unhyphenated(only(renderDocuments(ci)).html);
-    const rows = [...html.matchAll(/<td class="num">(\d+)<\/td>\s*<td class="drug"><span class="generic"><bdi>([^<]*)<\/bdi><\/span>/g)].map((m) => [Number(m[1]), m[2]]);
+    const rows = [...html.matchAll(/<td class="num">(\d+)<\/td>\s*<td class="drug"><span class="generic"><bdi translate="no">([^<]*)<\/bdi><\/span>/g)].map((m) => [Number(m[1]), m[2]]);
     // The generic name first; the example's drug names already say it, except the Betadine gargle's (povidone-iodine).
     expect(rows).toEqual((ci.medications ?? []).map((m, i) => [i + 1, m.drugName.includes(m.genericName ?? '') ? m.drugName : m.genericName]));
   });
@@ -241,8 +241,13 @@ describe('renderDocuments', () => {
       'Lab investigation order',
     ]);
     const req = request('opd-prescription');
-    const odd = { ...req, careContexts: [{ ...req.careContexts[0], hiType: 'constructor' }] } as LinkCareContextRequest;
-    expect(heading(renderDocuments(odd, { lint: false })[0]?.html ?? '')).toBe('Visit summary');
+    const cc = req.careContexts[0];
+    // Over medicines the prescription template says "Prescription" whatever the hiType; without, an unknown one reads "Visit summary".
+    const odd = { ...req, careContexts: [{ ...cc, hiType: 'constructor' }] } as LinkCareContextRequest;
+    expect(heading(renderDocuments(odd, { lint: false })[0]?.html ?? '')).toBe('Prescription');
+    const { medications: _, ...noMedicines } = cc?.bundleData ?? { hospital: { name: '', id: '' }, doctor: { name: '' } };
+    const oddEmpty = { ...req, careContexts: [{ ...cc, hiType: 'constructor', bundleData: noMedicines }] } as LinkCareContextRequest;
+    expect(heading(renderDocuments(oddEmpty, { lint: false })[0]?.html ?? '')).toBe('Visit summary');
   });
 
   it('keeps patient data out of the <title>, which browsers show in tabs and PDF metadata', () => {

@@ -1255,6 +1255,8 @@ describe("abha-link's own builder inputs (not part of the service spec)", () => 
       { title: 'hospital input: with address', schema: 'hospital-input', doc: { ...hospital, address: '1 Main Road, Pune' } },
       { title: 'doctor input: with registration particulars', schema: 'doctor-input', doc: { ...doctor, qualification: 'MBBS', specialty: 'Physician', council: 'Maharashtra Medical Council' } },
       { title: 'vitals input: minimal (empty)', schema: 'vitals-input', doc: {} },
+      { title: 'guardian input: name and relation', schema: 'guardian-input', doc: { name: 'Lakshmi Rao', relation: 'mother' } },
+      { title: 'hospital input: a GSTIN', schema: 'hospital-input', doc: { name: 'Clinic', id: 'IN2910000123', gstin: '29AAACS1234K1Z5' } },
       {
         title: 'medication input: generic name, strength, form and route',
         schema: 'medication-input',
@@ -1295,6 +1297,8 @@ describe("abha-link's own builder inputs (not part of the service spec)", () => 
       { title: 'hospital input: an empty address', schema: 'hospital-input', doc: { ...hospital, address: '' }, issues: [['/address', 'empty']] },
       { title: 'doctor input: a council that is a number', schema: 'doctor-input', doc: { ...doctor, council: 7 }, issues: [['/council', 'type']] },
       { title: 'vitals input: SpO2 above 100', schema: 'vitals-input', doc: { spo2: 101 }, issues: [['/spo2', 'out-of-range']] },
+      { title: 'guardian input: no name', schema: 'guardian-input', doc: { relation: 'mother' }, issues: [['/name', 'required']] },
+      { title: 'hospital input: a GSTIN of 14 characters', schema: 'hospital-input', doc: { name: 'Clinic', id: 'IN2910000123', gstin: '29AAACS1234K1Z' }, issues: [['/gstin', 'invalid-gstin']] },
       { title: 'visit input: at not a date-time', schema: 'visit-input', doc: { id: 'V', at: 'yesterday' }, issues: [['/at', 'invalid-datetime']] },
       {
         title: 'bundle-data input: empty object',

@@ -189,6 +189,11 @@ export const SCHEMA_MANIFEST = [
     "file": "schemas/patient-input.schema.json"
   },
   {
+    "name": "guardian-input",
+    "title": "Guardian input",
+    "file": "schemas/guardian-input.schema.json"
+  },
+  {
     "name": "visit-input",
     "title": "Visit input",
     "file": "schemas/visit-input.schema.json"

@@ -333,6 +333,12 @@ export interface InvoiceLineInput {
   item: string;
   /** NRCeS billing code: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 04 Pathology, 05 Medicines, 06 Nursing Charges, 07 Handling Charges, 08 Delivery Charges, 99 Others. */
   code?: "00" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "99";
+  /**
+   * HSN code (goods) or SAC (services) of the line for GST, 4 to 8 digits, printed on the bill. Not in FHIR.
+   * Must be an HSN or SAC code of 4 to 8 digits, e.g. 3004 or 999312.
+   * @example "3004"
+   */
+  hsnSac?: string;
   quantity: number;
   /** Price of one unit. */
   unitPrice: number;
@@ -460,6 +466,12 @@ export interface HospitalInput {
    * @example "12 MG Road, Bengaluru 560001"
    */
   address?: string;
+  /**
+   * GST identification number (15 characters), printed on the bill. Not in the link request.
+   * Must be a GSTIN of 15 characters: 2 digits (the state) and 13 capital letters or digits, e.g. 29ABCDE1234F1Z5.
+   * @example "29ABCDE1234F1Z5"
+   */
+  gstin?: string;
 }
 
 /** Doctor input: The doctor: the fields of bundleData.doctor, and the registration particulars printed on the letterhead (not sent). (abha-link builder input) */
@@ -528,6 +540,18 @@ export interface PatientInput {
   /** Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord. */
   height?: number;
   vitals?: VitalsInput;
+  guardian?: GuardianInput;
+}
+
+/** Guardian input: A child's parent or guardian, printed on the immunisation certificate. Not in the link request. (abha-link builder input) */
+export interface GuardianInput {
+  /** @example "Priya Sharma" */
+  name: string;
+  /**
+   * How the guardian is related to the patient, as it should print.
+   * @example "mother"
+   */
+  relation?: string;
 }
 
 /** Visit input: The visit: its id and when it happened. (abha-link builder input) */
@@ -1109,6 +1133,7 @@ export interface SchemaTypes {
   "doctor-input": DoctorInput;
   "vitals-input": VitalsInput;
   "patient-input": PatientInput;
+  "guardian-input": GuardianInput;
   "visit-input": VisitInput;
   "bundle-data-input": BundleDataInput;
   "care-context-input": CareContextInput;

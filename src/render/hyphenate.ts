@@ -8,6 +8,9 @@
  * Only element text of the body is touched: attributes, the head (title,
  * styles), SVG, and any token that looks like an identifier, address or
  * number (digits, `@`, `/`, `:`, `_`, a dot between letters) are left alone.
+ * So is the text of an element marked `translate="no"`: the templates mark
+ * names so (drugs, the hospital, the doctor, the council, the patient), which
+ * a break with a hyphen would make another word ("levoceti-rizine").
  */
 import { createRequire } from 'node:module';
 import type { Language } from './messages/index.js';
@@ -110,20 +113,35 @@ export function hyphenateHtml(html: string, languages: readonly Language[]): str
   if (body < 0) return html;
   let out = html.slice(0, body);
   let skip: string | null = null;
+  // Inside an element marked translate="no" (a name): its tag, and how many of that tag are open.
+  let name: { tag: string; depth: number } | null = null;
   for (const part of html.slice(body).split(/(<[^>]*>)/)) {
     if (part.startsWith('<')) {
+      out += part;
+      if (name !== null) name = nameDepth(part, name);
+      else if (part.includes('translate')) name = startOfName(part);
       // Only <svg>, <style>, <script>, <title> and their ends change what is skipped: s or t after "<" or "</".
       const c = part.charCodeAt(part[1] === '/' ? 2 : 1) | 0x20;
-      if (c !== 0x73 && c !== 0x74) {
-        out += part;
-        continue;
-      }
+      if (c !== 0x73 && c !== 0x74) continue;
       const tag = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/.exec(part);
-      const name = tag?.[2]?.toLowerCase();
-      if (skip === null && tag?.[1] === '' && (name === 'svg' || name === 'style' || name === 'script' || name === 'title')) skip = name;
-      else if (skip !== null && tag?.[1] === '/' && name === skip) skip = null;
-      out += part;
-    } else out += skip === null ? hyphenateText(part, devanagari) : part;
+      const tagName = tag?.[2]?.toLowerCase();
+      if (skip === null && tag?.[1] === '' && (tagName === 'svg' || tagName === 'style' || tagName === 'script' || tagName === 'title')) skip = tagName;
+      else if (skip !== null && tag?.[1] === '/' && tagName === skip) skip = null;
+    } else out += skip === null && name === null ? hyphenateText(part, devanagari) : part;
   }
   return out;
+}
+
+/** The start of a name: an element (not void, not self-closed) whose translate attribute is "no". */
+function startOfName(tag: string): { tag: string; depth: number } | null {
+  const m = /^<([a-zA-Z][a-zA-Z0-9-]*)\s[^>]*?\btranslate\s*=\s*(["']?)no\2(?=[\s/>])/i.exec(tag);
+  return m === null || tag.endsWith('/>') ? null : { tag: (m[1] ?? '').toLowerCase(), depth: 1 };
+}
+
+/** The name still open after this tag: the same tag nested inside it counts, its end closes it. */
+function nameDepth(part: string, open: { tag: string; depth: number }): { tag: string; depth: number } | null {
+  const tag = /^<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/.exec(part);
+  if (tag === null || tag[2]?.toLowerCase() !== open.tag || part.endsWith('/>')) return open;
+  const depth = open.depth + (tag[1] === '/' ? -1 : 1);
+  return depth === 0 ? null : { tag: open.tag, depth };
 }

@@ -68,7 +68,7 @@ function contentPath(kind: RenderInputKind, many: boolean, i: number): string {
 export function resolveInput(input: unknown, options: { readonly lint?: LintOptions | false; readonly context?: RenderContext } = {}): ResolvedInput {
   const r = resolveCareContexts(input, options);
   if (!r.success) return r;
-  const { patient, visitId, visitDate, followUp, hospitalAddress } = r.visit;
+  const { patient, visitId, visitDate, followUp, hospitalAddress, hospitalGstin } = r.visit;
   const many = r.contents !== undefined && (input as ClinicalInput).careContexts !== undefined;
   const sources = r.careContexts.map((careContext, i): DocumentSource => ({
     careContext,
@@ -77,6 +77,7 @@ export function resolveInput(input: unknown, options: { readonly lint?: LintOpti
     visitDate,
     followUp,
     hospitalAddress,
+    hospitalGstin,
     ...(r.details[i] === undefined ? {} : { details: r.details[i] }),
     content: r.contents?.[i],
     contentPath: contentPath(r.kind, many, i),

@@ -59,6 +59,8 @@ export interface DocumentSource {
   readonly details?: CareContextDetails;
   /** The facility's postal address, when known. */
   readonly hospitalAddress?: string | undefined;
+  /** The facility's GSTIN, when known (printed on the bill). */
+  readonly hospitalGstin?: string | undefined;
   /** The care contexts a visit summary gathers (default: just `careContext`). */
   readonly records?: readonly CareContext[];
 }
@@ -110,7 +112,7 @@ export interface DocumentModel {
   readonly heading: PrintedText;
   /** The HTML `<title>`: heading and care-context reference (no patient data), the reference isolated between U+2068 and U+2069. */
   readonly title: string;
-  readonly hospital: { readonly name: string; readonly id: string; readonly phone: string | null; readonly email: string | null; readonly address: string | null };
+  readonly hospital: { readonly name: string; readonly id: string; readonly phone: string | null; readonly email: string | null; readonly address: string | null; readonly gstin: string | null };
   readonly doctor: {
     readonly name: string;
     readonly licNumber: string | null;
@@ -139,6 +141,10 @@ export interface DocumentModel {
     readonly bmi: string | null;
     /** The vitals given, in print order, each with its label: `[{ name: 'BP', value: '130/84 mmHg' }]`. */
     readonly vitals: ReadonlyArray<{ readonly name: PrintedText; readonly value: string }>;
+    /** The date of birth in the document's language(s) (`25 Sep 2026`), when given. */
+    readonly birthDateText: PrintedText | null;
+    /** The parent or guardian, when given: `Priya Sharma (mother)`. */
+    readonly guardian: string | null;
   };
   readonly visit: {
     readonly id: string | null;
@@ -205,6 +211,18 @@ export interface DocumentModel {
    * investigations after them (prescription, visit summary, the discharge summary's medicines to take at home).
    */
   readonly closingInMedicines: boolean;
+  /**
+   * Whether the medicine table signs every page it reaches (prescription, visit summary): the signature and footer are
+   * the table's footer, which Chromium repeats at the foot of each page of the table, and the dose legend, the
+   * investigations (8 at most), the advice and the follow-up (a compact closing, or none) go with the last medicine. A
+   * page with a medicine then always carries the signature, and the last page always a medicine.
+   */
+  readonly signEveryPage: boolean;
+  /**
+   * With `signEveryPage`: whether the record reference (and QR code) print beside the signature on every page, which
+   * they do for one record (short enough to repeat); the references of several print once, after the last medicine.
+   */
+  readonly footerEveryPage: boolean;
   readonly document: {
     /** The documentUrl as given, for printing as text. */
     readonly url: string | null;
@@ -217,7 +235,8 @@ export interface DocumentModel {
   readonly records: RecordsModel;
   /**
    * What the page margins print on every page (see the styles partial), in the document's language(s): the patient's
-   * name (or the blank-name label) and the date, and the page number pattern (`{page}`, `{pages}`).
+   * name (or the blank-name label), age and sex, the visit id and the date, and the page number pattern (`{page}`,
+   * `{pages}`).
    */
   readonly page: { readonly identity: string; readonly number: string };
   /** Whether drug names are printed in capitals. */
@@ -453,7 +472,23 @@ function patientModel(p: PrintPatient, visitDate: string | undefined, speech: Sp
     height: height === null ? null : `${fmt(height)} cm`,
     bmi: weight === null || height === null ? null : (weight / (height / 100) ** 2).toFixed(1),
     vitals: vitalsOf(p, speech.labels, fmt),
+    birthDateText: birthDateOf(p, say),
+    guardian: guardianOf(p),
   };
+}
+
+/** The date of birth in words, when it is a calendar date. */
+function birthDateOf(p: PrintPatient, say: Say): PrintedText | null {
+  const born = str(p.birthDate);
+  return born === null || !/^\d{4}-\d{2}-\d{2}$/.test(born) ? null : say((m) => localDate(m, born));
+}
+
+/** The parent or guardian as printed: the name, and the relation in brackets when given. */
+function guardianOf(p: PrintPatient): string | null {
+  const name = str(p.guardian?.name);
+  if (name === null) return null;
+  const relation = str(p.guardian?.relation);
+  return relation === null ? name : `${name} (${relation})`;
 }
 
 /** See {@link DocumentModel.compactClosing}: the advice and follow-up given are short enough to print as one piece (never taller than a page). */
@@ -541,10 +576,15 @@ function adviceOf(records: readonly CareContext[]): string | null {
   return texts.length === 0 ? null : texts.join('\n');
 }
 
-/** What the page margins print: name (or the blank-name label) and date; the page-number pattern. Plain text (CSS `content`), both languages joined. */
-function pageOf(name: string | null, dateText: PrintedText | null, labels: PrintedLabels): DocumentModel['page'] {
-  const who = name ?? `${String(labels.patientNameBlank)} ____________________`;
-  return { identity: [who, dateText === null ? null : String(dateText)].filter((x) => x !== null).join(' · '), number: String(labels.pageOf) };
+/**
+ * What the page margins print: name (or the blank-name label), age and sex, visit id and date, so that a page that
+ * comes apart from the first still says whose it is; the page-number pattern. Plain text (CSS `content`), both
+ * languages joined.
+ */
+function pageOf(patient: DocumentModel['patient'], visitId: string | null, dateText: PrintedText | null, labels: PrintedLabels): DocumentModel['page'] {
+  const who = patient.name ?? `${String(labels.patientNameBlank)} ____________________`;
+  const parts = [who, patient.ageSex === null ? null : String(patient.ageSex), visitId, dateText === null ? null : String(dateText)];
+  return { identity: parts.filter((x) => x !== null).join(' · '), number: String(labels.pageOf) };
 }
 
 /**
@@ -569,9 +609,11 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     (hiType: string) =>
     (m: Messages): string | null =>
       ownValue<string>(m.hiTypes, hiType) ?? null;
-  // The prescription layout holds every section; a care context that is not a Prescription is headed by its record
-  // type (OP Consultation…), one abha-link does not know by the neutral "Visit summary", never "Prescription".
-  const heading = headingKey === 'prescription' && cc.hiType !== 'Prescription' ? (say(hiTypeName(cc.hiType)) ?? labels.visitSummary) : labels[headingKey];
+  // The title follows the document: the prescription template prints "Prescription" over medicines whatever the record
+  // type (advice or a lab order make an OPConsultation of them). Without medicines, the page is headed by its record
+  // type (Diagnostic Report…), one abha-link does not know by the neutral "Visit summary".
+  const prescribes = cc.hiType === 'Prescription' || records.some((r) => (r.bundleData.medications ?? []).length > 0);
+  const heading = headingKey === 'prescription' && !prescribes ? (say(hiTypeName(cc.hiType)) ?? labels.visitSummary) : labels[headingKey];
   const url = str(b.documentUrl);
   const link = url !== null && isHttpsUrl(url) ? url : null;
   const recordOf = (r: CareContext): DocumentModel['careContext'] => ({
@@ -599,7 +641,7 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     heading,
     // The reference is data: first-strong isolate … pop directional isolate keep its bidi controls to itself.
     title: `${String(heading)} · \u2068${cc.referenceNumber}\u2069`,
-    hospital: { name: b.hospital.name, id: b.hospital.id, phone: str(b.hospital.phone), email: str(b.hospital.email), address: str(source.hospitalAddress) },
+    hospital: { name: b.hospital.name, id: b.hospital.id, phone: str(b.hospital.phone), email: str(b.hospital.email), address: str(source.hospitalAddress), gstin: str(source.hospitalGstin) },
     doctor: { name: b.doctor.name, licNumber: str(b.doctor.licNumber), hpId: str(b.doctor.hpId), qualification: str(d.qualification), specialty: str(d.specialty), council: str(d.council) },
     patient,
     visit: { id: str(source.visitId), date: str(visitDate), dateText, followUp: str(source.followUp) },
@@ -614,9 +656,11 @@ export function buildDocumentModel(source: DocumentSource, options: ModelOptions
     compactClosing: compactClosingOf(notes),
     bareClosing,
     closingInMedicines: bareClosing && medications.length > 0 && labInvestigations.length === 0,
+    signEveryPage: medications.length > 0 && labInvestigations.length <= 8 && (bareClosing || compactClosingOf(notes)),
+    footerEveryPage: records.length === 1,
     document: { url, link },
     showQrCode: options.qrCode && link !== null,
-    page: pageOf(patient.name, dateText, labels),
+    page: pageOf(patient, str(source.visitId), dateText, labels),
     caps: options.caps === true,
     custom: options.custom ?? {},
     records: buildRecordsModel(source.content, options.lang, second),

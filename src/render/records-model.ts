@@ -6,6 +6,7 @@
  * and names and free text are printed as written.
  */
 import type { Issue } from '../errors.js';
+import { rupeesInWords } from './amount-words.js';
 import type { BundleData, CareContextInput, InvoiceInput, ObservationsInput } from '../generated/types.js';
 import { localDate, localFlag, localRoute } from './localize.js';
 import { formatNumber } from './messages/format.js';
@@ -87,6 +88,8 @@ export interface RecordsModel {
     readonly lines: ReadonlyArray<{
       readonly number: number;
       readonly item: string;
+      /** The line's HSN (goods) or SAC (services) code for GST, when given. */
+      readonly hsnSac: string | null;
       readonly quantity: string;
       readonly unitPrice: string;
       readonly discount: string | null;
@@ -95,7 +98,11 @@ export interface RecordsModel {
     }>;
     readonly hasDiscount: boolean;
     readonly hasTax: boolean;
+    /** Whether any line has an HSN/SAC code (the bill then prints the column). */
+    readonly hasHsnSac: boolean;
     readonly total: string;
+    /** The total in words (`Rupees Five Hundred Only`): a bill in rupees with English among its languages; else null. */
+    readonly amountInWords: string | null;
     readonly payment: { readonly method: string; readonly amountPaid: string; readonly date: PrintedText | null; readonly reference: string | null } | null;
     /** What is left to pay, when less than the total was paid; else null. */
     readonly balanceDue: string | null;
@@ -249,7 +256,7 @@ function stayModel(c: CareContextInput, say: Say): RecordsModel['stay'] {
   };
 }
 
-function invoiceModel(inv: InvoiceInput | undefined, m: Messages, say: Say): RecordsModel['invoice'] {
+function invoiceModel(inv: InvoiceInput | undefined, m: Messages, say: Say, english: boolean): RecordsModel['invoice'] {
   if (inv === undefined) return null;
   const currency = text(inv.currency) ?? 'INR';
   const money = (n: number): string => formatAmount(m, n, currency);
@@ -260,6 +267,7 @@ function invoiceModel(inv: InvoiceInput | undefined, m: Messages, say: Say): Rec
     return {
       number: i + 1,
       item: l.item,
+      hsnSac: text(l.hsnSac),
       quantity: formatNumber(m, l.quantity),
       unitPrice: money(l.unitPrice),
       discount: l.discount === undefined ? null : money(l.discount),
@@ -276,7 +284,9 @@ function invoiceModel(inv: InvoiceInput | undefined, m: Messages, say: Say): Rec
     lines,
     hasDiscount: lines.some((l) => l.discount !== null),
     hasTax: lines.some((l) => l.tax !== null),
+    hasHsnSac: lines.some((l) => l.hsnSac !== null),
     total: money(inv.total),
+    amountInWords: english && currency === 'INR' ? rupeesInWords(inv.total) : null,
     payment: p === undefined ? null : { method: p.method, amountPaid: money(p.amountPaid), date: paymentDate === null ? null : say((c) => whenText(c, paymentDate)), reference: text(p.reference) },
     balanceDue: due > 0 ? money(due) : null,
   };
@@ -311,7 +321,7 @@ export function buildRecordsModel(content: CareContextInput | undefined, lang: L
     })),
     observations: c.observations === undefined ? [] : observationRows(c.observations, say),
     lifestyle: lifestyleRows(c.observations, say),
-    invoice: invoiceModel(c.invoice, MESSAGES[lang], say),
+    invoice: invoiceModel(c.invoice, MESSAGES[lang], say, lang === 'en' || secondLang === 'en'),
   };
 }
 

@@ -31,6 +31,8 @@ export const PATTERNS = {
   },
   snomed: { regex: '^[1-9][0-9]{5,17}$', expects: 'a SNOMED CT concept id of 6 to 18 digits, e.g. 80146002', code: 'invalid-snomed-code' },
   loinc: { regex: '^[0-9]{1,7}-[0-9]$', expects: 'a LOINC code such as 718-7', code: 'invalid-loinc-code' },
+  gstin: { regex: '^[0-9]{2}[A-Z0-9]{13}$', expects: 'a GSTIN of 15 characters: 2 digits (the state) and 13 capital letters or digits, e.g. 29ABCDE1234F1Z5', code: 'invalid-gstin' },
+  hsnSac: { regex: '^[0-9]{4,8}$', expects: 'an HSN or SAC code of 4 to 8 digits, e.g. 3004 or 999312', code: 'invalid-hsn-sac' },
 } as const satisfies Record<string, PatternDef>;
 
 export type PatternName = keyof typeof PATTERNS;
@@ -137,6 +139,7 @@ export type ResourceName =
   | 'hospital-input'
   | 'doctor-input'
   | 'vitals-input'
+  | 'guardian-input'
   | 'visit-input'
   | 'bundle-data-input'
   | 'care-context-input'
@@ -983,6 +986,11 @@ const WELLNESS_AND_INVOICE_INPUTS: readonly (ResourceDef & { readonly name: Reso
         enum: ['00', '01', '02', '03', '04', '05', '06', '07', '08', '99'],
         description: 'NRCeS billing code: 00 Consultation, 01 Pharmacy, 02 IPD, 03 OPD, 04 Pathology, 05 Medicines, 06 Nursing Charges, 07 Handling Charges, 08 Delivery Charges, 99 Others.',
       }),
+      hsnSac: str(8, {
+        pattern: 'hsnSac',
+        examples: ['3004', '999312'],
+        description: 'HSN code (goods) or SAC (services) of the line for GST, 4 to 8 digits, printed on the bill. Not in FHIR.',
+      }),
       quantity: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
       unitPrice: AMOUNT('Price of one unit.'),
       discount: AMOUNT('Discount on the line, an amount.'),
@@ -1270,6 +1278,11 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
         examples: ['12 MG Road, Bengaluru 560001'],
         description: 'Postal address, printed on the letterhead. Not in the link request; FHIR: Organization.address.text.',
       }),
+      gstin: str(15, {
+        pattern: 'gstin',
+        examples: ['29ABCDE1234F1Z5'],
+        description: 'GST identification number (15 characters), printed on the bill. Not in the link request.',
+      }),
     },
   },
   {
@@ -1344,6 +1357,20 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
         description: 'Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord.',
       },
       vitals: ref('vitals-input'),
+      guardian: ref('guardian-input'),
+    },
+  },
+  {
+    name: 'guardian-input',
+    typeName: 'GuardianInput',
+    title: 'Guardian input',
+    section: '4.12',
+    description: "A child's parent or guardian, printed on the immunisation certificate. Not in the link request.",
+    closed: true,
+    required: ['name'],
+    properties: {
+      name: str(BOUNDS.name, { minLength: 1, examples: ['Priya Sharma'] }),
+      relation: str(BOUNDS.shortText, { minLength: 1, examples: ['mother', 'father', 'guardian'], description: 'How the guardian is related to the patient, as it should print.' }),
     },
   },
   {

@@ -578,7 +578,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</style>\n</head>\n<body>\n<main class=\"sheet\">\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","hash":{"withBirth":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + "<section class=\"immunisations\">\n  <h2>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "vaccine", {"start":{"line":15,"column":8},"end":{"line":15,"column":22}} ), depth0))
     + "</h2>\n"
@@ -603,33 +603,39 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":17,"column":69},"end":{"line":17,"column":75}} ), depth0))
     + "</bdi></dd></div>\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(2, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":4},"end":{"line":18,"column":94}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(lookupProperty(data,"root"),"hospital"),"gstin"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":19,"column":4},"end":{"line":19,"column":135}}})) != null ? stack1 : "")
     + "\n  </dl>\n  <table class=\"rec-table bill-table\">\n    <thead>\n      <tr><th class=\"num\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "number", {"start":{"line":22,"column":28},"end":{"line":22,"column":44}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "number", {"start":{"line":23,"column":28},"end":{"line":23,"column":44}} ), depth0))
     + "</th><th class=\"item\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "item", {"start":{"line":22,"column":70},"end":{"line":22,"column":84}} ), depth0))
-    + "</th><th class=\"qty\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "quantity", {"start":{"line":22,"column":109},"end":{"line":22,"column":127}} ), depth0))
-    + "</th><th class=\"amount\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "unitPrice", {"start":{"line":22,"column":155},"end":{"line":22,"column":174}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "item", {"start":{"line":23,"column":70},"end":{"line":23,"column":84}} ), depth0))
     + "</th>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDiscount"),{"name":"if","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":181},"end":{"line":22,"column":253}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasTax"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":22,"column":253},"end":{"line":22,"column":315}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasHsnSac"),{"name":"if","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":91},"end":{"line":23,"column":156}}})) != null ? stack1 : "")
+    + "<th class=\"qty\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "quantity", {"start":{"line":23,"column":174},"end":{"line":23,"column":192}} ), depth0))
+    + "</th><th class=\"amount\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "unitPrice", {"start":{"line":23,"column":220},"end":{"line":23,"column":239}} ), depth0))
+    + "</th>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasDiscount"),{"name":"if","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":246},"end":{"line":23,"column":318}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"hasTax"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":318},"end":{"line":23,"column":380}}})) != null ? stack1 : "")
     + "<th class=\"amount\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":22,"column":336},"end":{"line":22,"column":351}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":23,"column":401},"end":{"line":23,"column":416}} ), depth0))
     + "</th></tr>\n    </thead>\n    <tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(5, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":25,"column":6},"end":{"line":27,"column":15}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"lines"),{"name":"each","hash":{},"fn":container.program(7, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":6},"end":{"line":28,"column":15}}})) != null ? stack1 : "")
     + "    </tbody>\n  </table>\n  <table class=\"rec-table bill-table bill-total\">\n    <tbody"
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":33,"column":10},"end":{"line":33,"column":62}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":34,"column":10},"end":{"line":34,"column":62}}})) != null ? stack1 : "")
     + ">\n      <tr><td class=\"label\"><strong>"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":34,"column":38},"end":{"line":34,"column":53}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "total", {"start":{"line":35,"column":38},"end":{"line":35,"column":53}} ), depth0))
     + "</strong></td><td class=\"amount due\">"
-    + alias3(alias2(alias1(depth0, "total", {"start":{"line":34,"column":94},"end":{"line":34,"column":99}} ), depth0))
+    + alias3(alias2(alias1(depth0, "total", {"start":{"line":35,"column":94},"end":{"line":35,"column":99}} ), depth0))
     + "</td></tr>\n      "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(11, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":35,"column":6},"end":{"line":35,"column":141}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"amountInWords"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":6},"end":{"line":36,"column":135}}})) != null ? stack1 : "")
     + "\n      "
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":36,"column":6},"end":{"line":36,"column":118}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"balanceDue"),{"name":"if","hash":{},"fn":container.program(16, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":6},"end":{"line":37,"column":141}}})) != null ? stack1 : "")
+    + "\n      "
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"payment"),{"name":"unless","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":6},"end":{"line":38,"column":134}}})) != null ? stack1 : "")
     + "\n    </tbody>\n  </table>\n</section>\n"
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(13, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":40,"column":0},"end":{"line":50,"column":9}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(depth0,"payment"),{"name":"with","hash":{},"fn":container.program(18, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":42,"column":0},"end":{"line":52,"column":9}}})) != null ? stack1 : "");
 },"2":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -644,16 +650,18 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + alias3(alias2(alias1(depth0, "date", {"start":{"line":18,"column":64},"end":{"line":18,"column":68}} ), depth0))
     + "</bdi></dd></div>";
 },"3":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<th class=\"amount\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "discount", {"start":{"line":22,"column":221},"end":{"line":22,"column":239}} ), depth0))
-    + "</th>";
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "gstin", {"start":{"line":19,"column":43},"end":{"line":19,"column":58}} ), depth0))
+    + "</dt><dd class=\"mono\"><bdi>"
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"hospital"), "gstin", {"start":{"line":19,"column":89},"end":{"line":19,"column":109}} ), depth0))
+    + "</bdi></dd></div>";
 },"4":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -662,10 +670,32 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "<th class=\"amount\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "tax", {"start":{"line":22,"column":288},"end":{"line":22,"column":301}} ), depth0))
+  return "<th class=\"hsn\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "hsnSac", {"start":{"line":23,"column":126},"end":{"line":23,"column":142}} ), depth0))
     + "</th>";
 },"5":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<th class=\"amount\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "discount", {"start":{"line":23,"column":286},"end":{"line":23,"column":304}} ), depth0))
+    + "</th>";
+},"6":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<th class=\"amount\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depths[1],"labels"), "tax", {"start":{"line":23,"column":353},"end":{"line":23,"column":366}} ), depth0))
+    + "</th>";
+},"7":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -674,33 +704,21 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     };
 
   return "      <tr><td class=\"num\">"
-    + alias3(alias2(alias1(depth0, "number", {"start":{"line":26,"column":28},"end":{"line":26,"column":34}} ), depth0))
-    + "</td><td class=\"strong\"><bdi>"
-    + alias3(alias2(alias1(depth0, "item", {"start":{"line":26,"column":67},"end":{"line":26,"column":71}} ), depth0))
-    + "</bdi></td><td class=\"qty\">"
-    + alias3(alias2(alias1(depth0, "quantity", {"start":{"line":26,"column":102},"end":{"line":26,"column":110}} ), depth0))
+    + alias3(alias2(alias1(depth0, "number", {"start":{"line":27,"column":28},"end":{"line":27,"column":34}} ), depth0))
+    + "</td><td class=\"strong\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(depth0, "item", {"start":{"line":27,"column":82},"end":{"line":27,"column":86}} ), depth0))
+    + "</bdi></td>"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasHsnSac"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":99},"end":{"line":27,"column":190}}})) != null ? stack1 : "")
+    + "<td class=\"qty\">"
+    + alias3(alias2(alias1(depth0, "quantity", {"start":{"line":27,"column":208},"end":{"line":27,"column":216}} ), depth0))
     + "</td><td class=\"amount\">"
-    + alias3(alias2(alias1(depth0, "unitPrice", {"start":{"line":26,"column":138},"end":{"line":26,"column":147}} ), depth0))
+    + alias3(alias2(alias1(depth0, "unitPrice", {"start":{"line":27,"column":244},"end":{"line":27,"column":253}} ), depth0))
     + "</td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasDiscount"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":154},"end":{"line":26,"column":243}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasTax"),{"name":"if","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":243},"end":{"line":26,"column":316}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasDiscount"),{"name":"if","hash":{},"fn":container.program(10, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":260},"end":{"line":27,"column":349}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depths[1],"hasTax"),{"name":"if","hash":{},"fn":container.program(12, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":349},"end":{"line":27,"column":422}}})) != null ? stack1 : "")
     + "<td class=\"amount\">"
-    + alias3(alias2(alias1(depth0, "total", {"start":{"line":26,"column":337},"end":{"line":26,"column":342}} ), depth0))
+    + alias3(alias2(alias1(depth0, "total", {"start":{"line":27,"column":443},"end":{"line":27,"column":448}} ), depth0))
     + "</td></tr>\n";
-},"6":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "<td class=\"amount\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"discount"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":195},"end":{"line":26,"column":231}}})) != null ? stack1 : "")
-    + "</td>";
-},"7":function(container,depth0,helpers,partials,data) {
-    return "−"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "discount", {"start":{"line":26,"column":214},"end":{"line":26,"column":222}} ), depth0));
 },"8":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -709,26 +727,27 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "<td class=\"amount\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tax"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":26,"column":279},"end":{"line":26,"column":304}}})) != null ? stack1 : "")
+  return "<td class=\"mono\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"hsnSac"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":136},"end":{"line":27,"column":178}}})) != null ? stack1 : "")
     + "</td>";
 },"9":function(container,depth0,helpers,partials,data) {
-    return container.escapeExpression(container.lambda(container.strict(depth0, "tax", {"start":{"line":26,"column":292},"end":{"line":26,"column":295}} ), depth0));
+    return "<bdi>"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "hsnSac", {"start":{"line":27,"column":157},"end":{"line":27,"column":163}} ), depth0))
+    + "</bdi>";
 },"10":function(container,depth0,helpers,partials,data) {
-    return " class=\"closing-group\"";
-},"11":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<tr><td class=\"label balance\">"
-    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "balanceDue", {"start":{"line":35,"column":56},"end":{"line":35,"column":76}} ), depth0))
-    + "</td><td class=\"amount balance\">"
-    + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":35,"column":112},"end":{"line":35,"column":122}} ), depth0))
-    + "</td></tr>";
+  return "<td class=\"amount\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"discount"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":301},"end":{"line":27,"column":337}}})) != null ? stack1 : "")
+    + "</td>";
+},"11":function(container,depth0,helpers,partials,data) {
+    return "−"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "discount", {"start":{"line":27,"column":320},"end":{"line":27,"column":328}} ), depth0));
 },"12":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -737,45 +756,13 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "<tr class=\"closing-row\"><td colspan=\"2\">"
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),lookupProperty(data,"root"),{"name":"closing","hash":{"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</td></tr>";
-},"13":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "<section class=\"receipt-box\">\n  <h2>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "receipt", {"start":{"line":42,"column":8},"end":{"line":42,"column":28}} ), depth0))
-    + "</h2>\n  <dl class=\"bill-meta\">\n    <div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "amountPaid", {"start":{"line":44,"column":15},"end":{"line":44,"column":38}} ), depth0))
-    + "</dt><dd class=\"paid\">"
-    + alias3(alias2(alias1(depth0, "amountPaid", {"start":{"line":44,"column":64},"end":{"line":44,"column":74}} ), depth0))
-    + "</dd></div>\n    <div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentMethod", {"start":{"line":45,"column":15},"end":{"line":45,"column":41}} ), depth0))
-    + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "method", {"start":{"line":45,"column":59},"end":{"line":45,"column":65}} ), depth0))
-    + "</bdi></dd></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(14, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":46,"column":4},"end":{"line":46,"column":97}}})) != null ? stack1 : "")
-    + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(15, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":47,"column":4},"end":{"line":47,"column":127}}})) != null ? stack1 : "")
-    + "\n  </dl>\n</section>\n";
-},"14":function(container,depth0,helpers,partials,data,blockParams,depths) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
-        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
-          return parent[propertyName];
-        }
-        return undefined
-    };
-
-  return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "visitDate", {"start":{"line":46,"column":27},"end":{"line":46,"column":49}} ), depth0))
-    + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(depth0, "date", {"start":{"line":46,"column":67},"end":{"line":46,"column":71}} ), depth0))
-    + "</bdi></dd></div>";
+  return "<td class=\"amount\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"tax"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":385},"end":{"line":27,"column":410}}})) != null ? stack1 : "")
+    + "</td>";
+},"13":function(container,depth0,helpers,partials,data) {
+    return container.escapeExpression(container.lambda(container.strict(depth0, "tax", {"start":{"line":27,"column":398},"end":{"line":27,"column":401}} ), depth0));
+},"14":function(container,depth0,helpers,partials,data) {
+    return " class=\"closing-group\"";
 },"15":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -784,22 +771,24 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentReference", {"start":{"line":47,"column":32},"end":{"line":47,"column":61}} ), depth0))
-    + "</dt><dd class=\"mono\"><bdi>"
-    + alias3(alias2(alias1(depth0, "reference", {"start":{"line":47,"column":92},"end":{"line":47,"column":101}} ), depth0))
-    + "</bdi></dd></div>";
-},"16":function(container,depth0,helpers,partials,data) {
-    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+  return "<tr><td class=\"words\" colspan=\"2\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "amountInWords", {"start":{"line":36,"column":63},"end":{"line":36,"column":86}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(depth0, "amountInWords", {"start":{"line":36,"column":97},"end":{"line":36,"column":110}} ), depth0))
+    + "</bdi></td></tr>";
+},"16":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<section class=\"bill\"><p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":52,"column":41},"end":{"line":52,"column":57}} ), depth0))
-    + "</p></section>\n";
+  return "<tr><td class=\"label balance\">"
+    + alias3(alias2(alias1(lookupProperty(depths[1],"labels"), "balanceDue", {"start":{"line":37,"column":56},"end":{"line":37,"column":76}} ), depth0))
+    + "</td><td class=\"amount balance\">"
+    + alias3(alias2(alias1(depth0, "balanceDue", {"start":{"line":37,"column":112},"end":{"line":37,"column":122}} ), depth0))
+    + "</td></tr>";
 },"17":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -808,8 +797,70 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(lookupProperty(depth0,"records"),"invoice"),"payment"),{"name":"if","hash":{},"fn":container.program(18, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":54,"column":23},"end":{"line":54,"column":87}}})) != null ? stack1 : "");
-},"18":function(container,depth0,helpers,partials,data) {
+  return "<tr class=\"closing-row\"><td colspan=\"2\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),lookupProperty(data,"root"),{"name":"closing","hash":{"authorised":true,"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</td></tr>";
+},"18":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"receipt-box\">\n  <h2>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "receipt", {"start":{"line":44,"column":8},"end":{"line":44,"column":28}} ), depth0))
+    + "</h2>\n  <dl class=\"bill-meta\">\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "amountPaid", {"start":{"line":46,"column":15},"end":{"line":46,"column":38}} ), depth0))
+    + "</dt><dd class=\"paid\">"
+    + alias3(alias2(alias1(depth0, "amountPaid", {"start":{"line":46,"column":64},"end":{"line":46,"column":74}} ), depth0))
+    + "</dd></div>\n    <div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentMethod", {"start":{"line":47,"column":15},"end":{"line":47,"column":41}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "method", {"start":{"line":47,"column":59},"end":{"line":47,"column":65}} ), depth0))
+    + "</bdi></dd></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"date"),{"name":"if","hash":{},"fn":container.program(19, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":48,"column":4},"end":{"line":48,"column":97}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"reference"),{"name":"if","hash":{},"fn":container.program(20, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":49,"column":4},"end":{"line":49,"column":127}}})) != null ? stack1 : "")
+    + "\n  </dl>\n</section>\n";
+},"19":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "visitDate", {"start":{"line":48,"column":27},"end":{"line":48,"column":49}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(depth0, "date", {"start":{"line":48,"column":67},"end":{"line":48,"column":71}} ), depth0))
+    + "</bdi></dd></div>";
+},"20":function(container,depth0,helpers,partials,data,blockParams,depths) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depths[2],"labels"), "paymentReference", {"start":{"line":49,"column":32},"end":{"line":49,"column":61}} ), depth0))
+    + "</dt><dd class=\"mono\"><bdi>"
+    + alias3(alias2(alias1(depth0, "reference", {"start":{"line":49,"column":92},"end":{"line":49,"column":101}} ), depth0))
+    + "</bdi></dd></div>";
+},"21":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<section class=\"bill\"><p class=\"empty\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noInvoice", {"start":{"line":54,"column":41},"end":{"line":54,"column":57}} ), depth0))
+    + "</p></section>\n";
+},"22":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -817,7 +868,16 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","hash":{"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(lookupProperty(depth0,"records"),"invoice"),"payment"),{"name":"if","hash":{},"fn":container.program(23, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":56,"column":23},"end":{"line":56,"column":103}}})) != null ? stack1 : "");
+},"23":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","hash":{"authorised":true,"noNotes":true},"data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -840,8 +900,8 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"letterhead"),depth0,{"name":"letterhead","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(16, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":53,"column":9}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"if","hash":{},"fn":container.program(17, data, 0, blockParams, depths),"inverse":container.program(18, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":54,"column":0},"end":{"line":54,"column":128}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"with").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"with","hash":{},"fn":container.program(1, data, 0, blockParams, depths),"inverse":container.program(21, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":55,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"records"),"invoice"),{"name":"if","hash":{},"fn":container.program(22, data, 0, blockParams, depths),"inverse":container.program(23, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":56,"column":0},"end":{"line":56,"column":160}}})) != null ? stack1 : "")
     + "\n</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
   "lab-order": {"0":function(container,depth0,helpers,partials,data) {
@@ -1074,7 +1134,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + ((stack1 = container.invokePartial(lookupProperty(partials,"title"),depth0,{"name":"title","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"patient"),depth0,{"name":"patient","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"diagnoses"),depth0,{"name":"diagnoses","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"closingInMedicines"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":18,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"signEveryPage"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.program(2, data, 0),"data":data,"loc":{"start":{"line":14,"column":0},"end":{"line":18,"column":7}}})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "visit-summary": {"0":function(container,depth0,helpers,partials,data) {
@@ -1168,7 +1228,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":38,"column":0},"end":{"line":38,"column":43}}})) != null ? stack1 : "")
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":37,"column":0},"end":{"line":37,"column":43}}})) != null ? stack1 : "")
     + "\n"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
     + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
@@ -1208,7 +1268,7 @@ export const TEMPLATE_SPECS: Readonly<Record<(typeof BUNDLED_TEMPLATE_NAMES)[num
     + "</h2>\n"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"diagnoses"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.program(6, data, 0),"data":data,"loc":{"start":{"line":18,"column":2},"end":{"line":31,"column":9}}})) != null ? stack1 : "")
     + "</section>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"closingInMedicines"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":35,"column":0},"end":{"line":41,"column":7}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"signEveryPage"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(8, data, 0),"data":data,"loc":{"start":{"line":34,"column":0},"end":{"line":40,"column":7}}})) != null ? stack1 : "")
     + "</main>\n</body>\n</html>\n";
 },"usePartial":true,"useData":true},
   "wellness": {"0":function(container,depth0,helpers,partials,data) {
@@ -1568,8 +1628,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "</style>\n";
 },"usePartial":true,"useData":true},
   "home-medication-row": {"0":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"brand\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":1,"column":146},"end":{"line":1,"column":155}} ), depth0))
+    return " <span class=\"brand\">(<bdi translate=\"no\">"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":1,"column":176},"end":{"line":1,"column":185}} ), depth0))
     + "</bdi>)</span>";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1580,25 +1640,25 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":251},"end":{"line":1,"column":263}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":281},"end":{"line":1,"column":293}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":271},"end":{"line":1,"column":372}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":301},"end":{"line":1,"column":402}}})) != null ? stack1 : "")
     + "</span>";
 },"2":function(container,depth0,helpers,partials,data) {
     return " <span class=\"note\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":1,"column":328},"end":{"line":1,"column":349}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":1,"column":358},"end":{"line":1,"column":379}} ), depth0))
     + "</bdi>)</span>";
 },"3":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":1,"column":416},"end":{"line":1,"column":422}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "dosage", {"start":{"line":1,"column":446},"end":{"line":1,"column":452}} ), depth0))
     + "</bdi>";
 },"4":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":1,"column":470},"end":{"line":1,"column":479}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "frequency", {"start":{"line":1,"column":500},"end":{"line":1,"column":509}} ), depth0))
     + "</bdi>";
 },"5":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":1,"column":526},"end":{"line":1,"column":534}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":1,"column":568},"end":{"line":1,"column":576}} ), depth0))
     + "</bdi>";
 },"6":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1609,9 +1669,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":599},"end":{"line":1,"column":611}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":1,"column":641},"end":{"line":1,"column":653}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":619},"end":{"line":1,"column":720}}})) != null ? stack1 : "");
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":661},"end":{"line":1,"column":762}}})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1622,19 +1682,19 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<tr><td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":1,"column":22},"end":{"line":1,"column":28}} ), depth0))
-    + "</td><td class=\"drug\"><span class=\"generic\"><bdi>"
-    + alias3(alias2(alias1(depth0, "name", {"start":{"line":1,"column":81},"end":{"line":1,"column":85}} ), depth0))
+    + "</td><td class=\"drug\"><span class=\"generic\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":1,"column":96},"end":{"line":1,"column":100}} ), depth0))
     + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":100},"end":{"line":1,"column":178}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":178},"end":{"line":1,"column":386}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":115},"end":{"line":1,"column":208}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":208},"end":{"line":1,"column":416}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":395},"end":{"line":1,"column":437}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":425},"end":{"line":1,"column":467}}})) != null ? stack1 : "")
     + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":446},"end":{"line":1,"column":494}}})) != null ? stack1 : "")
-    + "</td><td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":503},"end":{"line":1,"column":549}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":476},"end":{"line":1,"column":524}}})) != null ? stack1 : "")
+    + "</td><td class=\"dur\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":545},"end":{"line":1,"column":591}}})) != null ? stack1 : "")
     + "</td><td class=\"instr\">"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":572},"end":{"line":1,"column":727}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":1,"column":614},"end":{"line":1,"column":769}}})) != null ? stack1 : "")
     + "</td></tr>\n";
 },"useData":true},
   "investigations": {"0":function(container,depth0,helpers,partials,data) {
@@ -1764,7 +1824,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ": <bdi>"
     + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":13,"column":73},"end":{"line":13,"column":89}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":97},"end":{"line":13,"column":187}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":97},"end":{"line":13,"column":202}}})) != null ? stack1 : "")
     + "</div>";
 },"8":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1774,8 +1834,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return " <span class=\"council\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":13,"column":150},"end":{"line":13,"column":164}} ), depth0))
+  return " <span class=\"council\">(<bdi translate=\"no\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":13,"column":165},"end":{"line":13,"column":179}} ), depth0))
     + "</bdi>)</span>";
 },"9":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1785,7 +1845,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":201},"end":{"line":13,"column":286}}})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":216},"end":{"line":13,"column":316}}})) != null ? stack1 : "");
 },"10":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -1794,8 +1854,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<div class=\"council\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":13,"column":251},"end":{"line":13,"column":265}} ), depth0))
+  return "<div class=\"council\"><bdi translate=\"no\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":13,"column":281},"end":{"line":13,"column":295}} ), depth0))
     + "</bdi></div>";
 },"11":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1818,8 +1878,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<header class=\"letterhead\">\n  <div class=\"hospital\">\n    <div class=\"hospital-name\"><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "name", {"start":{"line":3,"column":38},"end":{"line":3,"column":51}} ), depth0))
+  return "<header class=\"letterhead\">\n  <div class=\"hospital\">\n    <div class=\"hospital-name\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "name", {"start":{"line":3,"column":53},"end":{"line":3,"column":66}} ), depth0))
     + "</bdi></div>\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"hospital"),"address"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":93}}})) != null ? stack1 : "")
     + "\n    <div class=\"meta\"><span>"
@@ -1833,25 +1893,25 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(lookupProperty(depth0,"custom"),"letterheadLines"),{"name":"each","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":95}}})) != null ? stack1 : "")
     + "\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"custom"),"timings"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":101}}})) != null ? stack1 : "")
-    + "\n  </div>\n  <div class=\"doctor\">\n    <div class=\"doctor-name\"><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":10,"column":36},"end":{"line":10,"column":47}} ), depth0))
+    + "\n  </div>\n  <div class=\"doctor\">\n    <div class=\"doctor-name\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":10,"column":51},"end":{"line":10,"column":62}} ), depth0))
     + "</bdi></div>\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"qualification"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":11,"column":107}}})) != null ? stack1 : "")
     + "\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"specialty"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":4},"end":{"line":12,"column":95}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":293}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":323}}})) != null ? stack1 : "")
     + "\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":4},"end":{"line":14,"column":95}}})) != null ? stack1 : "")
     + "\n  </div>\n</header>\n";
 },"useData":true},
   "medication-row": {"0":function(container,depth0,helpers,partials,data) {
-    return " <span class=\"brand\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":3,"column":119},"end":{"line":3,"column":128}} ), depth0))
+    return " <span class=\"brand\">(<bdi translate=\"no\">"
+    + container.escapeExpression(container.lambda(container.strict(depth0, "brandName", {"start":{"line":3,"column":149},"end":{"line":3,"column":158}} ), depth0))
     + "</bdi>)</span>";
 },"1":function(container,depth0,helpers,partials,data) {
     return "<span class=\"form-route\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "particulars", {"start":{"line":3,"column":202},"end":{"line":3,"column":213}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "particulars", {"start":{"line":3,"column":232},"end":{"line":3,"column":243}} ), depth0))
     + "</bdi></span>";
 },"2":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1862,13 +1922,13 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<span class=\"instr-inline\" aria-hidden=\"true\"><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":3,"column":308},"end":{"line":3,"column":320}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructions", {"start":{"line":3,"column":338},"end":{"line":3,"column":350}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":328},"end":{"line":3,"column":429}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"instructionsAsWritten"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":358},"end":{"line":3,"column":459}}})) != null ? stack1 : "")
     + "</span>";
 },"3":function(container,depth0,helpers,partials,data) {
     return " <span class=\"note\">(<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":3,"column":385},"end":{"line":3,"column":406}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "instructionsAsWritten", {"start":{"line":3,"column":415},"end":{"line":3,"column":436}} ), depth0))
     + "</bdi>)</span>";
 },"4":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
@@ -1926,7 +1986,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "</bdi></span>";
 },"13":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":6,"column":35},"end":{"line":6,"column":43}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(depth0, "duration", {"start":{"line":6,"column":47},"end":{"line":6,"column":55}} ), depth0))
     + "</bdi>";
 },"14":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -1950,19 +2010,19 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<tr>\n        <td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":2,"column":26},"end":{"line":2,"column":32}} ), depth0))
-    + "</td>\n        <td class=\"drug\"><span class=\"generic\"><bdi>"
-    + alias3(alias2(alias1(depth0, "name", {"start":{"line":3,"column":54},"end":{"line":3,"column":58}} ), depth0))
+    + "</td>\n        <td class=\"drug\"><span class=\"generic\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(depth0, "name", {"start":{"line":3,"column":69},"end":{"line":3,"column":73}} ), depth0))
     + "</bdi></span>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":73},"end":{"line":3,"column":151}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"particulars"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":151},"end":{"line":3,"column":235}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":235},"end":{"line":3,"column":443}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"brandName"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":88},"end":{"line":3,"column":181}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"particulars"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":181},"end":{"line":3,"column":265}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":265},"end":{"line":3,"column":473}}})) != null ? stack1 : "")
     + "</td>\n        <td>"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"dosage"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":12},"end":{"line":4,"column":54}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"freq\">"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseGrid"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":25},"end":{"line":5,"column":339}}})) != null ? stack1 : "")
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"frequency"),{"name":"if","hash":{},"fn":container.program(12, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":339},"end":{"line":5,"column":418}}})) != null ? stack1 : "")
-    + "</td>\n        <td>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":12},"end":{"line":6,"column":58}}})) != null ? stack1 : "")
+    + "</td>\n        <td class=\"dur\">"
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"duration"),{"name":"if","hash":{},"fn":container.program(13, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":24},"end":{"line":6,"column":70}}})) != null ? stack1 : "")
     + "</td>\n        <td class=\"instr\">"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"instructions"),{"name":"if","hash":{},"fn":container.program(14, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":26},"end":{"line":7,"column":181}}})) != null ? stack1 : "")
     + "</td>\n</tr>\n";
@@ -1991,9 +2051,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + "</th></tr>\n    </thead>\n    <tbody>\n      "
     + ((stack1 = lookupProperty(helpers,"each").call(alias4,lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(3, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":6},"end":{"line":9,"column":149}}})) != null ? stack1 : "")
     + "\n    </tbody>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":18,"column":11}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"if","hash":{},"fn":container.program(6, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":25,"column":11}}})) != null ? stack1 : "")
     + "  </table>\n  "
-    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"unless","hash":{},"fn":container.program(8, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":20,"column":2},"end":{"line":20,"column":53}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias4,lookupProperty(depth0,"closingTail"),{"name":"unless","hash":{},"fn":container.program(9, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":27,"column":2},"end":{"line":27,"column":53}}})) != null ? stack1 : "")
     + "\n";
 },"1":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2038,7 +2098,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return ((stack1 = lookupProperty(helpers,"unless").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depths[1],"closingTail"),{"name":"unless","hash":{},"fn":container.program(4, data, 0, blockParams, depths),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":72},"end":{"line":9,"column":129}}})) != null ? stack1 : "");
 },"6":function(container,depth0,helpers,partials,data) {
-    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
@@ -2046,11 +2106,17 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "    <tbody class=\"closing-group\">\n      "
-    + ((stack1 = lookupProperty(helpers,"each").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":6},"end":{"line":15,"column":76}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"each").call(alias1,lookupProperty(depth0,"medications"),{"name":"each","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":17,"column":6},"end":{"line":17,"column":76}}})) != null ? stack1 : "")
     + "\n      <tr class=\"closing-row\"><td colspan=\"6\">"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"investigations"),depth0,{"name":"investigations","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"advice"),depth0,{"name":"advice","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"unless").call(alias1,lookupProperty(depth0,"footerEveryPage"),{"name":"unless","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":18,"column":78},"end":{"line":18,"column":128}}})) != null ? stack1 : "")
+    + "</td></tr>\n    </tbody>\n    <tfoot class=\"page-closing\">\n      <tr class=\"closing-row\"><td colspan=\"6\"><div class=\"closing page-foot\"><div class=\"closing-main\"><div class=\"closing-notes\">"
     + ((stack1 = container.invokePartial(lookupProperty(partials,"dose-legend"),depth0,{"name":"dose-legend","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + ((stack1 = container.invokePartial(lookupProperty(partials,"closing"),depth0,{"name":"closing","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
-    + "</td></tr>\n    </tbody>\n";
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"footerEveryPage"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":23,"column":147},"end":{"line":23,"column":189}}})) != null ? stack1 : "")
+    + "</div>"
+    + ((stack1 = container.invokePartial(lookupProperty(partials,"signature"),depth0,{"name":"signature","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "")
+    + "</div></div></td></tr>\n    </tfoot>\n";
 },"7":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -2059,7 +2125,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":15,"column":27},"end":{"line":15,"column":67}}})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(data,"last"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":17,"column":27},"end":{"line":17,"column":67}}})) != null ? stack1 : "");
 },"8":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -2068,8 +2134,17 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = container.invokePartial(lookupProperty(partials,"dose-legend"),depth0,{"name":"dose-legend","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"footer"),depth0,{"name":"footer","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
 },"9":function(container,depth0,helpers,partials,data) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return ((stack1 = container.invokePartial(lookupProperty(partials,"dose-legend"),depth0,{"name":"dose-legend","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
+},"10":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -2078,7 +2153,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "  <p class=\"empty\">"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noMedications", {"start":{"line":22,"column":21},"end":{"line":22,"column":41}} ), depth0))
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "noMedications", {"start":{"line":29,"column":21},"end":{"line":29,"column":41}} ), depth0))
     + "</p>\n";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data,blockParams,depths) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2091,7 +2166,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return "<section class=\"medications\">\n  <h2><span class=\"rx\" aria-hidden=\"true\">&#8478;</span> "
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "medications", {"start":{"line":2,"column":59},"end":{"line":2,"column":77}} ), depth0))
     + "</h2>\n"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(9, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":23,"column":9}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"medications"),{"name":"if","hash":{},"fn":container.program(0, data, 0, blockParams, depths),"inverse":container.program(10, data, 0, blockParams, depths),"data":data,"loc":{"start":{"line":3,"column":2},"end":{"line":30,"column":9}}})) != null ? stack1 : "")
     + "</section>\n";
 },"usePartial":true,"useData":true,"useDepths":true},
   "patient": {"0":function(container,depth0,helpers,partials,data) {
@@ -2104,8 +2179,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<div class=\"patient-name\"><dt>"
     + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patient", {"start":{"line":3,"column":56},"end":{"line":3,"column":70}} ), depth0))
-    + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "name", {"start":{"line":3,"column":88},"end":{"line":3,"column":100}} ), depth0))
+    + "</dt><dd><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "name", {"start":{"line":3,"column":103},"end":{"line":3,"column":115}} ), depth0))
     + "</bdi></dd></div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2116,9 +2191,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"patient-name blank\"><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patientNameBlank", {"start":{"line":3,"column":165},"end":{"line":3,"column":188}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patientNameBlank", {"start":{"line":3,"column":180},"end":{"line":3,"column":203}} ), depth0))
     + "</dt><dd><span class=\"write-line\" aria-label=\""
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patientNameBlank", {"start":{"line":3,"column":238},"end":{"line":3,"column":261}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "patientNameBlank", {"start":{"line":3,"column":253},"end":{"line":3,"column":276}} ), depth0))
     + "\">________________________________</span></dd></div>";
 },"2":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2134,18 +2209,14 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "ageSex", {"start":{"line":4,"column":68},"end":{"line":4,"column":82}} ), depth0))
     + "</bdi></dd></div>";
 },"3":function(container,depth0,helpers,partials,data) {
-    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "mobile", {"start":{"line":5,"column":37},"end":{"line":5,"column":50}} ), depth0))
-    + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "mobile", {"start":{"line":5,"column":68},"end":{"line":5,"column":82}} ), depth0))
-    + "</bdi></dd></div>";
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"patient"),"birthDateText"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":21},"end":{"line":6,"column":163}}})) != null ? stack1 : "");
 },"4":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -2154,10 +2225,10 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaAddress", {"start":{"line":6,"column":42},"end":{"line":6,"column":60}} ), depth0))
+  return "<div class=\"birth-date\"><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "dateOfBirth", {"start":{"line":6,"column":80},"end":{"line":6,"column":98}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaAddress", {"start":{"line":6,"column":78},"end":{"line":6,"column":97}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "birthDateText", {"start":{"line":6,"column":116},"end":{"line":6,"column":137}} ), depth0))
     + "</bdi></dd></div>";
 },"5":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2167,10 +2238,10 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaNumber", {"start":{"line":7,"column":41},"end":{"line":7,"column":58}} ), depth0))
-    + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaNumber", {"start":{"line":7,"column":76},"end":{"line":7,"column":94}} ), depth0))
+  return "<div class=\"guardian\"><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "guardian", {"start":{"line":7,"column":56},"end":{"line":7,"column":71}} ), depth0))
+    + "</dt><dd><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "guardian", {"start":{"line":7,"column":104},"end":{"line":7,"column":120}} ), depth0))
     + "</bdi></dd></div>";
 },"6":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2181,9 +2252,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "visitId", {"start":{"line":8,"column":31},"end":{"line":8,"column":45}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "mobile", {"start":{"line":8,"column":37},"end":{"line":8,"column":50}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "id", {"start":{"line":8,"column":63},"end":{"line":8,"column":71}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "mobile", {"start":{"line":8,"column":68},"end":{"line":8,"column":82}} ), depth0))
     + "</bdi></dd></div>";
 },"7":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2193,12 +2264,51 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return "<div class=\"wide\"><dt>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "address", {"start":{"line":9,"column":51},"end":{"line":9,"column":65}} ), depth0))
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaAddress", {"start":{"line":9,"column":42},"end":{"line":9,"column":60}} ), depth0))
     + "</dt><dd><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "address", {"start":{"line":9,"column":83},"end":{"line":9,"column":98}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaAddress", {"start":{"line":9,"column":78},"end":{"line":9,"column":97}} ), depth0))
     + "</bdi></dd></div>";
 },"8":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "abhaNumber", {"start":{"line":10,"column":41},"end":{"line":10,"column":58}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "abhaNumber", {"start":{"line":10,"column":76},"end":{"line":10,"column":94}} ), depth0))
+    + "</bdi></dd></div>";
+},"9":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "visitId", {"start":{"line":11,"column":31},"end":{"line":11,"column":45}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"visit"), "id", {"start":{"line":11,"column":63},"end":{"line":11,"column":71}} ), depth0))
+    + "</bdi></dd></div>";
+},"10":function(container,depth0,helpers,partials,data) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div class=\"wide\"><dt>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "address", {"start":{"line":12,"column":51},"end":{"line":12,"column":65}} ), depth0))
+    + "</dt><dd><bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"patient"), "address", {"start":{"line":12,"column":83},"end":{"line":12,"column":98}} ), depth0))
+    + "</bdi></dd></div>";
+},"11":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -2207,7 +2317,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return ((stack1 = container.invokePartial(lookupProperty(partials,"vitals"),depth0,{"name":"vitals","data":data,"helpers":helpers,"partials":partials,"decorators":container.decorators})) != null ? stack1 : "");
-},"9":function(container,depth0,helpers,partials,data) {
+},"12":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -2215,8 +2325,8 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"patient"),"height"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(10, data, 0),"data":data,"loc":{"start":{"line":11,"column":44},"end":{"line":11,"column":134}}})) != null ? stack1 : "");
-},"10":function(container,depth0,helpers,partials,data) {
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"patient"),"height"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.program(13, data, 0),"data":data,"loc":{"start":{"line":14,"column":44},"end":{"line":14,"column":134}}})) != null ? stack1 : "");
+},"13":function(container,depth0,helpers,partials,data) {
     var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -2224,7 +2334,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"patient"),"vitals"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":86},"end":{"line":11,"column":127}}})) != null ? stack1 : "");
+  return ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"patient"),"vitals"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":14,"column":86},"end":{"line":14,"column":127}}})) != null ? stack1 : "");
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var stack1, alias1=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -2236,52 +2346,62 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
   return "<section class=\"patient\" aria-label=\""
     + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"labels"), "patient", {"start":{"line":1,"column":39},"end":{"line":1,"column":53}} ), depth0))
     + "\">\n  <dl>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"name"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":3,"column":4},"end":{"line":3,"column":322}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"name"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":3,"column":4},"end":{"line":3,"column":337}}})) != null ? stack1 : "")
     + "\n    "
     + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"ageSex"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":4,"column":4},"end":{"line":4,"column":108}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"mobile"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":5,"column":4},"end":{"line":5,"column":108}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(depth0,"withBirth"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":170}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"abhaAddress"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":123}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"guardian"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":146}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"abhaNumber"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":120}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"mobile"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":4},"end":{"line":8,"column":108}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"visit"),"id"),{"name":"if","hash":{},"fn":container.program(6, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":4},"end":{"line":8,"column":97}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"abhaAddress"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":4},"end":{"line":9,"column":123}}})) != null ? stack1 : "")
     + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"address"),{"name":"if","hash":{},"fn":container.program(7, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":9,"column":4},"end":{"line":9,"column":124}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"abhaNumber"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":10,"column":4},"end":{"line":10,"column":120}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"visit"),"id"),{"name":"if","hash":{},"fn":container.program(9, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":11,"column":97}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"address"),{"name":"if","hash":{},"fn":container.program(10, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":4},"end":{"line":12,"column":124}}})) != null ? stack1 : "")
     + "\n  </dl>\n  "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"weight"),{"name":"if","hash":{},"fn":container.program(8, data, 0),"inverse":container.program(9, data, 0),"data":data,"loc":{"start":{"line":11,"column":2},"end":{"line":11,"column":141}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias1,lookupProperty(lookupProperty(depth0,"patient"),"weight"),{"name":"if","hash":{},"fn":container.program(11, data, 0),"inverse":container.program(12, data, 0),"data":data,"loc":{"start":{"line":14,"column":2},"end":{"line":14,"column":141}}})) != null ? stack1 : "")
     + "\n</section>\n";
 },"usePartial":true,"useData":true},
   "records-styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
-    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: 0.8em; color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note .l2 { display: inline; font-size: inherit; }\n.rec-note .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.vaccine .rec-note { font-weight: 400; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\nhtml.page-a5 .vax-table th.dose { width: 13%; }\nhtml.page-a5 .vax-table th.lot { width: 15%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 12%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 14%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n/* The total and the balance due print together, never split over two pages. */\n.bill-total tbody { break-inside: avoid; page-break-inside: avoid; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: 0.8em; color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
+    return "/* The record templates (discharge summary, immunisation certificate, health check, bill): what styles.hbs does not have. */\n.rec-facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(52mm, 1fr)); gap: 1.5mm 6mm; margin: 0; }\nhtml.page-a5 .rec-facts { grid-template-columns: repeat(auto-fill, minmax(40mm, 1fr)); }\n.rec-facts dt { font-size: max(7pt, 0.8em); color: var(--muted); }\n.rec-facts dd { margin: 0; font-weight: 600; }\n.rec-text { margin: 0; white-space: pre-line; }\n.rec-list { margin: 0; padding-left: 5mm; }\n.rec-list li { margin: 0.3mm 0; break-inside: avoid; }\n.rec-list .l2 { display: inline; }\n.rec-list .l2::before { content: \" / \"; }\n.rec-note .l2 { display: inline; font-size: inherit; }\n.rec-note .l2::before { content: \" / \"; }\n.rec-note { color: var(--muted); font-size: 0.92em; }\n.rec-statement { margin: 0 0 2mm; font-style: italic; }\n.rec-table td.strong, .rec-table td.vaccine { font-weight: 700; }\n.rec-table td.vaccine .rec-note { font-weight: 400; }\n.rec-table td.amount, .rec-table th.amount { text-align: right; white-space: nowrap; }\n.rec-table th.amount .l2 { text-align: right; }\n.rec-table td.due { font-weight: 700; color: var(--accent); }\n.vax-table th.dose { width: 11%; }\n.vax-table th.when { width: 17%; }\n.vax-table th.lot { width: 14%; }\n.vax-table th.due { width: 16%; }\nhtml.page-a5 .vax-table th.dose { width: 13%; }\nhtml.page-a5 .vax-table th.lot { width: 15%; }\n.vitals-grid { gap: 2mm 4mm; }\n.vitals-grid > div { border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 2.5mm; break-inside: avoid; }\n.vitals-grid dd.reading { font-size: 1.25em; font-weight: 700; }\n.vitals-grid dd.rec-note { font-weight: 400; }\n.bill-table th.item { width: auto; }\n.bill-table th.qty { width: 9%; text-align: right; }\n.bill-table td.qty { text-align: right; }\n.bill-table th.amount { width: 13%; }\n.bill-table tfoot td { border-top: 1.5px solid var(--rule); border-bottom: 0; font-weight: 700; background: none; }\n.bill-table tfoot td.label { text-align: right; }\n/* The item (a name: never hyphenated) keeps a third of the row beside the HSN/SAC and amount columns. */\n.bill-table th.hsn { width: 10%; }\n.bill-total td.words { text-align: right; font-weight: 400; font-style: italic; }\n/* The total and the balance due print together, never split over two pages. */\n.bill-total tbody { break-inside: avoid; page-break-inside: avoid; }\n.bill-meta { display: flex; flex-wrap: wrap; gap: 1mm 8mm; margin: 0 0 2mm; }\n.bill-meta dt { font-size: max(7pt, 0.8em); color: var(--muted); }\n.bill-meta dd { margin: 0; font-weight: 600; }\n.receipt-box { border: 1.5px solid var(--accent); border-radius: 1.5mm; padding: 2mm 3mm; break-inside: avoid; }\n.receipt-box h2 { margin-bottom: 1mm; }\n.receipt-box .paid { font-size: 1.3em; font-weight: 700; }\n.balance { color: #8a1c1c; font-weight: 700; }\nhtml.page-a5 .rec-table th, html.page-a5 .rec-table td { padding: 1mm 0.8mm; }\n";
 },"useData":true},
   "signature": {"0":function(container,depth0,helpers,partials,data) {
-    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div><bdi>"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "qualification", {"start":{"line":6,"column":44},"end":{"line":6,"column":64}} ), depth0))
-    + "</bdi></div>";
+  return "    <div class=\"sign-line\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "authorisedSignatory", {"start":{"line":6,"column":29},"end":{"line":6,"column":55}} ), depth0))
+    + "</div>\n    <div class=\"sign-name\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"hospital"), "name", {"start":{"line":7,"column":49},"end":{"line":7,"column":62}} ), depth0))
+    + "</bdi></div>\n";
 },"1":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<div>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "licNumber", {"start":{"line":7,"column":35},"end":{"line":7,"column":51}} ), depth0))
-    + ": <bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":7,"column":62},"end":{"line":7,"column":78}} ), depth0))
-    + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":86},"end":{"line":7,"column":147}}})) != null ? stack1 : "")
-    + "</div>";
+  return "    <div class=\"sign-line\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "signature", {"start":{"line":9,"column":29},"end":{"line":9,"column":45}} ), depth0))
+    + "</div>\n    <div class=\"sign-name\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":10,"column":49},"end":{"line":10,"column":60}} ), depth0))
+    + "</bdi></div>\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"qualification"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":11,"column":4},"end":{"line":11,"column":85}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":4},"end":{"line":12,"column":175}}})) != null ? stack1 : "")
+    + "\n    "
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(5, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":13,"column":4},"end":{"line":13,"column":102}}})) != null ? stack1 : "")
+    + "\n";
 },"2":function(container,depth0,helpers,partials,data) {
     var lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
@@ -2290,10 +2410,36 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
         return undefined
     };
 
-  return " (<bdi>"
-    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":7,"column":117},"end":{"line":7,"column":131}} ), depth0))
-    + "</bdi>)";
+  return "<div><bdi>"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "qualification", {"start":{"line":11,"column":44},"end":{"line":11,"column":64}} ), depth0))
+    + "</bdi></div>";
 },"3":function(container,depth0,helpers,partials,data) {
+    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return "<div>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "licNumber", {"start":{"line":12,"column":35},"end":{"line":12,"column":51}} ), depth0))
+    + ": <bdi>"
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "licNumber", {"start":{"line":12,"column":62},"end":{"line":12,"column":78}} ), depth0))
+    + "</bdi>"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(lookupProperty(depth0,"doctor"),"council"),{"name":"if","hash":{},"fn":container.program(4, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":12,"column":86},"end":{"line":12,"column":162}}})) != null ? stack1 : "")
+    + "</div>";
+},"4":function(container,depth0,helpers,partials,data) {
+    var lookupProperty = container.lookupProperty || function(parent, propertyName) {
+        if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
+          return parent[propertyName];
+        }
+        return undefined
+    };
+
+  return " (<bdi translate=\"no\">"
+    + container.escapeExpression(container.lambda(container.strict(lookupProperty(depth0,"doctor"), "council", {"start":{"line":12,"column":132},"end":{"line":12,"column":146}} ), depth0))
+    + "</bdi>)";
+},"5":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
@@ -2302,29 +2448,21 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"sign-hpid\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "hpId", {"start":{"line":8,"column":48},"end":{"line":8,"column":59}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "hpId", {"start":{"line":13,"column":48},"end":{"line":13,"column":59}} ), depth0))
     + ": <bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":8,"column":70},"end":{"line":8,"column":81}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "hpId", {"start":{"line":13,"column":70},"end":{"line":13,"column":81}} ), depth0))
     + "</bdi></div>";
 },"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
-    var stack1, alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, alias4=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
+    var stack1, lookupProperty = container.lookupProperty || function(parent, propertyName) {
         if (Object.prototype.hasOwnProperty.call(parent, propertyName)) {
           return parent[propertyName];
         }
         return undefined
     };
 
-  return "<section class=\"signature\">\n  <div class=\"sign-box\">\n    <div class=\"sign-space\"></div>\n    <div class=\"sign-line\">"
-    + alias3(alias2(alias1(lookupProperty(depth0,"labels"), "signature", {"start":{"line":4,"column":29},"end":{"line":4,"column":45}} ), depth0))
-    + "</div>\n    <div class=\"sign-name\"><bdi>"
-    + alias3(alias2(alias1(lookupProperty(depth0,"doctor"), "name", {"start":{"line":5,"column":34},"end":{"line":5,"column":45}} ), depth0))
-    + "</bdi></div>\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"qualification"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":6,"column":4},"end":{"line":6,"column":85}}})) != null ? stack1 : "")
-    + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"licNumber"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":7,"column":4},"end":{"line":7,"column":160}}})) != null ? stack1 : "")
-    + "\n    "
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(lookupProperty(depth0,"doctor"),"hpId"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":8,"column":4},"end":{"line":8,"column":102}}})) != null ? stack1 : "")
-    + "\n  </div>\n</section>\n";
+  return "<section class=\"signature\">\n  <div class=\"sign-box\">\n    <div class=\"sign-space\"></div>\n"
+    + ((stack1 = lookupProperty(helpers,"if").call(depth0 != null ? depth0 : (container.nullContext || {}),lookupProperty(depth0,"authorised"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.program(1, data, 0),"data":data,"loc":{"start":{"line":5,"column":4},"end":{"line":14,"column":11}}})) != null ? stack1 : "")
+    + "  </div>\n</section>\n";
 },"useData":true},
   "styles": {"compiler":[8,">= 4.3.0"],"main":function(container,depth0,helpers,partials,data) {
     var alias1=container.escapeExpression, alias2=depth0 != null ? depth0 : (container.nullContext || {}), lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2340,7 +2478,7 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"identity"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":6,"column":26},"end":{"line":6,"column":54}}}))
     + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; }\n  @bottom-right { content: "
     + alias1(lookupProperty(helpers,"cssContent").call(alias2,lookupProperty(lookupProperty(depth0,"page"),"number"),{"name":"cssContent","hash":{},"data":data,"loc":{"start":{"line":7,"column":27},"end":{"line":7,"column":53}}}))
-    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\nhtml.page-a5 { font-size: 7.9pt; }\n/* Bilingual: every label and generated text has a second line, so the type on A4 is a little smaller to keep a typical\n   visit on one page (A5 keeps its size: a bilingual A5 prescription takes two pages even at 7.4 pt). */\nhtml.page-a4.bilingual { font-size: 9.4pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: 0.92em; line-height: 1.25; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2, .record .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before, .record .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: 0.95em; }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n/* In print the page box is the sheet: no width or padding of its own (an A5 sheet 148 mm wide in a 134 mm page box\n   made Chromium shrink the whole page to 90%, inside a second margin). */\n@media print {\n  .sheet, html.page-a5 .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: 0.78em; color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: 0.92em; }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: 0.82em; text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: 0.9em; }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: 0.75em; }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 27%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 22%; }\n.med-table th.dur { width: 11%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd + dt::before { content: \" · \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n/* A grid: Chromium 156 splits a plain block holding a flex row despite break-inside: avoid, but keeps a grid whole. */\n.closing { display: grid; break-inside: avoid; page-break-inside: avoid; }\n/* Chromium 156 still splits a grid holding a flex row now and then; an inline-block is one piece (monolithic). Only for a\n   short closing: a monolithic block taller than a page is sliced through its lines. */\n.closing.whole { display: inline-block; width: 100%; vertical-align: top; }\n.closing.bare { break-before: avoid; page-break-before: avoid; }\n/* A closing with neither advice nor follow-up keeps with what precedes it, which an inline-block cannot: it is built of\n   plain blocks only (no flex row, no grid), which Chromium 156 keeps whole under break-inside: avoid. */\n.closing.bare, .closing.bare .closing-main, .closing.bare .signature { display: block; }\n.closing.bare .sign-box { margin-left: auto; }\n.closing.bare .doc-footer { display: flow-root; }\n.closing.bare .qr { float: right; margin-left: 5mm; }\n.closing-main { display: flex; align-items: flex-end; gap: 5mm; }\n.closing-notes { flex: 1 1 auto; min-width: 0; }\n.closing-notes > section:first-child { margin-top: 2mm; }\n.closing-main .signature { flex: none; }\n/* When nothing but the signature follows a table (medicines, tests, vaccines, the bill's totals), its last row and the\n   closing (always bare there) share one table section that a page never splits: Chromium does not keep a block with\n   the table row before it. */\ntbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\ntbody tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; font-size: 0.88em; color: var(--muted); }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: 0.85em; line-height: 1.1; color: var(--muted); font-weight: 700; white-space: nowrap; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-size: 0.85em; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: 0.8em; color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\n/* A column of no width rather than none: a closing row spanning all six columns then spans the page. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { width: 0; padding: 0; border-left: 0; border-right: 0; font-size: 0; visibility: hidden; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 31mm; }\nhtml.page-a5 .med-table th.dur { width: 18mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n/* As wide as its longest line (the registration with the council), within limits, so that line seldom wraps. */\n.sign-box { width: fit-content; min-width: 70mm; max-width: 92mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { min-width: 64mm; max-width: 84mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: 0.88em; }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 2mm; padding-top: 1.5mm; border-top: 1px solid var(--rule); font-size: 0.8em; color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n/* 18 mm: a document URL's code (version 4 or 5) has modules of about half a millimetre, which a phone reads from a print. */\n.qr { flex: none; width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n";
+    + "; font: 7.5pt \"Noto Sans\", \"Noto Sans Devanagari\", Arial, sans-serif; color: #4a4a4a; vertical-align: top; padding-top: 2mm; white-space: nowrap; }\n}\n@page a4 { size: A4 portrait; margin: 10mm 11mm 12mm; }\n@page a5 { size: A5 portrait; margin: 7mm 7mm 10mm; }\nhtml.page-a4 body { page: a4; }\nhtml.page-a5 body { page: a5; }\n:root { --ink: #111; --muted: #4a4a4a; --rule: #8a8a8a; --light: #d6d6d6; --accent: #1d4f73; --band: #eef3f7; }\n* { box-sizing: border-box; }\nhtml { font-size: 10pt; }\n/* Readable by an older patient: on A5 the dosing text (medicine, dose, frequency, duration, instructions) is 8.5 pt and\n   nothing prints under 7 pt (the small labels say max(7pt, …)); on A4 the dosing text is 9.5 pt or more. */\nhtml.page-a5 { font-size: 8.5pt; }\n/* Bilingual: every label and generated text has a second line, so the type on A4 is a little smaller (not the dosing\n   text: 9.5 pt) to keep a typical visit on one page. */\nhtml.page-a4.bilingual { font-size: 9.5pt; }\nbody {\n  margin: 0;\n  color: var(--ink);\n  /* Latin first, then a Noto font (Debian: fonts-noto-core) and a Windows font for every Indian script, so any data prints. */\n  font-family: \"Noto Sans\", \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans Devanagari\", \"Noto Sans Bengali\", \"Noto Sans Tamil\", \"Noto Sans Telugu\", \"Noto Sans Kannada\", \"Noto Sans Gujarati\", \"Noto Sans Malayalam\", \"Noto Sans Oriya\", \"Noto Sans Gurmukhi\", \"Nirmala UI\", Mangal, Vrinda, Latha, Gautami, Tunga, Shruti, Kartika, Kalinga, Raavi, \"Lohit Devanagari\", sans-serif;\n  line-height: 1.35;\n  -webkit-print-color-adjust: exact;\n  print-color-adjust: exact;\n}\n/* A document in an Indian language puts its script's font first (its digits and punctuation match) and leaves room for matras. */\nhtml:not([lang=\"en\"]) body { line-height: 1.45; }\nhtml[lang=\"hi\"] body, html[lang=\"mr\"] body { font-family: \"Noto Sans Devanagari\", \"Nirmala UI\", Mangal, \"Lohit Devanagari\", \"Noto Sans\", \"Segoe UI\", Arial, sans-serif; }\nhtml[lang=\"bn\"] body { font-family: \"Noto Sans Bengali\", \"Nirmala UI\", Vrinda, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ta\"] body { font-family: \"Noto Sans Tamil\", \"Nirmala UI\", Latha, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"te\"] body { font-family: \"Noto Sans Telugu\", \"Nirmala UI\", Gautami, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"kn\"] body { font-family: \"Noto Sans Kannada\", \"Nirmala UI\", Tunga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"gu\"] body { font-family: \"Noto Sans Gujarati\", \"Nirmala UI\", Shruti, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"ml\"] body { font-family: \"Noto Sans Malayalam\", \"Nirmala UI\", Kartika, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"or\"] body { font-family: \"Noto Sans Oriya\", \"Nirmala UI\", Kalinga, \"Noto Sans\", Arial, sans-serif; }\nhtml[lang=\"pa\"] body { font-family: \"Noto Sans Gurmukhi\", \"Nirmala UI\", Raavi, \"Noto Sans\", Arial, sans-serif; }\n/* Bilingual documents: the second language under the first in headings, table headers, field names and table cells, after it (with \" / \") inline. */\n.l2 { display: block; font-weight: 400; font-size: max(7pt, 0.92em); line-height: 1.25; text-transform: none; letter-spacing: 0; }\n.l2:lang(en) { text-transform: inherit; }\n.letterhead .l2, .title-row .date .l2, .sign-box div .l2, .doc-footer .l2, li .l2, .status .l2, .icd .l2, .record .l2 { display: inline; font-size: inherit; }\n.letterhead .l2::before, .title-row .date .l2::before, .sign-box div .l2::before, .doc-footer .l2::before, li .l2::before, .status .l2::before, .icd .l2::before, .record .l2::before { content: \" / \"; }\nhtml .letterhead .meta span .l1::after, html .letterhead .meta span .l2::after { content: none; }\n.sign-box .sign-line .l2 { display: block; }\n.sign-box .sign-line .l2::before { content: none; }\nth .l2 { font-size: max(7pt, 0.95em); }\nh1 .l2 { font-size: 0.8em; font-weight: 600; }\n.sheet { width: 210mm; margin: 0 auto; padding: 10mm 11mm; background: #fff; }\nhtml.page-a5 .sheet { width: 148mm; padding: 7mm; }\n@media screen {\n  body { background: #dcdcdc; }\n  .sheet { margin: 6mm auto; min-height: 297mm; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.3); }\n  html.page-a5 .sheet { min-height: 210mm; }\n}\n/* In print the page box is the sheet: no width or padding of its own (an A5 sheet 148 mm wide in a 134 mm page box\n   made Chromium shrink the whole page to 90%, inside a second margin). */\n@media print {\n  .sheet, html.page-a5 .sheet { width: auto; margin: 0; padding: 0; min-height: 0; box-shadow: none; }\n}\n/* Words break at the soft hyphens the renderer puts in by language; only what has none (an identifier, a URL) may still break anywhere. */\np, dd, td, th, li, div, span { overflow-wrap: anywhere; hyphens: manual; }\n/* A name (drug, hospital, doctor, council, patient: translate=\"no\") is never hyphenated: the renderer puts no soft hyphen\n   in it, and the browser adds none. */\n[translate=\"no\"] { hyphens: none; }\nh1, h2 { margin: 0; font-weight: 700; }\nh2 { font-size: 1em; text-transform: uppercase; letter-spacing: 0.04em; color: var(--accent); margin: 0 0 1.2mm; break-after: avoid; }\nhtml:not([lang=\"en\"]) h2 { text-transform: none; letter-spacing: 0; }\nsection { margin: 0 0 3mm; }\nhtml.page-a5 section { margin-bottom: 1.5mm; }\nhtml.page-a5 body { line-height: 1.3; }\nhtml.page-a5 .signature { margin-top: 1mm; }\nhtml.page-a5 .doc-footer { margin-top: 1mm; padding-top: 1mm; }\n.letterhead { display: flex; justify-content: space-between; align-items: flex-end; gap: 6mm; padding-bottom: 2mm; border-bottom: 2px solid var(--accent); }\n.hospital-name { font-size: 1.6em; font-weight: 700; color: var(--accent); line-height: 1.15; }\nhtml.page-a5 .hospital-name { font-size: 1.45em; }\n.letterhead .address, .letterhead .custom-line { color: var(--muted); font-size: 0.9em; }\n.letterhead .meta { margin-top: 0.5mm; color: var(--muted); font-size: 0.9em; }\n.letterhead .meta span { display: inline-block; max-width: 100%; }\n.letterhead .meta span:not(:last-child)::after { content: \"·\"; margin: 0 0.5em; }\n.letterhead .doctor { flex: 0 0 auto; text-align: right; font-size: 0.92em; color: var(--muted); max-width: 48%; }\n.letterhead .doctor .id { white-space: nowrap; }\n.letterhead .doctor .id .council { white-space: normal; }\n/* A registration number or HPR id may be 128 characters: the value wraps anywhere, its label stays on one line. */\n.letterhead .doctor .id bdi { white-space: normal; overflow-wrap: anywhere; }\n.doctor-name { font-size: 1.15em; font-weight: 700; color: var(--ink); }\n.letterhead .qualification { color: var(--ink); font-weight: 600; }\n.title-row { display: flex; justify-content: space-between; align-items: baseline; margin: 2mm 0 1.5mm; }\nhtml.page-a5 .title-row { margin: 1.5mm 0 1mm; }\n.title-row h1 { font-size: 1.35em; letter-spacing: 0.02em; }\n.title-row .date { font-weight: 600; white-space: nowrap; }\n.patient { background: var(--band); border: 1px solid var(--light); border-radius: 1.5mm; padding: 1.5mm 3mm; }\nhtml.page-a5 .patient { padding: 1.2mm 2mm; }\n.patient dl { display: flex; flex-wrap: wrap; gap: 1mm 6mm; margin: 0; }\n.patient dl > div.wide { flex-basis: 100%; }\n.patient .vitals { margin: 0.8mm 0 0; padding-top: 0.6mm; border-top: 1px dashed var(--light); font-size: 0.92em; }\n.patient .vitals > span { display: inline-block; margin-right: 4mm; font-weight: 600; }\n.patient .vitals .k { font-weight: 400; color: var(--muted); }\n.patient .blank dt { font-size: 1em; text-transform: none; letter-spacing: 0; color: var(--ink); font-weight: 600; }\n.patient .write-line { display: inline-block; min-width: 60mm; color: var(--ink); letter-spacing: 0; font-weight: 400; }\n.patient dl > div { min-width: 18mm; max-width: 100%; }\n.patient dt { font-size: max(7pt, 0.78em); color: var(--muted); text-transform: uppercase; letter-spacing: 0.03em; }\nhtml:not([lang=\"en\"]) .patient dt { text-transform: none; letter-spacing: 0; }\n.patient dd { margin: 0; font-weight: 600; }\n.diagnosis-list, .test-list { margin: 0; padding-left: 6mm; }\n.diagnosis-list li, .test-list li { margin: 0.4mm 0; break-inside: avoid; }\n.dx-name { font-weight: 600; }\n.icd, .mono { font-family: \"Noto Sans Mono\", \"DejaVu Sans Mono\", Consolas, monospace; font-size: max(7pt, 0.92em); }\n.icd { color: var(--accent); }\n.status, .note { color: var(--muted); }\n.rx { font-family: \"DejaVu Serif\", \"Noto Serif\", Georgia, serif; font-size: 1.5em; line-height: 1; text-transform: none; vertical-align: -0.1em; }\ntable { width: 100%; border-collapse: collapse; table-layout: fixed; }\nthead { display: table-header-group; }\ntr { break-inside: avoid; page-break-inside: avoid; }\nth { text-align: left; font-size: max(7pt, 0.82em); text-transform: uppercase; letter-spacing: 0.03em; color: var(--muted); border-bottom: 1.5px solid var(--rule); padding: 1.2mm 1.5mm; vertical-align: bottom; }\nhtml:not([lang=\"en\"]) th { text-transform: none; letter-spacing: 0; font-size: max(7pt, 0.9em); }\ntd { border-bottom: 1px solid var(--light); padding: 1.2mm 1.5mm; vertical-align: top; }\nhtml.page-a5 th, html.page-a5 td { padding: 0.8mm 1mm; }\ntbody tr:nth-child(even) td { background: #f8f9fa; }\n.num { width: 9mm; text-align: right; white-space: nowrap; }\nth.num { letter-spacing: 0; }\nhtml:not([lang=\"en\"]) th.num { font-size: max(7pt, 0.75em); }\nhtml.page-a5 .num { width: 7mm; }\ntd.num { color: var(--muted); }\n.med-table col.drug, .med-table th.drug { width: 26%; }\n.med-table th.dose { width: 13%; }\n.med-table th.freq { width: 21%; }\n/* Wide enough for a duration on one line in every language (\"30 நாட்கள்\", \"3 മാസം\"). */\n.med-table th.dur { width: 13%; }\ntd.test { font-weight: 700; }\ntd.drug { font-weight: 400; }\n.test-table th.check { width: 19%; text-align: center; }\n.test-table td.check { text-align: center; }\n.box { display: inline-block; width: 4mm; height: 4mm; border: 1.2px solid var(--ink); border-radius: 0.6mm; }\n.dx-table th.icd-col { width: 18%; }\n.dx-table th.status-col { width: 18%; }\n.empty { color: var(--muted); font-style: italic; margin: 0; }\n.prewrap { white-space: pre-line; margin: 0; }\n.record dl { display: flex; flex-direction: column; gap: 0.5mm; margin: 0; }\n.record dt { display: inline; color: var(--muted); }\n.record dt::after { content: \": \"; }\n.record dd + dt::before { content: \" · \"; }\n.record dd { display: inline; margin: 0; font-weight: 600; }\n/* The signature never stands alone on a page: it keeps with what comes before it (the last rows, the advice). */\n.signature { display: flex; justify-content: flex-end; margin-top: 3mm; break-inside: avoid; break-before: avoid; page-break-before: avoid; }\n.advice, .follow-up { break-inside: avoid; }\n/* A grid: Chromium 156 splits a plain block holding a flex row despite break-inside: avoid, but keeps a grid whole. */\n.closing { display: grid; break-inside: avoid; page-break-inside: avoid; }\n/* Chromium 156 still splits a grid holding a flex row now and then; an inline-block is one piece (monolithic). Only for a\n   short closing: a monolithic block taller than a page is sliced through its lines. */\n.closing.whole { display: inline-block; width: 100%; vertical-align: top; }\n.closing.bare { break-before: avoid; page-break-before: avoid; }\n/* A closing with neither advice nor follow-up keeps with what precedes it, which an inline-block cannot: it is built of\n   plain blocks only (no flex row, no grid), which Chromium 156 keeps whole under break-inside: avoid. */\n.closing.bare, .closing.bare .closing-main, .closing.bare .signature { display: block; }\n.closing.bare .sign-box { margin-left: auto; }\n.closing.bare .doc-footer { display: flow-root; }\n.closing.bare .qr { float: right; margin-left: 5mm; }\n.closing-main { display: flex; align-items: flex-end; gap: 5mm; }\n.closing-notes { flex: 1 1 auto; min-width: 0; }\n.closing-notes > section:first-child { margin-top: 2mm; }\n.closing-main .signature { flex: none; }\n/* When nothing but the signature follows a table (medicines, tests, vaccines, the bill's totals), its last row and the\n   closing (always bare there) share one table section that a page never splits: Chromium does not keep a block with\n   the table row before it. */\ntbody.closing-group { break-inside: avoid; page-break-inside: avoid; }\ntbody tr.closing-row > td { padding: 0; border: 0; background: none; }\n.drug .generic { font-weight: 700; }\n.drug .brand { font-weight: 400; color: var(--muted); }\n.drug .strength { font-weight: 600; }\n.drug .form-route { display: block; font-weight: 400; color: var(--muted); }\n/* The dosing text is the cell's size, second language included. */\n.med-table td .l2 { font-size: inherit; }\n.dose-grid { display: flex; gap: 0.8mm; margin-bottom: 0.6mm; }\n.dose-grid .slot { display: flex; flex-direction: column; align-items: center; width: 5.2mm; }\n.dose-grid .slot-name { font-size: max(7pt, 0.85em); line-height: 1.1; color: var(--muted); font-weight: 700; white-space: nowrap; }\n.dose-grid.head { margin: 0.4mm 0 0; }\n.dose-grid .slot-box { display: block; width: 5.2mm; height: 4.2mm; line-height: 4.2mm; text-align: center; border: 1px solid var(--rule); border-radius: 0.8mm; font-weight: 700; }\n.dose-grid .slot.on .slot-box { background: var(--accent); border-color: var(--accent); color: #fff; }\n.freq-text { display: block; }\n.dose-legend { margin: 0.8mm 0 0; font-size: max(7pt, 0.8em); color: var(--muted); break-before: avoid; page-break-before: avoid; }\n.dose-legend > span:not(:last-child)::after { content: \" · \"; }\n.dose-legend .l2 { display: inline; font-size: inherit; }\n.dose-legend .l2::before { content: \"/\"; }\n/* A5: each medicine keeps one row; its instructions move under the name (a copy printed only on A5) to leave room for\n   the other columns. The rows stay table rows, so the header repeats and a page can break between any two of them. */\n/* A column of no width rather than none: a closing row spanning all six columns then spans the page. */\nhtml.page-a5 .med-table th.instr, html.page-a5 .med-table td.instr { width: 0; padding: 0; border-left: 0; border-right: 0; font-size: 0; visibility: hidden; }\nhtml.page-a5 .med-table th { letter-spacing: 0; }\nhtml.page-a5 .med-table th.dose { width: 19mm; }\nhtml.page-a5 .med-table th.freq { width: 29mm; }\nhtml.page-a5 .med-table th.dur { width: 22mm; }\nhtml.page-a5 .med-table th.drug { width: auto; }\n.instr-inline { display: none; }\nhtml.page-a5 .instr-inline { display: block; font-style: italic; font-weight: 400; }\n/* As wide as its longest line (the registration with the council), within limits, so that line seldom wraps. */\n.sign-box { width: fit-content; min-width: 70mm; max-width: 92mm; text-align: center; font-size: 0.92em; }\nhtml.page-a5 .sign-box { min-width: 64mm; max-width: 84mm; }\n/* A5: the HPR id is on the letterhead; the signature keeps name, qualification and registration. */\nhtml.page-a5 .sign-hpid { display: none; }\n.sign-space { height: 12mm; }\nhtml.page-a5 .sign-space { height: 7mm; }\n.sign-line { border-top: 1px solid var(--ink); padding-top: 1mm; color: var(--muted); font-size: max(7pt, 0.88em); }\n.sign-name { font-weight: 700; }\n.doc-footer { display: flex; justify-content: space-between; align-items: flex-end; gap: 5mm; margin-top: 2mm; padding-top: 1.5mm; border-top: 1px solid var(--rule); font-size: max(7pt, 0.8em); color: var(--muted); break-inside: avoid; }\n.doc-footer a { color: var(--accent); text-decoration: none; }\n.doc-url { word-break: break-all; }\n/* 18 mm: a document URL's code (version 4 or 5) has modules of about half a millimetre, which a phone reads from a print. */\n.qr { flex: none; width: 18mm; height: 18mm; }\n.qr svg { display: block; width: 100%; height: 100%; }\n/* The medicine table's footer (signature, record reference): repeated at the foot of every page the table reaches. */\ntfoot.page-closing { display: table-footer-group; break-inside: avoid; page-break-inside: avoid; }\ntfoot.page-closing .closing { display: block; margin-top: 1mm; }\ntfoot.page-closing .doc-footer { margin-top: 1mm; }\n.closing-row .investigations, .closing-row .advice { margin-top: 1.5mm; }\n/* A5: the advice and the follow-up after the last medicine each begin on their heading's line (it keeps a typical visit\n   with advice on one page at 8.5 pt). */\nhtml.page-a5 .closing-row .advice > h2, html.page-a5 .closing-row .follow-up > h2 { display: inline; margin-right: 2mm; }\nhtml.page-a5 .closing-row .advice > p, html.page-a5 .closing-row .follow-up > p { display: inline; }\nhtml.page-a5 .closing-row .investigations, html.page-a5 .closing-row .advice { margin-top: 1mm; }\nhtml.page-a5 .closing-row section { margin-bottom: 0.8mm; }\n";
 },"useData":true},
   "test-row": {"0":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
@@ -2400,9 +2538,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "manufacturer", {"start":{"line":3,"column":88},"end":{"line":3,"column":113}} ), depth0))
-    + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":3,"column":124},"end":{"line":3,"column":136}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "manufacturer", {"start":{"line":3,"column":103},"end":{"line":3,"column":128}} ), depth0))
+    + ": <bdi translate=\"no\">"
+    + alias3(alias2(alias1(depth0, "manufacturer", {"start":{"line":3,"column":154},"end":{"line":3,"column":166}} ), depth0))
     + "</bdi></div>";
 },"1":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2413,9 +2551,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "site", {"start":{"line":3,"column":193},"end":{"line":3,"column":210}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "site", {"start":{"line":3,"column":223},"end":{"line":3,"column":240}} ), depth0))
     + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "site", {"start":{"line":3,"column":221},"end":{"line":3,"column":225}} ), depth0))
+    + alias3(alias2(alias1(depth0, "site", {"start":{"line":3,"column":251},"end":{"line":3,"column":255}} ), depth0))
     + "</bdi></div>";
 },"2":function(container,depth0,helpers,partials,data) {
     var alias1=container.strict, alias2=container.lambda, alias3=container.escapeExpression, lookupProperty = container.lookupProperty || function(parent, propertyName) {
@@ -2426,9 +2564,9 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
     };
 
   return "<div class=\"rec-note\">"
-    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "route", {"start":{"line":3,"column":283},"end":{"line":3,"column":301}} ), depth0))
+    + alias3(alias2(alias1(lookupProperty(lookupProperty(data,"root"),"labels"), "route", {"start":{"line":3,"column":313},"end":{"line":3,"column":331}} ), depth0))
     + ": <bdi>"
-    + alias3(alias2(alias1(depth0, "route", {"start":{"line":3,"column":312},"end":{"line":3,"column":317}} ), depth0))
+    + alias3(alias2(alias1(depth0, "route", {"start":{"line":3,"column":342},"end":{"line":3,"column":347}} ), depth0))
     + "</bdi></div>";
 },"3":function(container,depth0,helpers,partials,data) {
     return "<bdi>"
@@ -2454,12 +2592,12 @@ export const PARTIAL_SPECS: Readonly<Record<(typeof BUNDLED_PARTIAL_NAMES)[numbe
 
   return "<tr>\n  <td class=\"num\">"
     + alias3(alias2(alias1(depth0, "number", {"start":{"line":2,"column":20},"end":{"line":2,"column":26}} ), depth0))
-    + "</td>\n  <td class=\"vaccine\"><bdi>"
-    + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":3,"column":29},"end":{"line":3,"column":36}} ), depth0))
+    + "</td>\n  <td class=\"vaccine\"><bdi translate=\"no\">"
+    + alias3(alias2(alias1(depth0, "vaccine", {"start":{"line":3,"column":44},"end":{"line":3,"column":51}} ), depth0))
     + "</bdi>"
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":44},"end":{"line":3,"column":157}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":157},"end":{"line":3,"column":246}}})) != null ? stack1 : "")
-    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":246},"end":{"line":3,"column":338}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"manufacturer"),{"name":"if","hash":{},"fn":container.program(0, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":59},"end":{"line":3,"column":187}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"site"),{"name":"if","hash":{},"fn":container.program(1, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":187},"end":{"line":3,"column":276}}})) != null ? stack1 : "")
+    + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"route"),{"name":"if","hash":{},"fn":container.program(2, data, 0),"inverse":container.noop,"data":data,"loc":{"start":{"line":3,"column":276},"end":{"line":3,"column":368}}})) != null ? stack1 : "")
     + "</td>\n  <td>"
     + ((stack1 = lookupProperty(helpers,"if").call(alias4,lookupProperty(depth0,"doseNumber"),{"name":"if","hash":{},"fn":container.program(3, data, 0),"inverse":container.program(4, data, 0),"data":data,"loc":{"start":{"line":4,"column":6},"end":{"line":4,"column":65}}})) != null ? stack1 : "")
     + "</td>\n  <td><bdi>"

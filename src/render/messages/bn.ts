@@ -127,6 +127,13 @@ export const bn = {
     noImmunizations: 'কোনো টিকা লেখা নেই।',
     noObservations: 'কোনো মাপ লেখা নেই।',
     noInvoice: 'বিলের বিবরণ লেখা নেই।',
+    // records and layout
+    dateOfBirth: 'জন্ম তারিখ',
+    guardian: 'অভিভাবক',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'কথায় টাকার পরিমাণ',
+    authorisedSignatory: 'অনুমোদিত স্বাক্ষরকারী',
   },
   hiTypes: {
     OPConsultation: 'বহির্বিভাগ পরামর্শ',

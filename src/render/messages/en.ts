@@ -142,6 +142,13 @@ export const en = {
     noImmunizations: 'No vaccines recorded.',
     noObservations: 'No measurements recorded.',
     noInvoice: 'No bill details recorded.',
+    // records and layout
+    dateOfBirth: 'Date of birth',
+    guardian: 'Parent / guardian',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'Amount in words',
+    authorisedSignatory: 'Authorised signatory',
   },
   /** Record types (ABDM hiTypes), as a patient would name them. */
   hiTypes: {
@@ -149,7 +156,7 @@ export const en = {
     Prescription: 'Prescription',
     DischargeSummary: 'Discharge Summary',
     DiagnosticReport: 'Diagnostic Report',
-    ImmunizationRecord: 'Immunization Record',
+    ImmunizationRecord: 'Immunisation Record',
     HealthDocumentRecord: 'Health Document Record',
     WellnessRecord: 'Wellness Record',
     Invoice: 'Invoice',

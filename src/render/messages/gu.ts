@@ -127,6 +127,13 @@ export const gu = {
     noImmunizations: 'કોઈ રસી નોંધાયેલી નથી.',
     noObservations: 'કોઈ માપ નોંધાયેલું નથી.',
     noInvoice: 'બિલની વિગતો નોંધાયેલી નથી.',
+    // records and layout
+    dateOfBirth: 'જન્મ તારીખ',
+    guardian: 'માતા-પિતા / વાલી',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'રકમ શબ્દોમાં',
+    authorisedSignatory: 'અધિકૃત સહીકર્તા',
   },
   hiTypes: {
     OPConsultation: 'ઓપીડી પરામર્શ',

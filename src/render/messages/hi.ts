@@ -127,6 +127,13 @@ export const hi = {
     noImmunizations: 'कोई टीका दर्ज नहीं है।',
     noObservations: 'कोई माप दर्ज नहीं है।',
     noInvoice: 'बिल का विवरण दर्ज नहीं है।',
+    // records and layout
+    dateOfBirth: 'जन्म तिथि',
+    guardian: 'माता-पिता / अभिभावक',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'राशि शब्दों में',
+    authorisedSignatory: 'अधिकृत हस्ताक्षरकर्ता',
   },
   hiTypes: {
     OPConsultation: 'ओपीडी परामर्श',

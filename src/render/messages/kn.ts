@@ -127,6 +127,13 @@ export const kn = {
     noImmunizations: 'ಯಾವುದೇ ಲಸಿಕೆ ದಾಖಲಾಗಿಲ್ಲ.',
     noObservations: 'ಯಾವುದೇ ಅಳತೆ ದಾಖಲಾಗಿಲ್ಲ.',
     noInvoice: 'ಬಿಲ್ ವಿವರಗಳು ದಾಖಲಾಗಿಲ್ಲ.',
+    // records and layout
+    dateOfBirth: 'ಹುಟ್ಟಿದ ದಿನಾಂಕ',
+    guardian: 'ಪೋಷಕರು',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'ಮೊತ್ತ ಅಕ್ಷರಗಳಲ್ಲಿ',
+    authorisedSignatory: 'ಅಧಿಕೃತ ಸಹಿದಾರ',
   },
   hiTypes: {
     OPConsultation: 'ಒಪಿಡಿ ಸಮಾಲೋಚನೆ',

@@ -127,6 +127,13 @@ export const ml = {
     noImmunizations: 'വാക്സിനുകളൊന്നും രേഖപ്പെടുത്തിയിട്ടില്ല.',
     noObservations: 'അളവുകളൊന്നും രേഖപ്പെടുത്തിയിട്ടില്ല.',
     noInvoice: 'ബില്ലിന്റെ വിവരങ്ങൾ രേഖപ്പെടുത്തിയിട്ടില്ല.',
+    // records and layout
+    dateOfBirth: 'ജനനത്തീയതി',
+    guardian: 'രക്ഷിതാവ്',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'തുക അക്ഷരത്തിൽ',
+    authorisedSignatory: 'അധികൃത ഒപ്പിടുന്നയാൾ',
   },
   hiTypes: {
     OPConsultation: 'ഒപി കൺസൾട്ടേഷൻ',

@@ -127,6 +127,13 @@ export const mr = {
     noImmunizations: 'कोणतीही लस नोंदलेली नाही.',
     noObservations: 'कोणतेही मोजमाप नोंदलेले नाही.',
     noInvoice: 'बिलाचा तपशील नोंदलेला नाही.',
+    // records and layout
+    dateOfBirth: 'जन्मतारीख',
+    guardian: 'पालक',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'रक्कम अक्षरी',
+    authorisedSignatory: 'अधिकृत स्वाक्षरीकर्ता',
   },
   hiTypes: {
     OPConsultation: 'ओपीडी तपासणी',

@@ -127,6 +127,13 @@ export const or = {
     noImmunizations: 'କୌଣସି ଟୀକା ଲେଖାଯାଇନାହିଁ।',
     noObservations: 'କୌଣସି ମାପ ଲେଖାଯାଇନାହିଁ।',
     noInvoice: 'ବିଲ୍‌ର ବିବରଣୀ ଲେଖାଯାଇନାହିଁ।',
+    // records and layout
+    dateOfBirth: 'ଜନ୍ମ ତାରିଖ',
+    guardian: 'ଅଭିଭାବକ',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'ଅକ୍ଷରରେ ରାଶି',
+    authorisedSignatory: 'ପ୍ରାଧିକୃତ ସ୍ୱାକ୍ଷରକାରୀ',
   },
   hiTypes: {
     OPConsultation: 'ଓପିଡି ପରାମର୍ଶ',

@@ -127,6 +127,13 @@ export const pa = {
     noImmunizations: 'ਕੋਈ ਟੀਕਾ ਦਰਜ ਨਹੀਂ ਹੈ।',
     noObservations: 'ਕੋਈ ਮਾਪ ਦਰਜ ਨਹੀਂ ਹੈ।',
     noInvoice: 'ਬਿੱਲ ਦਾ ਵੇਰਵਾ ਦਰਜ ਨਹੀਂ ਹੈ।',
+    // records and layout
+    dateOfBirth: 'ਜਨਮ ਮਿਤੀ',
+    guardian: 'ਮਾਪੇ / ਸਰਪ੍ਰਸਤ',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'ਰਕਮ ਸ਼ਬਦਾਂ ਵਿੱਚ',
+    authorisedSignatory: 'ਅਧਿਕਾਰਤ ਹਸਤਾਖਰਕਰਤਾ',
   },
   hiTypes: {
     OPConsultation: 'ਓਪੀਡੀ ਸਲਾਹ',

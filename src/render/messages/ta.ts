@@ -127,6 +127,13 @@ export const ta = {
     noImmunizations: 'தடுப்பூசி எதுவும் பதிவு செய்யப்படவில்லை.',
     noObservations: 'அளவீடு எதுவும் பதிவு செய்யப்படவில்லை.',
     noInvoice: 'பில் விவரம் பதிவு செய்யப்படவில்லை.',
+    // records and layout
+    dateOfBirth: 'பிறந்த தேதி',
+    guardian: 'பெற்றோர் / பாதுகாவலர்',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'தொகை எழுத்தில்',
+    authorisedSignatory: 'அங்கீகரிக்கப்பட்ட கையொப்பமிடுபவர்',
   },
   hiTypes: {
     OPConsultation: 'புறநோயாளி ஆலோசனை',

@@ -127,6 +127,13 @@ export const te = {
     noImmunizations: 'ఏ టీకా నమోదు కాలేదు.',
     noObservations: 'ఏ కొలతలూ నమోదు కాలేదు.',
     noInvoice: 'బిల్లు వివరాలు నమోదు కాలేదు.',
+    // records and layout
+    dateOfBirth: 'పుట్టిన తేదీ',
+    guardian: 'తల్లిదండ్రులు / సంరక్షకులు',
+    gstin: 'GSTIN',
+    hsnSac: 'HSN/SAC',
+    amountInWords: 'మొత్తం అక్షరాలలో',
+    authorisedSignatory: 'అధీకృత సంతకందారు',
   },
   hiTypes: {
     OPConsultation: 'ఓపీ సంప్రదింపు',
