@@ -131,7 +131,8 @@ describe('the embedded store at rest', () => {
     } finally {
       process.umask(before);
     }
-  }, 180_000);
+    // Two first starts of an embedded store (its initdb) on a shared, loaded machine.
+  }, 600_000);
 
   it('refuses a data directory other users can read, naming the fix, and makes files of older versions private', async () => {
     const open = join(tmp, 'open-dir');
@@ -145,7 +146,7 @@ describe('the embedded store at rest', () => {
     chmodSync(join(open, 'left-by-an-older-version'), 0o644);
     await (await openQueue({ dataDir: open, client: clientOptions() })).close();
     expect(notPrivate(open)).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 
   it('refuses a key file others can read, one inside the data directory, and a key that is not 32 bytes', async () => {
     const dir = join(tmp, 'keys');
@@ -224,7 +225,7 @@ describe('the lock of a data directory', () => {
       first.child.kill('SIGTERM');
       await first.done;
     }
-  }, 300_000);
+  }, 600_000);
 });
 
 describe('submissions over HTTP on the real queue', () => {
@@ -235,7 +236,7 @@ describe('submissions over HTTP on the real queue', () => {
     queue = await openQueue({ dataDir: join(tmp, 'http'), client: clientOptions(), pollMs: 20 });
     queue.start();
     app = await createServeApp({ token: TOKEN, now: () => new Date('2026-11-24T10:00:00+05:30'), queue });
-  }, 120_000);
+  }, 600_000);
   afterAll(async () => {
     await app?.close();
     await queue?.close();
