@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../src/mock/server.js';
-import { spawnCollect, startCli, until, type Started } from './support/cli-process.js';
+import { firstLine, spawnCollect, startCli, type Started } from './support/cli-process.js';
 
 const TOKEN = 'examples-token-5521';
 const has = (cmd: string, arg = '--version'): boolean => spawnSync(cmd, [arg], { encoding: 'utf8' }).error === undefined;
@@ -29,8 +29,7 @@ describe('the examples of docs/serve.md against a live server and the mock', () 
   beforeAll(async () => {
     mock = await startMockServer();
     serve = startCli(['serve', '--port', '0', '--data', data], { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: mock.url, ABHA_LINK_API_KEY: mock.apiKey });
-    await until(() => serve?.out().includes('\n') === true);
-    url = (serve.out().split('\n')[0] ?? '').replace('listening on ', '');
+    url = (await firstLine(serve)).replace('listening on ', '');
   });
   afterAll(async () => {
     serve?.child.kill('SIGTERM');
