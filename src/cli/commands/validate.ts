@@ -78,17 +78,40 @@ export async function prepareLint(lint: boolean): Promise<void> {
 }
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 
+/** Lint findings of a document that passed the schema, or of one that did not (see lintBesideSchema); none without --lint. */
+function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly Issue[]): Issue[] {
+  if (!args.lint || args.schema !== LINK_SCHEMA) return [];
+  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareLint)');
+  return schemaIssues.length === 0 ? lintRules(value as LinkCareContextRequest, { now: args.now }) : lintBesideSchema(lintRules, value, schemaIssues, args.now);
+}
+
+/**
+ * The lint rules of a document the schema refused, so that every issue comes
+ * in one pass: findings at or under a path the schema already refused are
+ * left out (they read a value of the wrong shape), and a rule that cannot
+ * read the document at all gives none.
+ */
+function lintBesideSchema(rules: typeof lintLinkRequest, value: unknown, schemaIssues: readonly Issue[], now: Date): Issue[] {
+  if (schemaIssues.some((i) => i.path === '')) return [];
+  const refused = (p: string): boolean => schemaIssues.some((i) => p === i.path || p.startsWith(`${i.path}/`) || i.path.startsWith(`${p}/`));
+  let findings: readonly Issue[];
+  try {
+    findings = rules(value as LinkCareContextRequest, { now });
+  } catch {
+    return [];
+  }
+  return findings.filter((f) => !refused(f.path));
+}
+
 function check(value: unknown, args: ValidateArgs, index: number): DocResult {
   const r = validate(args.schema as typeof LINK_SCHEMA, value, { revealKeys: args.showKeys });
-  if (!r.success) {
-    const clinical = args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
-    return { index, valid: false, errors: [...r.issues], warnings: [], ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
-  }
-  if (!args.lint || args.schema !== LINK_SCHEMA) return { index, valid: true, errors: [], warnings: [] };
-  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareLint)');
-  const findings = lintRules(r.value as LinkCareContextRequest, { now: args.now });
+  // A document of another kind (a clinical input given as a link request) gets a hint, not the link request's lint rules.
+  const clinical = !r.success && args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
+  const findings = clinical ? [] : lintFindings(value, args, r.success ? [] : r.issues);
   const errors = findings.filter((f) => f.severity === 'error');
-  return { index, valid: errors.length === 0, errors, warnings: findings.filter((f) => f.severity === 'warning') };
+  const warnings = findings.filter((f) => f.severity === 'warning');
+  if (!r.success) return { index, valid: false, errors: [...r.issues, ...errors], warnings, ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
+  return { index, valid: errors.length === 0, errors, warnings };
 }
 
 function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
