@@ -1,12 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { INTEGRATION_FILES } from './test/integration-files.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // CLI tests spawn node processes; give them room on a loaded 2-core machine.
-    testTimeout: 30_000,
-    // Hooks start servers (abha-link serve with its embedded PostgreSQL, a PostgreSQL cluster, Chromium).
-    hookTimeout: 60_000,
     pool: 'forks',
     // vitest 4 uses one worker fewer than the cores (one, on a 2-core machine); most files wait on
     // processes, sockets and Chromium, so two workers keep both cores busy.
@@ -14,5 +10,23 @@ export default defineConfig({
     // The CLI tests run dist/: build first when it is older than src/.
     globalSetup: ['./test/support/fresh-build.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // `npm test` runs both projects; `npm run test:unit` the quick one (CONTRIBUTING says when to run which).
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...INTEGRATION_FILES], testTimeout: 30_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [...INTEGRATION_FILES],
+          // Child processes, Chromium and PostgreSQL on a loaded 2-core machine: the waits in
+          // test/support (90 s) report what they saw before these limits are reached.
+          testTimeout: 150_000,
+          hookTimeout: 150_000,
+        },
+      },
+    ],
   },
 });

@@ -41,7 +41,8 @@ import { fileURLToPath } from 'node:url';
 import { GENERATOR_VERSION, INVALID_RATE, generateNdjson } from './gen-ndjson.mjs';
 import { measureHostile } from './hostile.mjs';
 import { formatSummary, summarizeProfile } from './profile-summary.mjs';
-import { compare as compareRates, median, summary } from './lib.mjs';
+import { compare as compareRates, summary } from './lib.mjs';
+import { TARGET_STARTUP, startup } from './startup.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH = join(ROOT, 'bench');
@@ -79,7 +80,6 @@ const { validateLinkRequest, buildLinkRequest, validate } = lib;
 const TARGET_NDJSON = 0.8;
 /** --jobs N (N >= 2) against the same bare single-threaded loop. */
 const TARGET_NDJSON_PARALLEL = 1.6;
-const TARGET_STARTUP = 3;
 const TARGET_RSS_GROWTH = 1.25;
 
 // ---------------------------------------------------------------- helpers
@@ -245,36 +245,6 @@ async function ndjsonRounds(data, rounds, jobs) {
     baseline: { mbPerS: mbps(base), ms: summary(base.map((r) => r.ms)), peakRssMiB: rss(base) },
     ratio: summary(ratio),
   };
-}
-
-// ---------------------------------------------------------------- startup
-
-function startup(runs) {
-  const cliArgs = [CLI, 'validate', join('examples', 'opd-prescription.request.json')];
-  const nodeArgs = ['-e', '0'];
-  const once = (args) => {
-    const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'ignore' });
-    const ms = performance.now() - t0;
-    if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited with ${r.status}`);
-    return ms;
-  };
-  for (let i = 0; i < 3; i++) {
-    once(nodeArgs);
-    once(cliArgs);
-  }
-  const cli = [];
-  const node = [];
-  for (let i = 0; i < runs; i++) {
-    if (i % 2 === 0) {
-      node.push(once(nodeArgs));
-      cli.push(once(cliArgs));
-    } else {
-      cli.push(once(cliArgs));
-      node.push(once(nodeArgs));
-    }
-  }
-  return { cli: summary(cli), node: summary(node), ratio: median(cli) / median(node), pairRatios: summary(cli.map((c, i) => c / node[i])) };
 }
 
 // ------------------------------------------------------------------- main

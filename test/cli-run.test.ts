@@ -59,6 +59,12 @@ describe('runCli', () => {
     expect(next.stderr()).toBe('examples/lab-order.request.json: 1 document, 1 valid, 0 invalid\n');
   });
 
+  it('exits 0 quietly when the reader goes away after the output it wanted (abha-link openapi | head -c 50)', async () => {
+    const closed = ioWith({ stdout: brokenPipe() });
+    expect(await runCli(['openapi'], closed.io)).toBe(0);
+    expect(closed.stderr()).toBe('');
+  });
+
   it("reads the clock it is given: a visit date is in the future only after the run's today", async () => {
     const before = ioWith({ now: () => new Date('2020-01-01T00:00:00Z') });
     expect(await runCli(['validate', '--lint', 'examples/lab-order.request.json'], before.io)).toBe(1);

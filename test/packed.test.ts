@@ -7,7 +7,7 @@
  * of the core made by esbuild and run without Node's globals.
  */
 import { execFile as execFileCb } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,6 +87,27 @@ const useEveryEntryPoint = `
 const expected = { valid: true, code: 'invalid-mobile', page: true, templates: true, openapiPaths: 12, bundles: 1, linked: true };
 
 describe('the packed package', () => {
+  it('runs abha-link serve without its optional peers (fastify, pg, PGlite, prom-client) to one line naming them, exit 2, no stack', async () => {
+    const lib = join(tmp, 'library-only');
+    const modules = join(lib, 'node_modules');
+    mkdirSync(modules, { recursive: true });
+    const serveOnly = new Set(['fastify', 'pg', '@electric-sql', 'prom-client']);
+    for (const name of readdirSync(join(root, 'node_modules'))) {
+      if (name.startsWith('.') || name === 'abha-link' || serveOnly.has(name)) continue;
+      symlinkSync(join(root, 'node_modules', name), join(modules, name), 'dir');
+    }
+    // A copy, not a link: Node resolves a package's imports from its real path.
+    cpSync(join(app, 'node_modules', 'abha-link'), join(modules, 'abha-link'), { recursive: true });
+    const r = await run(process.execPath, [join(modules, 'abha-link/dist/cli/main.js'), 'serve', '--port', '0'], lib);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^abha-link: abha-link serve needs packages that are not installed \(fastify, pg, @electric-sql\/pglite, prom-client\): npm install fastify@\^[\d.]+ pg@\^[\d.]+ @electric-sql\/pglite@\^[\d.]+ prom-client@\^[\d.]+\n$/,
+    );
+    const help = await run(process.execPath, [join(modules, 'abha-link/dist/cli/main.js'), 'serve', '--help'], lib);
+    expect(help.code).toBe(0);
+  }, 60_000);
+
   it('works from plain Node ESM through every entry point', async () => {
     const script = `
       import * as core from 'abha-link'; import * as render from 'abha-link/render'; import * as client from 'abha-link/client';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../src/mock/server.js';
-import { startCli, until } from './support/cli-process.js';
+import { firstLine, startCli, until } from './support/cli-process.js';
 import { runInProcess } from './support/run-cli.js';
 
 const TOKEN = 'cli-serve-token-41';
@@ -31,8 +31,7 @@ describe('abha-link serve in a real process', () => {
       ABHA_LINK_BASE_URL: mock.url,
       ABHA_LINK_API_KEY: mock.apiKey,
     });
-    await until(() => serve.out().includes('\n') || serve.child.exitCode !== null);
-    const first = serve.out().split('\n')[0] ?? '';
+    const first = await firstLine(serve);
     expect(first, serve.err()).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
     const url = first.slice('listening on '.length);
     expect(Number(new URL(url).port)).toBeGreaterThan(0);

@@ -19,8 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../src/mock/server.js';
-import { spawnCollect, startCli, type Started } from './support/cli-process.js';
-import { untilValue } from './support/poll.js';
+import { firstLine, spawnCollect, startCli, type Started } from './support/cli-process.js';
 
 const TOKEN = 'examples-token-5521';
 const has = (cmd: string, arg = '--version'): boolean => spawnSync(cmd, [arg], { encoding: 'utf8' }).error === undefined;
@@ -50,8 +49,7 @@ describe('the examples of docs/serve.md against a live server and the mock', () 
     mock = await startMockServer({ otp: OTP });
     serve = startCli(['serve', '--port', '0', '--data', data], { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: mock.url, ABHA_LINK_API_KEY: mock.apiKey });
     // The embedded store's first start is slow on a loaded machine (issue 21, item 6): wait up to 2 minutes.
-    await untilValue(async () => (serve?.out().includes('\n') === true ? true : undefined), 'serve to listen', 120_000);
-    url = (serve.out().split('\n')[0] ?? '').replace('listening on ', '');
+    url = (await firstLine(serve, 120_000)).replace('listening on ', '');
   }, 150_000);
   afterAll(async () => {
     serve?.child.kill('SIGTERM');

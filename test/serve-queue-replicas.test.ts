@@ -68,7 +68,7 @@ async function kill(child: ChildProcess): Promise<void> {
   children.delete(child);
 }
 
-const until = <T>(probe: () => Promise<T | undefined>, what: string, ms = 120_000): Promise<T> => untilValue(probe, what, ms);
+const until = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => untilValue(probe, what);
 
 /** Stores the batch through a queue that does not send (not started). */
 async function enqueueBatch(queue: Queue, prefix: string): Promise<Map<string, string>> {

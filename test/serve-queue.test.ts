@@ -69,7 +69,7 @@ const logger = {
   error: (f: Record<string, unknown>, m: string) => logLines.push(JSON.stringify({ ...f, m })),
 };
 
-const until = <T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> => untilValue(probe, what, ms);
+const until = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => untilValue(probe, what);
 
 const final = (q: Queue, id: string): Promise<Submission> =>
   until(async () => {

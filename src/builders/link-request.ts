@@ -6,7 +6,7 @@ import { validate } from '../validation/validate.js';
 import { defaultHiType, makeCareContext } from './care-context.js';
 import { text } from './check.js';
 import { stayIssues } from './stay.js';
-import { visitDateOf } from './visit-date.js';
+import { visitDateOf, type VisitDateProblem } from './visit-date.js';
 
 /** Options of {@link buildLinkRequest}. */
 export interface BuildOptions {
@@ -118,6 +118,30 @@ function inputPathOf(path: string, input: ClinicalInput, contents: ReadonlyArray
   }
 }
 
+/** The issue of a visit time that is not a real date and time, or of an unknown time zone. */
+function visitDateIssue(problem: VisitDateProblem): Issue {
+  return problem === 'unknown-time-zone'
+    ? { path: '/visit/timeZone', code: 'unknown-time-zone', message: 'timeZone must be an IANA time-zone name such as Asia/Kolkata', severity: 'error' }
+    : { path: '/visit/at', code: 'invalid-datetime', message: 'at must be a real date and time from 1900 on (ISO 8601, e.g. 2026-11-20T10:30:00+05:30)', severity: 'error' };
+}
+
+/**
+ * The visit time's own check, for an input the schema refused elsewhere: a
+ * date that does not exist (2026-02-30) is reported with a misspelt field in
+ * one pass. Only when visit.at and visit.timeZone are well-formed strings
+ * (no schema issue at or under /visit/at, /visit/timeZone), since the check reads nothing else.
+ */
+function visitDateBesideSchema(input: unknown, schemaIssues: readonly Issue[]): Issue[] {
+  const touches = (p: string): boolean => schemaIssues.some((i) => i.path === '' || i.path === '/visit' || i.path === p || i.path.startsWith(`${p}/`));
+  if (touches('/visit/at') || touches('/visit/timeZone')) return [];
+  const visit = (input as { visit?: unknown } | null)?.visit;
+  if (visit === null || typeof visit !== 'object') return [];
+  const { at, timeZone } = visit as { at?: unknown; timeZone?: unknown };
+  if (typeof at !== 'string' || (timeZone !== undefined && typeof timeZone !== 'string')) return [];
+  const when = visitDateOf(at, text(timeZone) ?? DEFAULT_TIME_ZONE);
+  return 'problem' in when ? [visitDateIssue(when.problem)] : [];
+}
+
 /**
  * Builds the link request (the body of POST /api/m2/multiple/link-carecontext,
  * spec §4.12) from a visit's clinical input, and reports instead of throwing.
@@ -131,19 +155,13 @@ function inputPathOf(path: string, input: ClinicalInput, contents: ReadonlyArray
  */
 export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions = {}): BuildResult {
   const checked = validate('clinical-input', jsonView(input));
-  if (!checked.success) return { success: false, issues: checked.issues };
+  if (!checked.success) return { success: false, issues: [...checked.issues, ...visitDateBesideSchema(input, checked.issues)] };
   // The schema checked the JSON view; the builders read the caller's own object.
   const ci = input;
   const issues = structuralIssues(ci);
   const timeZone = text(ci.visit.timeZone) ?? DEFAULT_TIME_ZONE;
   const when = visitDateOf(ci.visit.at, timeZone);
-  if ('problem' in when) {
-    issues.push(
-      when.problem === 'unknown-time-zone'
-        ? { path: '/visit/timeZone', code: 'unknown-time-zone', message: 'timeZone must be an IANA time-zone name such as Asia/Kolkata', severity: 'error' }
-        : { path: '/visit/at', code: 'invalid-datetime', message: 'at must be a real date and time from 1900 on (ISO 8601, e.g. 2026-11-20T10:30:00+05:30)', severity: 'error' },
-    );
-  }
+  if ('problem' in when) issues.push(visitDateIssue(when.problem));
   if (issues.length > 0 || 'problem' in when) return { success: false, issues };
 
   const contents = contentsOf(ci);

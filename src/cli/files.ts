@@ -4,8 +4,20 @@
  * a quoted pattern), as eslint and prettier do.
  */
 import { stat } from 'node:fs/promises';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { UsageError, describeFsError } from './io.js';
+
+let tinyglobby: Promise<typeof import('tinyglobby')> | undefined;
+/** tinyglobby (and picomatch under it), loaded on first use: a run on plain paths never loads them. */
+const globber = (): Promise<typeof import('tinyglobby')> => (tinyglobby ??= import('tinyglobby'));
+
+/** An argument as a glob pattern: Windows paths use backslashes, glob patterns forward slashes. */
+const patternOf = (arg: string): string => (process.platform === 'win32' ? arg.replaceAll('\\', '/') : arg);
+
+/** Whether `arg` is a glob pattern (tinyglobby's judgement), asked only when it holds a character some pattern syntax uses. */
+async function isPattern(arg: string): Promise<boolean> {
+  const pattern = patternOf(arg);
+  return /[*?[\]{}()!+@]/.test(pattern) && (await globber()).isDynamicPattern(pattern);
+}
 
 /**
  * The inputs named by FILE arguments, in the order given, each once: `-`
@@ -34,16 +46,14 @@ export async function expandInputs(args: readonly string[], cwd: string = proces
       add(arg);
       continue;
     }
-    // Windows paths use backslashes; glob patterns use forward slashes.
-    const pattern = process.platform === 'win32' ? arg.replaceAll('\\', '/') : arg;
     if (await exists(arg)) {
       add(arg);
       continue;
     }
     // A plain path that is not there is reported before any input is read, so a run of
     // several files never stops halfway with its summary lost.
-    if (!isDynamicPattern(pattern)) throw new UsageError(describeFsError({ code: 'ENOENT' }, arg));
-    const matches = await glob(pattern, { cwd, onlyFiles: true, expandDirectories: false, absolute: false });
+    if (!(await isPattern(arg))) throw new UsageError(describeFsError({ code: 'ENOENT' }, arg));
+    const matches = await (await globber()).glob(patternOf(arg), { cwd, onlyFiles: true, expandDirectories: false, absolute: false });
     if (matches.length === 0) throw new UsageError(`no file matches ${arg}`);
     for (const m of matches.sort()) add(m);
   }
@@ -51,8 +61,9 @@ export async function expandInputs(args: readonly string[], cwd: string = proces
 }
 
 /** Whether any FILE argument is a glob pattern (then results name their file, however many files match). */
-export function hasPattern(args: readonly string[]): boolean {
-  return args.some((a) => a !== '-' && isDynamicPattern(process.platform === 'win32' ? a.replaceAll('\\', '/') : a));
+export async function hasPattern(args: readonly string[]): Promise<boolean> {
+  for (const a of args) if (a !== '-' && (await isPattern(a))) return true;
+  return false;
 }
 
 /** True when something (a file, a folder) is at `path`. */

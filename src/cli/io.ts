@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { TOO_MANY_ISSUES, parsePointer, type Issue } from '../errors.js';
 import { createRequire } from 'node:module';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { getEventListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { ParseError } from 'jsonc-parser';
 
@@ -45,10 +46,14 @@ export interface CliIo {
   readonly now: () => Date;
 }
 
-/** One run: its io and whether its stdout went away (per run, so that runs in one process do not share it). */
+/** One run: its io, whether its stdout went away and whether that cut its work short (per run, so that runs in one process do not share it). */
 interface CliRun {
   readonly io: CliIo;
   readonly closed: AbortController;
+  /** Set when output was dropped or work skipped because stdout went away. */
+  early: boolean;
+  /** Writes waiting for stdout to drain (they listen to `closed` too, but stop no work). */
+  draining: number;
 }
 
 const runs = new AsyncLocalStorage<CliRun>();
@@ -77,7 +82,7 @@ export function processIo(): CliIo {
 function currentRun(): CliRun {
   const run = runs.getStore();
   if (run !== undefined) return run;
-  processRun ??= { io: processIo(), closed: new AbortController() };
+  processRun ??= { io: processIo(), closed: new AbortController(), early: false, draining: 0 };
   return processRun;
 }
 
@@ -88,7 +93,7 @@ export function cliIo(): CliIo {
 
 /** Runs `fn` as one run of the CLI with `io`: everything it calls reads and writes through `io`. */
 export function withCliIo<T>(io: CliIo, fn: () => Promise<T>): Promise<T> {
-  return runs.run({ io, closed: new AbortController() }, fn);
+  return runs.run({ io, closed: new AbortController(), early: false, draining: 0 }, fn);
 }
 
 /** How the input is named in messages: the path, or `<stdin>`. */
@@ -686,29 +691,59 @@ export function issueLines(issues: readonly Issue[], name: string, lineOf: (poin
 }
 
 /**
- * Aborted when standard output of the run went away before the end
+ * Aborted when standard output of the run went away
  * (`abha-link ... | head`). Long-running commands listen to it to stop
- * early; the CLI then exits 1.
+ * early; when that cut their work short, the CLI says so and exits 1 (see
+ * {@link stoppedEarly}).
  */
 export function outputClosed(): AbortSignal {
   return currentRun().closed.signal;
 }
 
-/** Called by the CLI when writing to stdout fails with EPIPE. */
+/**
+ * Called by the CLI when writing to stdout fails with EPIPE. A command
+ * listening to {@link outputClosed} at that moment (streaming lines, waiting
+ * for the pipe to drain, sending) stops before its end.
+ */
 export function markOutputClosed(): void {
-  currentRun().closed.abort();
+  const run = currentRun();
+  if (getEventListeners(run.closed.signal, 'abort').length > run.draining) run.early = true;
+  run.closed.abort();
+}
+
+/** True when stdout went away: the caller stops here, and the run counts as stopped before its end. */
+export function stopForClosedOutput(): boolean {
+  const run = currentRun();
+  if (run.closed.signal.aborted) run.early = true;
+  return run.closed.signal.aborted;
+}
+
+/**
+ * Whether the closing of stdout cut the run short: output was dropped or
+ * work skipped. A reader that goes away after the last output it wanted
+ * (`abha-link openapi | head -c 50`) cuts nothing.
+ */
+export function stoppedEarly(): boolean {
+  return currentRun().early;
 }
 
 /** Writes to stdout, waiting when the pipe is full; does nothing once the reader has gone. */
 export function writeOut(text: string): Promise<void> | void {
   const closed = outputClosed();
-  if (text === '' || closed.aborted) return;
+  if (text === '') return;
+  if (closed.aborted) {
+    currentRun().early = true;
+    return;
+  }
   const stdout = cliIo().stdout;
   if (stdout.write(text)) return;
+  const run = currentRun();
+  run.draining++;
   return new Promise((resolve) => {
     const done = (): void => {
       stdout.off('drain', done);
       closed.removeEventListener('abort', done);
+      run.draining--;
       resolve();
     };
     stdout.once('drain', done);

@@ -6,13 +6,13 @@
  * the network.
  *
  * Exit codes: 0 success; 1 invalid documents or a failed operation (also when
- * stdout closed before the end); 2 usage errors, unreadable input, JSON that
+ * stdout closed before the end of the output); 2 usage errors, unreadable input, JSON that
  * does not parse; 3 an internal error; 130 stopped by Ctrl-C (SIGINT).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describeParseError, type Command } from './command.js';
-import { EXIT, UsageError, cliIo, markOutputClosed, outputClosed, withCliIo, type CliIo } from './io.js';
+import { EXIT, UsageError, cliIo, markOutputClosed, stoppedEarly, withCliIo, type CliIo } from './io.js';
 import { didYouMean } from '../suggest.js';
 
 /** Every command: a one-line summary for --help, and its module, loaded on use. */
@@ -132,9 +132,13 @@ async function run(argv: string[]): Promise<number> {
   return command.run({ values: parsed.values, positionals: parsed.positionals });
 }
 
-/** The exit code of a run that ended: stopped early when stdout closed, a usage error, or an internal error. */
+/**
+ * The exit code of a run that ended: a run that stdout's closing cut short
+ * says so and is not a success; a reader that went away after the output it
+ * wanted changes nothing.
+ */
 function settle(code: number): number {
-  if (!outputClosed().aborted) return code;
+  if (!stoppedEarly()) return code;
   cliIo().stderr.write('abha-link: standard output was closed before the end; stopped early\n');
   return code === EXIT.ok ? EXIT.invalid : code;
 }
@@ -162,7 +166,7 @@ function failure(e: unknown): number {
 export function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   return withCliIo(io, async () => {
     const onError = (e: NodeJS.ErrnoException): void => {
-      // The reader went away (abha-link ... | head): commands stop early, and the run is not a success.
+      // The reader went away (abha-link ... | head): commands stop early; a run cut short is not a success.
       if (e.code === 'EPIPE') {
         markOutputClosed();
         return;

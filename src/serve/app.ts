@@ -14,7 +14,8 @@ import type { AbhaClient } from '../client/client.js';
 import type { PdfPrinter } from '../render/pdf.js';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
-import { hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy } from './request-guard.js';
+import { DEFAULT_TIMEOUTS, hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy, type ServeTimeouts } from './request-guard.js';
+export { DEFAULT_TIMEOUTS, type ServeTimeouts } from './request-guard.js';
 import { notFoundHandler, trackRouteMethods } from './methods.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
@@ -60,19 +61,6 @@ export interface ServeAppOptions {
   /** Hosts a callbackUrl may name whatever their address (`--callback-allow`); see queue/callback-policy.ts. */
   readonly callbackAllow?: readonly CallbackAllow[];
 }
-
-/** Time limits of the HTTP server, in ms: a client that holds a connection without finishing a request is cut off. */
-export interface ServeTimeouts {
-  /** The request's headers must be in within this time of the connection (or of the previous request). */
-  readonly headersMs: number;
-  /** The whole request, headers and body, must be in within this time. */
-  readonly requestMs: number;
-  /** An idle keep-alive connection is closed after this time. */
-  readonly keepAliveMs: number;
-}
-
-/** The default time limits: 10 s for headers, 30 s for a whole request (an 8 MiB body at 2.2 Mbit/s), 5 s idle. */
-export const DEFAULT_TIMEOUTS: ServeTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
 /** What the routes share. */
 export interface ServeContext {

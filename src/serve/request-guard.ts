@@ -131,3 +131,16 @@ export function hasBody(headers: { readonly 'content-length'?: string | undefine
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length.trim() !== '0');
 }
+
+/** Time limits of the HTTP server, in ms: a client that holds a connection without finishing a request is cut off. */
+export interface ServeTimeouts {
+  /** The request's headers must be in within this time of the connection (or of the previous request). */
+  readonly headersMs: number;
+  /** The whole request, headers and body, must be in within this time. */
+  readonly requestMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  readonly keepAliveMs: number;
+}
+
+/** The default time limits: 10 s for headers, 30 s for a whole request (an 8 MiB body at 2.2 Mbit/s), 5 s idle. */
+export const DEFAULT_TIMEOUTS: ServeTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };

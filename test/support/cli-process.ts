@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WAIT_MS, lastLines } from './poll.js';
 
 /** The repository's root folder. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -53,11 +54,35 @@ export function spawnCollect(command: string, args: readonly string[], env: Reco
   return startProcess(command, args, env, input).done;
 }
 
-/** Polls `cond` (no fixed sleep decides an outcome); fails after 20 s. */
-export async function until(cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
+/** What a started process has shown so far: its exit code (if it ended) and the last lines of its stdout and stderr. */
+export function describeProcess(p: Started): string {
+  const { exitCode, signalCode } = p.child;
+  const state = exitCode !== null ? `exited with ${exitCode}` : signalCode !== null ? `killed by ${signalCode}` : 'still running';
+  return `process ${state}\nlast stdout lines:\n${lastLines(p.out())}\nlast stderr lines:\n${lastLines(p.err())}`;
+}
+
+/**
+ * Polls `cond` (no fixed sleep decides an outcome) until it holds; fails
+ * after `ms` (generous: a loaded machine), reporting what `from` (a started
+ * process) showed. When `from` ends before `cond` holds, fails at once with
+ * its exit code and last lines instead of waiting out the limit.
+ */
+export async function until(cond: () => boolean, from?: Started, ms = WAIT_MS): Promise<void> {
+  const deadline = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 20 s');
+    if (from !== undefined && (from.child.exitCode !== null || from.child.signalCode !== null)) {
+      // The output of a process that ended may still be in its pipes: wait for them to close.
+      await from.done;
+      if (cond()) return;
+      throw new Error(`the process ended before the condition held: ${describeProcess(from)}`);
+    }
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${Math.round(ms / 1000)} s${from === undefined ? '' : `: ${describeProcess(from)}`}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Waits until `p` has written its first line on stdout (a server's "listening on URL") and returns it; fails with its exit code and last lines when it ends first or after `ms`. */
+export async function firstLine(p: Started, ms = WAIT_MS): Promise<string> {
+  await until(() => p.out().includes('\n'), p, ms);
+  return p.out().split('\n')[0] ?? '';
 }

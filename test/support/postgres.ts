@@ -9,10 +9,11 @@
  * running other tests never pays for an initdb.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { WAIT_MS, lastLines } from './poll.js';
 
 export interface TestPostgres {
   /** A connection URL for database `name` (created on demand by createDatabase). */
@@ -64,7 +65,18 @@ export function startPostgres(): TestPostgres {
   };
   const user = asRoot ? 'postgres' : userInfo().username;
   as('initdb', ['-D', data, '-A', 'trust', '-U', user, '--no-sync']);
-  as('pg_ctl', ['-D', data, '-w', '-s', '-l', join(dir, 'log'), '-o', `-k ${dir} -p 5432 -c listen_addresses='' -c max_connections=200 -c fsync=on`, 'start']);
+  // pg_ctl -w waits for the server to accept connections (its event), up to -t seconds: generous for a loaded machine.
+  const log = join(dir, 'log');
+  try {
+    as('pg_ctl', ['-D', data, '-w', '-t', String(WAIT_MS / 1000), '-s', '-l', log, '-o', `-k ${dir} -p 5432 -c listen_addresses='' -c max_connections=200 -c fsync=on`, 'start']);
+  } catch (e) {
+    const { status, stderr } = e as { status?: number | null; stderr?: Buffer };
+    const serverLog = existsSync(log) ? readFileSync(log, 'utf8') : '';
+    throw new Error(
+      `PostgreSQL did not start: pg_ctl exited with ${status ?? 'no code'}\npg_ctl said:\n${lastLines(stderr?.toString() ?? '')}\nlast lines of the server log:\n${lastLines(serverLog)}`,
+      { cause: e },
+    );
+  }
   const url = (name = 'postgres'): string => `postgresql://${user}@localhost/${name}?host=${encodeURIComponent(dir)}`;
   return {
     url,

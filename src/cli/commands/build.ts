@@ -3,7 +3,7 @@ import { safeBuildLinkRequest } from '../../builders/link-request.js';
 import { plural } from '../../util.js';
 import { defineCommand } from '../command.js';
 import { expandInputs } from '../files.js';
-import { EXIT, cliIo, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
+import { EXIT, cliIo, inputName, issueLines, outputClosed, parseJson, problemLine, readJsonInput, stopForClosedOutput, streamLines, writeOut, type JsonSyntaxProblem } from '../io.js';
 
 export interface BuildArgs {
   /** The inputs (FILE arguments after glob expansion; `-` is stdin). */
@@ -86,7 +86,7 @@ export async function runBuild(args: BuildArgs): Promise<number> {
   let code: number = EXIT.ok;
   const several = args.files.length > 1;
   for (const f of args.files) {
-    if (outputClosed().aborted) break;
+    if (stopForClosedOutput()) break;
     const file = f === '-' ? undefined : f;
     const c = args.ndjson ? await buildLines(file, args) : await buildOne(file, args, args.compact || several);
     code = Math.max(code, c);

@@ -11,7 +11,7 @@ import { toOperationOutcome } from '../../fhir/outcome.js';
 import type { OperationOutcome } from '../../fhir/r4.js';
 import { detectInputKind } from '../../input-kind.js';
 import { plural } from '../../util.js';
-import { EXIT, cliIo, issueLines, outputClosed, readJsonInput, UsageError, writeOut } from '../io.js';
+import { EXIT, cliIo, issueLines, readJsonInput, stopForClosedOutput, UsageError, writeOut } from '../io.js';
 
 /** `Bundle.entry[3].resource.code` → `/entry/3/resource/code`, to find the line of an issue. */
 export function pointerOfFhirPath(path: string): string {
@@ -67,7 +67,7 @@ export async function runFhirValidate(files: readonly string[], format: FhirVali
   let broken = 0;
   let valid = 0;
   for (const file of files) {
-    if (outputClosed().aborted) break;
+    if (stopForClosedOutput()) break;
     let read;
     try {
       read = await readJsonInput(file === '-' ? undefined : file, { regularOnly: true });

@@ -1,14 +1,58 @@
+import { readFileSync } from 'node:fs';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
-import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/app.js';
+// Only modules without the server stack (fastify, pg, PGlite, prom-client) are imported here: startServe is loaded in run().
+import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/request-guard.js';
 import { isQueueError, type QueueErrorCode } from '../../serve/queue/types.js';
-import { startServe } from '../../serve/start.js';
 import { parseCallbackAllow } from '../../serve/queue/callback-policy.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
 import { readIcd10TitlesFile } from '../icd10-titles.js';
 import { readApiKeyFile } from './submit.js';
+
+/**
+ * The packages only `serve` needs: optional peer dependencies of abha-link
+ * (package.json holds their versions), so that installing the library brings
+ * no server stack. In the order of the install line.
+ */
+export const SERVE_PACKAGES = ['fastify', 'pg', '@electric-sql/pglite', 'prom-client'] as const;
+
+/**
+ * The serve packages that cannot be found from this module, in the order of
+ * {@link SERVE_PACKAGES}. `resolve` is the seam a test replaces; by default
+ * Node's own resolution, which finds a package without loading it.
+ */
+export function missingServePackages(resolve: (name: string) => string = (name) => import.meta.resolve(name)): string[] {
+  return SERVE_PACKAGES.filter((name) => {
+    try {
+      resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/**
+ * The one line that says what to install when serve's packages are missing:
+ * every serve package with the version range abha-link declares for it
+ * (`peers` is package.json's peerDependencies).
+ *
+ * @example
+ * serveInstallAdvice(['pg'], { fastify: '^5.12.8', pg: '^8.23.1', '@electric-sql/pglite': '^0.5.16', 'prom-client': '^15.1.3' })
+ * //=> 'abha-link serve needs packages that are not installed (pg): npm install fastify@^5.12.8 pg@^8.23.1 @electric-sql/pglite@^0.5.16 prom-client@^15.1.3'
+ */
+export function serveInstallAdvice(missing: readonly string[], peers: Readonly<Record<string, string>>): string {
+  const specs = SERVE_PACKAGES.map((name) => (peers[name] === undefined ? name : `${name}@${peers[name]}`));
+  return `abha-link serve needs packages that are not installed (${missing.join(', ')}): npm install ${specs.join(' ')}`;
+}
+
+/** package.json's peerDependencies: the version ranges of the serve packages. */
+function peerRanges(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { peerDependencies?: Record<string, string> };
+  return pkg.peerDependencies ?? {};
+}
 
 /** The serve token from --token-file or ABHA_LINK_SERVE_TOKEN; undefined when neither is given. */
 async function readToken(file: string | undefined, env: string | undefined): Promise<string | undefined> {
@@ -165,6 +209,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
   },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
+    const missing = missingServePackages();
+    if (missing.length > 0) throw new UsageError(serveInstallAdvice(missing, peerRanges()));
     const host = values.host ?? '127.0.0.1';
     if (host.trim() === '') throw optionError('host', 'an address such as 127.0.0.1 or 0.0.0.0');
     const portText = values.port ?? '8080';
@@ -191,6 +237,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const limitText = values['work-time-limit'];
     if (limitText !== undefined && !(/^\d{1,3}(\.\d+)?$/.test(limitText) && Number(limitText) >= 0.1 && Number(limitText) <= 600))
       throw optionError('work-time-limit', 'a number of seconds from 0.1 to 600');
+    // Loaded here, not at the top: `abha-link serve --help` and the other commands never load the server stack.
+    const { startServe } = await import('../../serve/start.js');
     let running;
     try {
       running = await startServe({

@@ -1,6 +1,6 @@
 import type { Issue } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
-import { lintLinkRequest } from '../../validation/lint.js';
+import type { lintLinkRequest } from '../../validation/lint.js';
 import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
 import { isSchemaName, validate } from '../../validation/validate.js';
@@ -14,6 +14,7 @@ import {
   inputName,
   issueLines,
   outputClosed,
+  stopForClosedOutput,
   parseJson,
   pointerLocator,
   problemLine,
@@ -23,7 +24,6 @@ import {
   type JsonSyntaxProblem,
   type NdjsonLine,
 } from '../io.js';
-import { defaultJobs, parseJobs, validateNdjsonInWorkers } from '../ndjson-workers.js';
 import { didYouMean } from '../../suggest.js';
 
 export interface ValidateArgs {
@@ -65,18 +65,53 @@ export interface DocResult {
 }
 
 const LINK_SCHEMA = 'link-carecontext-request';
+
+let lintRules: typeof lintLinkRequest | undefined;
+
+/**
+ * Loads the lint rules (and the builders they read) before the first check of
+ * a run with --lint, on the main thread and in each worker: a run without
+ * --lint never loads them.
+ */
+export async function prepareLint(lint: boolean): Promise<void> {
+  if (lint) lintRules ??= (await import('../../validation/lint.js')).lintLinkRequest;
+}
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
+
+/** Lint findings of a document that passed the schema, or of one that did not (see lintBesideSchema); none without --lint. */
+function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly Issue[]): Issue[] {
+  if (!args.lint || args.schema !== LINK_SCHEMA) return [];
+  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareLint)');
+  return schemaIssues.length === 0 ? lintRules(value as LinkCareContextRequest, { now: args.now }) : lintBesideSchema(lintRules, value, schemaIssues, args.now);
+}
+
+/**
+ * The lint rules of a document the schema refused, so that every issue comes
+ * in one pass: findings at or under a path the schema already refused are
+ * left out (they read a value of the wrong shape), and a rule that cannot
+ * read the document at all gives none.
+ */
+function lintBesideSchema(rules: typeof lintLinkRequest, value: unknown, schemaIssues: readonly Issue[], now: Date): Issue[] {
+  if (schemaIssues.some((i) => i.path === '')) return [];
+  const refused = (p: string): boolean => schemaIssues.some((i) => p === i.path || p.startsWith(`${i.path}/`) || i.path.startsWith(`${p}/`));
+  let findings: readonly Issue[];
+  try {
+    findings = rules(value as LinkCareContextRequest, { now });
+  } catch {
+    return [];
+  }
+  return findings.filter((f) => !refused(f.path));
+}
 
 function check(value: unknown, args: ValidateArgs, index: number): DocResult {
   const r = validate(args.schema as typeof LINK_SCHEMA, value, { revealKeys: args.showKeys });
-  if (!r.success) {
-    const clinical = args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
-    return { index, valid: false, errors: [...r.issues], warnings: [], ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
-  }
-  if (!args.lint || args.schema !== LINK_SCHEMA) return { index, valid: true, errors: [], warnings: [] };
-  const findings = lintLinkRequest(r.value as LinkCareContextRequest, { now: args.now });
+  // A document of another kind (a clinical input given as a link request) gets a hint, not the link request's lint rules.
+  const clinical = !r.success && args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
+  const findings = clinical ? [] : lintFindings(value, args, r.success ? [] : r.issues);
   const errors = findings.filter((f) => f.severity === 'error');
-  return { index, valid: errors.length === 0, errors, warnings: findings.filter((f) => f.severity === 'warning') };
+  const warnings = findings.filter((f) => f.severity === 'warning');
+  if (!r.success) return { index, valid: false, errors: [...r.issues, ...errors], warnings, ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
+  return { index, valid: errors.length === 0, errors, warnings };
 }
 
 function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
@@ -124,9 +159,10 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const names = SCHEMA_MANIFEST.map((e) => e.name);
     throw new UsageError(`unknown schema "${args.schema}"${didYouMean(args.schema, names)} (abha-link schemas lists them)`);
   }
+  await prepareLint(args.lint);
   const counts: Counts = { docs: 0, invalid: 0, broken: 0 };
   for (const file of args.files) {
-    if (outputClosed().aborted) break;
+    if (stopForClosedOutput()) break;
     await validateOne({ ...args, file: file === '-' ? undefined : file }, counts);
   }
   const { docs, invalid, broken } = counts;
@@ -141,14 +177,18 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
   return invalid > 0 ? EXIT.invalid : EXIT.ok;
 }
 
+/** The worker pool of --ndjson --jobs N, loaded only for NDJSON input. */
+const loadWorkers = (): Promise<typeof import('../ndjson-workers.js')> => import('../ndjson-workers.js');
+
 /**
  * Threads for an NDJSON input: --jobs when given; otherwise the number of
  * cores for a file, and 1 for stdin, whose lines are answered as they come
  * (workers take input in batches of 512 KiB, which a slow producer may take
  * long to fill).
  */
-function jobsFor(args: OneInput): number {
-  return args.jobs ?? (args.file === undefined ? 1 : defaultJobs());
+async function jobsFor(args: OneInput): Promise<number> {
+  if (args.jobs !== undefined || args.file === undefined) return args.jobs ?? 1;
+  return (await loadWorkers()).defaultJobs();
 }
 
 /** Validates the documents of one input, writing their results and counting them. */
@@ -167,8 +207,8 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
     const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
     count(r);
     await writeOut(args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, pointerLocator(text)));
-  } else if (jobsFor(args) > 1) {
-    const c = await validateNdjsonInWorkers(args.file, jobsFor(args), { ...args, name }, writeOut, outputClosed());
+  } else if ((await jobsFor(args)) > 1) {
+    const c = await (await loadWorkers()).validateNdjsonInWorkers(args.file, await jobsFor(args), { ...args, name }, writeOut, outputClosed());
     counts.docs += c.docs;
     counts.invalid += c.invalid;
     counts.broken += c.broken;
@@ -226,16 +266,17 @@ Options:
     if (format !== 'text' && format !== 'json') throw optionError('format', 'text or json', { given: format, choices: ['text', 'json'] });
     if (values.jobs !== undefined && values.ndjson !== true) throw new UsageError('--jobs works only with --ndjson');
     const files = await expandInputs(positionals);
+    const jobs = values.jobs === undefined ? undefined : (await loadWorkers()).parseJobs(values.jobs);
     return runValidate({
       schema: values.schema ?? 'link-carecontext-request',
       ndjson: values.ndjson,
       format,
       lint: values.lint,
       files,
-      nameFiles: files.length > 1 || hasPattern(positionals),
+      nameFiles: files.length > 1 || (await hasPattern(positionals)),
       showKeys: values['show-keys'],
       now: cliIo().now(),
-      ...(values.jobs === undefined ? {} : { jobs: parseJobs(values.jobs) }),
+      ...(jobs === undefined ? {} : { jobs }),
     });
   },
 });

@@ -1,0 +1,99 @@
+/**
+ * Install only what you use: the server stack is `serve`'s alone (optional
+ * peer dependencies, so a library install leaves it out), and each command
+ * loads only the modules it uses (read from the built dist/, whose static
+ * imports are what Node loads at start-up).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { SERVE_PACKAGES, missingServePackages, serveInstallAdvice } from '../src/cli/commands/serve.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+};
+
+/** The files and packages a built module reaches: through static imports only, or through dynamic import() too. */
+function reach(entry: string, dynamic: boolean): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string): void => {
+    if (files.has(file)) return;
+    files.add(file);
+    const code = readFileSync(file, 'utf8');
+    const staticImports = /(?:^|\n)(?:import|export)\s(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)import\s*['"]([^'"]+)['"]/g;
+    const specs = [...code.matchAll(staticImports)].map((m) => m[1] ?? m[2] ?? '');
+    if (dynamic) specs.push(...[...code.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? ''));
+    for (const spec of specs) {
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
+      else if (!spec.startsWith('node:')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec));
+    }
+  };
+  visit(join(root, entry));
+  return { files, packages };
+}
+const local = (files: Set<string>): string[] => [...files].map((f) => f.slice(root.length).replaceAll('\\', '/')).sort();
+
+describe("serve's packages", () => {
+  it('are optional peer dependencies (npm leaves them out of a library install) and devDependencies of the repository, never dependencies', () => {
+    for (const name of SERVE_PACKAGES) {
+      expect(pkg.dependencies, name).not.toHaveProperty([name]);
+      expect(pkg.peerDependencies[name], name).toMatch(/^\^\d/);
+      expect(pkg.peerDependenciesMeta[name], name).toEqual({ optional: true });
+      expect(pkg.devDependencies[name], name).toBe(pkg.peerDependencies[name]);
+    }
+  });
+
+  it('are reached by no library entry point and by no command but serve, even through import()', () => {
+    const entries = ['dist/index.js', 'dist/render/index.js', 'dist/client/index.js', 'dist/mock/index.js', 'dist/fhir/index.js'];
+    const commands = readdirSync(join(root, 'dist/cli/commands'))
+      .filter((f) => f.endsWith('.js') && f !== 'serve.js')
+      .map((f) => `dist/cli/commands/${f}`);
+    for (const entry of [...entries, ...commands]) {
+      const { packages } = reach(entry, true);
+      for (const name of SERVE_PACKAGES) expect(packages.has(name), `${entry} reaches ${name}`).toBe(false);
+    }
+    const serve = reach('dist/cli/commands/serve.js', true).packages;
+    for (const name of SERVE_PACKAGES) expect(serve.has(name), `serve reaches ${name}`).toBe(true);
+  });
+
+  it('are loaded by the serve command only when it runs: its module and --help need none of them', () => {
+    const { packages, files } = reach('dist/cli/commands/serve.js', false);
+    expect([...packages].filter((p) => (SERVE_PACKAGES as readonly string[]).includes(p))).toEqual([]);
+    expect(local(files)).not.toContain('dist/serve/start.js');
+  });
+
+  it('when missing, make serve say in one line which packages are missing and the npm install line, with the ranges of package.json', () => {
+    const missing = missingServePackages((name) => {
+      if (name === 'fastify' || name === 'prom-client') throw Object.assign(new Error(`Cannot find package '${name}'`), { code: 'ERR_MODULE_NOT_FOUND' });
+      return `file:///node_modules/${name}/index.js`;
+    });
+    expect(missing).toEqual(['fastify', 'prom-client']);
+    const line = serveInstallAdvice(missing, pkg.peerDependencies);
+    expect(line).toBe(
+      `abha-link serve needs packages that are not installed (fastify, prom-client): npm install fastify@${pkg.peerDependencies['fastify']} pg@${pkg.peerDependencies['pg']} @electric-sql/pglite@${pkg.peerDependencies['@electric-sql/pglite']} prom-client@${pkg.peerDependencies['prom-client']}`,
+    );
+    expect(line).not.toContain('\n');
+  });
+
+  it('are found in this repository (npm ci installs the devDependencies)', () => {
+    expect(missingServePackages()).toEqual([]);
+  });
+});
+
+describe('abha-link validate FILE', () => {
+  it('loads at start-up neither the lint rules and the builders they read, nor the NDJSON workers, nor the glob matcher', () => {
+    const { files, packages } = reach('dist/cli/main.js', false);
+    const command = reach('dist/cli/commands/validate.js', false);
+    const loaded = local(new Set([...files, ...command.files]));
+    expect(loaded).toContain('dist/validation/validate.js');
+    for (const f of ['dist/validation/lint.js', 'dist/cli/ndjson-workers.js']) expect(loaded).not.toContain(f);
+    expect(loaded.filter((f) => f.startsWith('dist/builders/'))).toEqual([]);
+    expect([...packages, ...command.packages]).not.toContain('tinyglobby');
+  });
+});
