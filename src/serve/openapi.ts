@@ -8,6 +8,7 @@
  * passes with its recommended rules, see test/serve-openapi.test.ts).
  */
 import { readFileSync } from 'node:fs';
+import { ISSUE_CODE_SYSTEM } from '../fhir/outcome.js';
 import { buildOpenApiDocument, componentSchemas, pruneUnusedSchemas, type Json } from '../mock/openapi.js';
 import { SERVICE_EXAMPLES } from './openapi-examples.js';
 import { SUBMISSION_STATUSES } from './queue-contract.js';
@@ -90,6 +91,18 @@ const VALIDATION: Json = {
   },
 };
 const VALIDATION_EXAMPLE: Json = { valid: false, errors: [ISSUE_EXAMPLE], warnings: [] };
+/** An OperationOutcome of FHIR validation (toOperationOutcome of abha-link/fhir). */
+const OUTCOME_EXAMPLE: Json = {
+  resourceType: 'OperationOutcome',
+  issue: [
+    {
+      severity: 'error',
+      code: 'required',
+      expression: ['Bundle.entry[0].resource.title'],
+      details: { coding: [{ system: ISSUE_CODE_SYSTEM, code: 'required' }], text: 'title is required (1..1)' },
+    },
+  ],
+};
 const STATUS: Json = { type: 'string', enum: [...SUBMISSION_STATUSES], description: 'See docs/serve.md (The queue, States).' };
 const SUBMISSION: Json = {
   type: 'object',
@@ -166,12 +179,30 @@ function documentPaths(input: Json, linkRequest: Json): Record<string, Json> {
         parameters(QUERY.fhir),
       ),
     },
+    '/v1/fhir/Bundle/$validate': {
+      post: op(
+        'validateFhirBundleOutcome',
+        "FHIR's $validate: a FHIR OperationOutcome for a bundle or resource (200 either way)",
+        { schema: { type: 'object' }, example: { resourceType: 'Bundle', type: 'document', entry: [] } },
+        {
+          '200': {
+            description: 'An OperationOutcome: one issue per issue found, or one informational issue when there is none.',
+            content: { 'application/fhir+json': { schema: { type: 'object' }, example: OUTCOME_EXAMPLE } },
+          },
+        },
+      ),
+    },
     '/v1/fhir/validate': {
       post: op(
         'validateFhirBundle',
-        'Validate a FHIR document bundle (200 either way)',
+        'Validate a FHIR document bundle (200 either way); with Accept: application/fhir+json, a FHIR OperationOutcome',
         { schema: { type: 'object' }, example: { resourceType: 'Bundle', type: 'document', entry: [] } },
-        { '200': json(VALIDATION, 'valid, errors, warnings', VALIDATION_EXAMPLE) },
+        {
+          '200': {
+            description: 'valid, errors, warnings (truncated when validation stopped at the cap); or an OperationOutcome when asked for application/fhir+json.',
+            content: { ...(media(VALIDATION, VALIDATION_EXAMPLE) as Record<string, unknown>), 'application/fhir+json': { schema: { type: 'object' }, example: OUTCOME_EXAMPLE } },
+          },
+        },
       ),
     },
   };
@@ -306,6 +337,7 @@ function opsPaths(): Record<string, Json> {
       get: {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics',
+        security: [{ bearerAuth: [] }],
         responses: { '200': text('text/plain', 'Prometheus text format.', 'abha_link_queue_depth 0\n'), '401': COMMON['401'] ?? null, '503': COMMON['503'] ?? null },
       },
     },

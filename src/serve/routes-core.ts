@@ -188,6 +188,16 @@ export function registerCoreRoutes(app: FastifyInstance, context: ServeContext):
         .send(answer.text);
     });
 
-    scope.post('/v1/fhir/validate', { schema: { querystring: QUERY.none } }, async (_request, reply) => send(reply, await work({ kind: 'fhir-validate' }, _request.body)));
+    /** FHIR validation: `{ valid, errors, warnings }`, or a FHIR OperationOutcome (`outcome`), as other FHIR tools expect. */
+    const fhirValidate = async (body: unknown, reply: FastifyReply, outcome: boolean): Promise<FastifyReply> => {
+      const answer = await work({ kind: 'fhir-validate', outcome }, body);
+      if (answer.text === undefined) return send(reply, answer);
+      return reply.code(answer.status).type('application/fhir+json; charset=utf-8').send(answer.text);
+    };
+    scope.post('/v1/fhir/validate', { schema: { querystring: QUERY.none } }, async (request, reply) =>
+      fhirValidate(request.body, reply, /\bapplication\/fhir\+json\b/i.test(request.headers.accept ?? '')),
+    );
+    // FHIR's own operation name, for tools that call $validate on a server's Bundle type.
+    scope.post('/v1/fhir/Bundle/$validate', { schema: { querystring: QUERY.none } }, async (request, reply) => fhirValidate(request.body, reply, true));
   });
 }

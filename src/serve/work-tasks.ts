@@ -20,6 +20,7 @@ import { toFhirBundles } from '../fhir/to-fhir.js';
 import type { Language } from '../render/labels.js';
 import type { PageSize } from '../render/model.js';
 import { safeRenderDocuments, type RenderedDocument } from '../render/render.js';
+import { toOperationOutcome } from '../fhir/outcome.js';
 import { checkFhirBundle } from './fhir-validator.js';
 import { parseJsonBody, requireBody } from './json-body.js';
 import { HttpProblem, issue, problem, type ServeIssue } from './problems.js';
@@ -56,7 +57,7 @@ export type WorkMessage =
   | (TaskBase & { readonly kind: 'build'; readonly lint: boolean })
   | (TaskBase & { readonly kind: 'render'; readonly template: string; readonly lang: Language; readonly size: PageSize; readonly index?: number | undefined })
   | (TaskBase & { readonly kind: 'fhir'; readonly hiType?: string | undefined; readonly index?: number | undefined })
-  | (TaskBase & { readonly kind: 'fhir-validate' });
+  | (TaskBase & { readonly kind: 'fhir-validate'; readonly outcome?: boolean | undefined });
 
 /** The answer of a route: its status, JSON body (or text), and headers. */
 export interface WorkAnswer {
@@ -158,6 +159,12 @@ function fhirAnswer(m: Extract<WorkMessage, { kind: 'fhir' }>): WorkAnswer {
 
 function fhirValidateAnswer(m: Extract<WorkMessage, { kind: 'fhir-validate' }>): WorkAnswer {
   const r = checkFhirBundle(bodyOf(m), m.maxIssues);
+  if (m.outcome === true) {
+    const stopped: Issue[] = r.truncated
+      ? [{ path: '', code: 'truncated', message: `validation stopped at ${m.maxIssues} issues, this server's cap; there may be more`, severity: 'information' }]
+      : [];
+    return { status: 200, text: JSON.stringify(toOperationOutcome([...r.issues, ...stopped])) };
+  }
   const of = (severity: Issue['severity']): Issue[] => r.issues.filter((i) => i.severity === severity);
   // The validator stops at the cap, so how many more there were is not known: truncated, without a count.
   const capped = capIssues(of('error'), of('warning'), m.maxIssues);

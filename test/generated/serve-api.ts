@@ -153,6 +153,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fhir/Bundle/$validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** FHIR's $validate: a FHIR OperationOutcome for a bundle or resource (200 either way) */
+        post: operations["validateFhirBundleOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fhir/validate": {
         parameters: {
             query?: never;
@@ -162,7 +179,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Validate a FHIR document bundle (200 either way) */
+        /** Validate a FHIR document bundle (200 either way); with Accept: application/fhir+json, a FHIR OperationOutcome */
         post: operations["validateFhirBundle"];
         delete?: never;
         options?: never;
@@ -728,6 +745,12 @@ export interface components {
              * @enum {string}
              */
             code?: "00" | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "99";
+            /**
+             * @description HSN code (goods) or SAC (services) of the line for GST, 4 to 8 digits, printed on the bill. Not in FHIR.
+             * @example 3004
+             * @example 999312
+             */
+            hsnSac?: string;
             quantity: number;
             /** @description Price of one unit. */
             unitPrice: number;
@@ -877,6 +900,11 @@ export interface components {
              * @example 12 MG Road, Bengaluru 560001
              */
             address?: string;
+            /**
+             * @description GST identification number (15 characters), printed on the bill. Not in the link request.
+             * @example 29ABCDE1234F1Z5
+             */
+            gstin?: string;
         };
         /**
          * Doctor input
@@ -952,6 +980,22 @@ export interface components {
             /** @description Height in cm. Not in the link request; FHIR: an Observation of an OPConsultation, DischargeSummary or WellnessRecord. */
             height?: number;
             vitals?: components["schemas"]["vitals-input"];
+            guardian?: components["schemas"]["guardian-input"];
+        };
+        /**
+         * Guardian input
+         * @description A child's parent or guardian, printed on the immunisation certificate. Not in the link request. An abha-link builder input, not a shape of the service; the builders turn it into the link request. Spec §4.12.
+         */
+        "guardian-input": {
+            /** @example Priya Sharma */
+            name: string;
+            /**
+             * @description How the guardian is related to the patient, as it should print.
+             * @example mother
+             * @example father
+             * @example guardian
+             */
+            relation?: string;
         };
         /**
          * Visit input
@@ -1655,7 +1699,7 @@ export interface operations {
     validateDocument: {
         parameters: {
             query?: {
-                schema?: "response-envelope" | "token-envelope" | "session-tokens" | "account-summary" | "abha-profile" | "abha-address-profile" | "account-profile" | "user" | "search-account-entry" | "search-result-item" | "hospital" | "doctor" | "diagnosis" | "medication" | "lab-investigation" | "bundle-data" | "care-context" | "measurement-input" | "blood-pressure-input" | "temperature-input" | "lifestyle-input" | "observations-input" | "invoice-tax-input" | "invoice-line-input" | "payment-input" | "invoice-input" | "duration-input" | "frequency-input" | "diagnosis-input" | "medication-input" | "hospital-input" | "doctor-input" | "vitals-input" | "patient-input" | "visit-input" | "bundle-data-input" | "care-context-input" | "care-context-build-input" | "clinical-input" | "snomed-coding-input" | "loinc-coding-input" | "finding-input" | "procedure-input" | "investigation-input" | "inpatient-stay-input" | "immunization-input" | "token-request" | "token-response" | "search-abha-request" | "search-abha-response" | "request-otp-request" | "request-otp-response" | "verify-otp-request" | "verify-otp-response" | "mobile-login-verify-otp-request" | "mobile-login-verify-otp-response" | "mobile-login-abha-number-verify-otp-request" | "mobile-login-abha-number-verify-otp-response" | "aadhar-number-login-verify-otp-request" | "aadhar-number-login-verify-otp-response" | "abha-address-login-verify-otp-request" | "abha-address-login-verify-otp-response" | "enroll-verify-otp-request" | "enroll-verify-otp-response" | "fetch-abha-address-profile-request" | "fetch-abha-address-profile-response" | "get-profile-request" | "get-profile-response" | "link-carecontext-request" | "link-carecontext-response";
+                schema?: "response-envelope" | "token-envelope" | "session-tokens" | "account-summary" | "abha-profile" | "abha-address-profile" | "account-profile" | "user" | "search-account-entry" | "search-result-item" | "hospital" | "doctor" | "diagnosis" | "medication" | "lab-investigation" | "bundle-data" | "care-context" | "measurement-input" | "blood-pressure-input" | "temperature-input" | "lifestyle-input" | "observations-input" | "invoice-tax-input" | "invoice-line-input" | "payment-input" | "invoice-input" | "duration-input" | "frequency-input" | "diagnosis-input" | "medication-input" | "hospital-input" | "doctor-input" | "vitals-input" | "patient-input" | "guardian-input" | "visit-input" | "bundle-data-input" | "care-context-input" | "care-context-build-input" | "clinical-input" | "snomed-coding-input" | "loinc-coding-input" | "finding-input" | "procedure-input" | "investigation-input" | "inpatient-stay-input" | "immunization-input" | "token-request" | "token-response" | "search-abha-request" | "search-abha-response" | "request-otp-request" | "request-otp-response" | "verify-otp-request" | "verify-otp-response" | "mobile-login-verify-otp-request" | "mobile-login-verify-otp-response" | "mobile-login-abha-number-verify-otp-request" | "mobile-login-abha-number-verify-otp-response" | "aadhar-number-login-verify-otp-request" | "aadhar-number-login-verify-otp-response" | "abha-address-login-verify-otp-request" | "abha-address-login-verify-otp-response" | "enroll-verify-otp-request" | "enroll-verify-otp-response" | "fetch-abha-address-profile-request" | "fetch-abha-address-profile-response" | "get-profile-request" | "get-profile-response" | "link-carecontext-request" | "link-carecontext-response";
                 lint?: boolean;
             };
             header?: never;
@@ -2683,6 +2727,146 @@ export interface operations {
             };
         };
     };
+    validateFhirBundleOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resourceType": "Bundle",
+                 *       "type": "document",
+                 *       "entry": []
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description An OperationOutcome: one issue per issue found, or one informational issue when there is none. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resourceType": "OperationOutcome",
+                     *       "issue": [
+                     *         {
+                     *           "severity": "error",
+                     *           "code": "required",
+                     *           "expression": [
+                     *             "Bundle.entry[0].resource.title"
+                     *           ],
+                     *           "details": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "https://github.com/abha-link/abha-link/blob/main/docs/fhir.md#issue-codes",
+                     *                 "code": "required"
+                     *               }
+                     *             ],
+                     *             "text": "title is required (1..1)"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": Record<string, never>;
+                };
+            };
+            /** @description The body is not JSON, or a query parameter is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/schema",
+                     *           "code": "invalid-parameter",
+                     *           "message": "schema must be a schema name (GET /openapi.json lists them; so does abha-link schemas); did you mean clinical-input?",
+                     *           "severity": "error",
+                     *           "in": "query"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description No or a wrong Authorization: Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/authorization",
+                     *           "code": "unauthorized",
+                     *           "message": "this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)",
+                     *           "severity": "error",
+                     *           "in": "header"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "body-too-large",
+                     *           "message": "the request body is larger than this server accepts",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The server is overloaded (Retry-After), or shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "overloaded",
+                     *           "message": "the server is handling 64 requests; try again shortly",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+        };
+    };
     validateFhirBundle: {
         parameters: {
             query?: never;
@@ -2703,7 +2887,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description valid, errors, warnings */
+            /** @description valid, errors, warnings (truncated when validation stopped at the cap); or an OperationOutcome when asked for application/fhir+json. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,6 +2915,30 @@ export interface operations {
                         /** @description What to do instead, when the body is of another kind (a clinical input sent as a link request). */
                         hint?: string;
                     };
+                    /**
+                     * @example {
+                     *       "resourceType": "OperationOutcome",
+                     *       "issue": [
+                     *         {
+                     *           "severity": "error",
+                     *           "code": "required",
+                     *           "expression": [
+                     *             "Bundle.entry[0].resource.title"
+                     *           ],
+                     *           "details": {
+                     *             "coding": [
+                     *               {
+                     *                 "system": "https://github.com/abha-link/abha-link/blob/main/docs/fhir.md#issue-codes",
+                     *                 "code": "required"
+                     *               }
+                     *             ],
+                     *             "text": "title is required (1..1)"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/fhir+json": Record<string, never>;
                 };
             };
             /** @description The body is not JSON, or a query parameter is not valid. */
