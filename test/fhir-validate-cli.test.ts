@@ -121,7 +121,7 @@ describe('abha-link fhir validate', () => {
     expect((await run([])).code).toBe(2);
     const f = await run(['--format', 'xml', file('x.json', '{}')]);
     expect(f.code).toBe(2);
-    expect(f.stderr).toContain('--format must be text or json');
+    expect(f.stderr).toContain('--format must be text, json or outcome');
     const misplaced = await run(['--out', tmp, file('y.json', '{}')]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain('--out does not apply to abha-link fhir validate');

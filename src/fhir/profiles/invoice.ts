@@ -7,7 +7,7 @@
  */
 import type { InvoiceInput, InvoiceLineInput } from '../../generated/types.js';
 import { lineTax } from '../../validation/care-content.js';
-import { issue, type Assembly } from '../assembly.js';
+import { issue, printOnly, type Assembly } from '../assembly.js';
 import { PROFILES, SYSTEMS, type FixedCoding } from '../constants.js';
 import { li, narrative } from '../narrative.js';
 import type { ChargeItem, CompositionSection, Invoice, InvoiceLineItem, InvoiceLineItemPriceComponent, Money, Reference } from '../r4.js';
@@ -102,6 +102,10 @@ function invoiceResource(a: Assembly, inv: InvoiceInput): Reference {
   const money = (v: number): Money => ({ value: round2(v), currency });
   const date = inv.date === undefined ? a.job.when : timeOf(a, inv.date, 'invoice', 'date');
   const paidOn = inv.payment?.date === undefined ? undefined : timeOf(a, inv.payment.date, 'invoice', 'payment', 'date');
+  // HSN/SAC is India's GST classification: no NRCeS or R4 code system names it, so it is printed, not coded (no system is invented).
+  inv.lines.forEach((line, i) => {
+    if (line.hsnSac !== undefined) a.report(printOnly(a.job.at.content('invoice', 'lines', i, 'hsnSac'), 'HSN/SAC has no code system in the NRCeS InvoiceRecord'));
+  });
   const lineItem: InvoiceLineItem[] = inv.lines.map((line, i) => ({ sequence: i + 1, ...chargeOf(a, line, date), priceComponent: priceComponents(a, line, ['invoice', 'lines', i], money) }));
   const net = inv.lines.reduce((s, l) => s + l.quantity * l.unitPrice - (l.discount ?? 0), 0);
   const note = paymentNote(inv, currency, paidOn);
