@@ -65,7 +65,7 @@ describe('serve: authentication', () => {
     const cases: [string, string, string][] = [
       ['GET', '/v1/validate', 'POST'],
       ['DELETE', '/v1/submissions', 'GET, HEAD, POST'],
-      ['PUT', '/v1/submissions/6b1d3f1e-7a7c-4c55-9d1e-000000000000', 'GET, HEAD'],
+      ['DELETE', '/v1/submissions/6b1d3f1e-7a7c-4c55-9d1e-000000000000', 'GET, HEAD, PUT'],
       ['GET', '/v1/submissions/6b1d3f1e-7a7c-4c55-9d1e-000000000000/retry?x=1', 'POST'],
       ['POST', '/healthz', 'GET, HEAD'],
     ];
