@@ -202,7 +202,7 @@ export interface Diagnosis {
   diagnosisName: string;
   /** @example "confirmed" */
   status?: string;
-  /** ICD-10 code, e.g. E11.9. */
+  /** ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code). */
   icdCode?: string;
 }
 

@@ -283,6 +283,12 @@ const SENT_JWT = (description: string): FieldDef => str(BOUNDS.jwt, { minLength:
 // Resources (spec §2 and the care-context parts of §4.12)
 // ---------------------------------------------------------------------------
 
+/** The spec's three fields of a diagnosis (4.12), shared by the link request's `diagnosis` and the clinical input's. */
+const DIAGNOSIS_FIELDS: Record<string, FieldDef> = {
+  diagnosisName: str(BOUNDS.name, { minLength: 1 }),
+  status: str(64, { examples: ['confirmed'] }),
+  icdCode: str(32, { description: 'ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code).' }),
+};
 const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] = [
   {
     name: 'response-envelope',
@@ -513,11 +519,7 @@ const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] =
     description: 'An item of bundleData.diagnosis.',
     closed: true,
     required: ['diagnosisName'],
-    properties: {
-      diagnosisName: str(BOUNDS.name, { minLength: 1 }),
-      status: str(64, { examples: ['confirmed'] }),
-      icdCode: str(32, { description: 'ICD-10 code, e.g. E11.9.' }),
-    },
+    properties: DIAGNOSIS_FIELDS,
   },
   {
     name: 'medication',
@@ -1213,9 +1215,7 @@ export const INPUTS: readonly (ResourceDef & { readonly name: ResourceName })[] 
     closed: true,
     required: ['diagnosisName'],
     properties: {
-      diagnosisName: str(BOUNDS.name, { minLength: 1 }),
-      status: str(64, { examples: ['confirmed'] }),
-      icdCode: str(32, { description: 'ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code).' }),
+      ...DIAGNOSIS_FIELDS,
       icdTitle: str(BOUNDS.name, {
         minLength: 1,
         examples: ['Type 2 diabetes mellitus without complications'],
