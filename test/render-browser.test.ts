@@ -277,12 +277,22 @@ describe(`in Chromium${SKIP}`, () => {
     `fits the bundled prescription with a line of advice on one A5 page, and a visit summary of three records on one A4 page${POPPLER_SKIP}`,
     async () => {
       const withAdvice = { ...example('opd-prescription'), advice: 'Walk 30 minutes a day; avoid sweets and fried food; check blood sugar weekly.' };
-      for (const pageSize of ['A4', 'A5'] as const) {
+      // One A4 page. On A5, since the dosing text is 8.5 pt and the frequency is printed as the clinician wrote it with
+      // its meaning ("1-0-1 (twice a day: morning and night)", three lines in its column), the fifth medicine, the
+      // advice and the follow-up go to a second page: each page is signed, and the advice stays with the last medicine.
+      for (const [pageSize, count] of [
+        ['A4', 1],
+        ['A5', 2],
+      ] as const) {
         const pages = pdfText(await p().pdf(html(withAdvice, { pageSize }), { pageSize }));
-        expect(pages, pageSize).toHaveLength(1);
-        expect(pages[0]).toContain('Walk 30 minutes a day');
-        expect(pages[0]).toContain('Signature and stamp');
-        expect(pages[0]).toContain('Page 1 of 1');
+        expect(pages, pageSize).toHaveLength(count);
+        for (const [i, page] of pages.entries()) {
+          expect(page, `${pageSize} page ${i + 1}`).toContain('Signature and stamp');
+          expect(page, `${pageSize} page ${i + 1}`).toContain(`Page ${i + 1} of ${count}`);
+        }
+        const last = pages[count - 1] ?? '';
+        expect(last, pageSize).toContain('Walk 30 minutes a day');
+        expect(last.split('Walk 30 minutes a day')[0], `${pageSize}: the advice goes with the last medicine`).toContain('Povidone-iodine');
       }
       // A visit summary of three records with investigations and advice: one A4 page; on A5, at 8.5 pt with the
       // signature at the foot of each page of medicines, two.
@@ -364,7 +374,8 @@ describe(`in Chromium${SKIP}`, () => {
       const dis = example('discharge-summary');
       const { advice: _a, ...disNoAdvice } = dis;
       const named = (n: number, name: string): string[] => Array.from({ length: n }, (_, i) => `${name} ${i + 1}`);
-      const cases: Array<{ label: string; pageSize: 'A4' | 'A5'; input: unknown; template?: 'lab-order' | 'visit-summary'; last: RegExp; printed?: string }> = [
+      // sign: the signature's line, "Authorised signatory" on the bill (the hospital signs it, not the doctor).
+      const cases: Array<{ label: string; pageSize: 'A4' | 'A5'; input: unknown; template?: 'lab-order' | 'visit-summary'; last: RegExp; printed?: string; sign?: string }> = [
         // The test table of a lab order, and the test list of a visit summary (heights where the signature went alone).
         ...[18, 19, 20, 21, 44, 45, 46, 47].map((n) => ({
           label: `lab order, A5, ${n} tests`,
@@ -393,6 +404,7 @@ describe(`in Chromium${SKIP}`, () => {
             invoice: { ...inv.invoice, payment: undefined, total: 10 * n, lines: named(n, 'Item').map((item) => ({ item, code: '00', quantity: 1, unitPrice: 10, total: 10 })) },
           },
           last: /Total/,
+          sign: 'Authorised signatory',
         })),
       ];
       // The discharge summary's medicines to take at home, where its last page begins.
@@ -409,12 +421,12 @@ describe(`in Chromium${SKIP}`, () => {
             // The instructions print under the name on A5, as in the prescription (the column is left out there).
             printed: 'after food',
           });
-      for (const { label, pageSize, input, template, last, printed } of cases) {
+      for (const { label, pageSize, input, template, last, printed, sign = 'Signature and stamp' } of cases) {
         const pages = pdfText(await p().pdf(html(input, { pageSize, lint: false, ...(template === undefined ? {} : { template }) }), { pageSize }));
         if (printed !== undefined) expect(pages.join('\n'), label).toContain(printed);
         const page = pages[pages.length - 1] ?? '';
-        expect(page, label).toContain('Signature and stamp');
-        expect(page.split('Signature and stamp')[0], `${label}: the signature has company`).toMatch(last);
+        expect(page, label).toContain(sign);
+        expect(page.split(sign)[0], `${label}: the signature has company`).toMatch(last);
         expect(page, `${label}: the record reference stays with the signature`).toContain('Record reference');
       }
     },
@@ -428,7 +440,9 @@ describe(`in Chromium${SKIP}`, () => {
         ['en', 'A5', 3],
         ['en', 'A4', 2],
         ['hi', 'A5', 3],
-        [['en', 'hi'], 'A4', 2],
+        // Bilingual A4: three pages since the frequencies print as written with their meaning and every page of
+        // medicines is signed (the signature is the medicine table's footer, repeated per page).
+        [['en', 'hi'], 'A4', 3],
       ] as const) {
         const label = `${String(lang)} ${pageSize}`;
         const raw = spawnSync('pdftotext', ['-layout', '-', '-'], {

@@ -37,7 +37,7 @@ const SCRIPT_FONT: Readonly<Record<Language, RegExp>> = {
   pa: /NotoSansGurmukhi/,
 };
 
-/** A prescription with long words in narrow columns: the A5 duration column is 17 mm wide. */
+/** A prescription with long words in narrow columns: the A5 duration column is 22 mm wide. */
 const narrow = (): ClinicalInput => {
   const input = example('opd-prescription');
   return {

@@ -128,8 +128,19 @@ function printed(template: string): string[] {
   });
 }
 
+/**
+ * A harmless value as long as `s`, with its line breaks and spaces: a letter for every other code unit. The layout
+ * follows how long the advice and follow-up are (a short closing signs every page from the medicine table's footer,
+ * a long one prints after the table), so the tags of a hostile render are compared with those of harmless data of
+ * the same length, which takes the same layout.
+ */
+function harmless(s: string): string {
+  return s.replace(/[^\s]/g, 'b');
+}
+
 describe('the hostile corpus', () => {
   const baseline = new Map(TEMPLATE_NAMES.map((t) => [t, skeleton(renderDocuments(plant('benign').input, { template: t, lint: false })[0]?.html ?? '')]));
+  const skeletonOfHarmless = (s: string, template: string): string[] => skeleton(renderDocuments(plant(harmless(s)).input, { template, lint: false })[0]?.html ?? '');
 
   it('is a real corpus: script tags, attribute breakers, javascript: URLs, {{, __proto__, non-Latin and long text', () => {
     const all = CORPUS.map((c) => c.value).join('\n');
@@ -151,8 +162,8 @@ describe('the hostile corpus', () => {
       const req = buildLinkRequest(input, { lint: false });
       const [doc] = renderDocuments(input, { template, lint: false });
       const html = doc?.html ?? '';
-      // Escaped: the same tags and attribute names as a render of harmless data.
-      expect(skeleton(html)).toEqual(baseline.get(template));
+      // Escaped: the same tags and attribute names as a render of harmless data (of the same length, so of the same layout).
+      expect(skeleton(html)).toEqual(skeletonOfHarmless(s, template));
       expect(html).not.toMatch(/<script|<img|<svg\/|\son[a-z]+=/i);
       expect(attributeValues(html, 'href')).toEqual(['https://records.example/doc/1.pdf']);
       // Nothing lost: every printed field, as sent to the service, is in the text.
@@ -167,7 +178,7 @@ describe('the hostile corpus', () => {
 
   it('escapes hostile values in a link request too, hiType included, with every string printed', () => {
     for (const { value: s } of CORPUS) {
-      const base = buildLinkRequest(plant('benign').input, { lint: false });
+      const base = buildLinkRequest(plant(harmless(s)).input, { lint: false });
       const hostile = buildLinkRequest(plant(s).input, { lint: false });
       const cc = hostile.careContexts[0];
       if (cc === undefined) throw new Error('no care context');
@@ -261,11 +272,15 @@ describe('health data never appears in errors', () => {
 /** Bidi controls that start an embedding, override or isolate, or end one. */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
 
-/** The `<bdi>` elements of the body (never nested) and the body with them cut out. */
+/**
+ * The `<bdi>` elements of the body (never nested) and the body with them cut out. Names are printed in
+ * `<bdi translate="no">` (kept whole by the hyphenator and by page translators), so an isolate may carry
+ * attributes; it is still a `<bdi>`, which isolates its content whatever its attributes.
+ */
 function isolates(html: string): { inside: string[]; outside: string } {
   const body = html.slice(html.indexOf('<body'));
   const inside: string[] = [];
-  const outside = body.replace(/<bdi>([\s\S]*?)<\/bdi>/g, (_m, inner: string) => {
+  const outside = body.replace(/<bdi(?:\s[^>]*)?>([\s\S]*?)<\/bdi>/g, (_m, inner: string) => {
     inside.push(inner);
     return ' ';
   });
@@ -305,7 +320,9 @@ describe('right-to-left overrides and other bidi controls in the data', () => {
     const { input } = plant('\u202Eevil');
     const html = renderDocuments(input, { lint: false })[0]?.html ?? '';
     const title = /<title>([^<]*)<\/title>/.exec(html)?.[1] ?? '';
-    expect(title).toMatch(/^OP Consultation · \u2068[^\u2068\u2069]*\u2069$/);
+    // The prescription template is titled "Prescription" over medicines whatever the record type (the input is an
+    // OPConsultation); what matters here is the isolate around the reference.
+    expect(title).toMatch(/^Prescription · \u2068[^\u2068\u2069]*\u2069$/);
   });
 });
 
