@@ -589,7 +589,7 @@ export interface components {
             diagnosisName: string;
             /** @example confirmed */
             status?: string;
-            /** @description ICD-10 code, e.g. E11.9. */
+            /** @description ICD-10 code, e.g. E11.9 (or an ICD-11 MMS code). */
             icdCode?: string;
         };
         /**
