@@ -11,6 +11,23 @@ import type { EndpointId } from '../spec/endpoints.js';
 /** The identity endpoints of the spec (all but the token and the link call). */
 type PassedThrough = Exclude<EndpointId, 'token' | 'link-carecontext'>;
 
+/** The transaction id of the example flow. */
+const TXN_ID = '836151ef-d014-4507-b605-4b8be215433e';
+/** The placeholder for every token (a JWT's shape, no real signature). */
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl';
+/** The synthetic account the verifications answer with. */
+const ACCOUNT: Json = {
+  ABHANumber: '91-8253-3839-9800',
+  preferredAbhaAddress: 'arjun.iyer08@sbx',
+  name: 'Arjun Iyer',
+  gender: 'M',
+  dob: '1997-10-13',
+  status: 'ACTIVE',
+  profilePhoto: '',
+  kycVerified: true,
+  mobileVerified: true,
+};
+
 /** The example request and answer of each endpoint passed through. */
 export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request: Json; readonly response: Json }>> = {
   'search-abha': {
@@ -22,7 +39,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       message: '2 accounts found',
       data: [
         {
-          txnId: '836151ef-d014-4507-b605-4b8be215433e',
+          txnId: TXN_ID,
           ABHA: [
             {
               index: 0,
@@ -43,13 +60,13 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       loginHint: 'index',
       otpSystem: 'abdm',
       loginId: '0',
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
     },
     response: {
       success: true,
       message: 'OTP sent',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         message: 'OTP sent to the mobile number ending in 0001',
       },
     },
@@ -57,94 +74,58 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
   'verify-otp': {
     request: {
       scope: ['abha-login'],
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otp: '246810',
     },
     response: {
       success: true,
       message: 'OTP verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         authResult: 'success',
-        token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+        token: JWT,
         expiresIn: 1800,
-        refreshToken: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+        refreshToken: JWT,
         refreshExpiresIn: 1296000,
-        accounts: [
-          {
-            ABHANumber: '91-8253-3839-9800',
-            preferredAbhaAddress: 'arjun.iyer08@sbx',
-            name: 'Arjun Iyer',
-            gender: 'M',
-            dob: '1997-10-13',
-            status: 'ACTIVE',
-            profilePhoto: '',
-            kycVerified: true,
-            mobileVerified: true,
-          },
-        ],
+        accounts: [ACCOUNT],
       },
     },
   },
   'mobile-login-verify-otp': {
     request: {
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otp: '246810',
     },
     response: {
       success: true,
       message: 'OTP verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         authResult: 'success',
-        token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+        token: JWT,
         expiresIn: 300,
-        accounts: [
-          {
-            ABHANumber: '91-8253-3839-9800',
-            preferredAbhaAddress: 'arjun.iyer08@sbx',
-            name: 'Arjun Iyer',
-            gender: 'M',
-            dob: '1997-10-13',
-            status: 'ACTIVE',
-            profilePhoto: '',
-            kycVerified: true,
-            mobileVerified: true,
-          },
-        ],
+        accounts: [ACCOUNT],
       },
     },
   },
   'mobile-login-abha-number-verify-otp': {
     request: {
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otp: '246810',
     },
     response: {
       success: true,
       message: 'OTP verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         authResult: 'success',
-        accounts: [
-          {
-            ABHANumber: '91-8253-3839-9800',
-            preferredAbhaAddress: 'arjun.iyer08@sbx',
-            name: 'Arjun Iyer',
-            gender: 'M',
-            dob: '1997-10-13',
-            status: 'ACTIVE',
-            profilePhoto: '',
-            kycVerified: true,
-            mobileVerified: true,
-          },
-        ],
+        accounts: [ACCOUNT],
       },
     },
   },
   'aadhar-number-login-verify-otp': {
     request: {
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otpValue: '246810',
       mobile: '9000000001',
     },
@@ -152,31 +133,19 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       success: true,
       message: 'OTP verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         authResult: 'success',
-        token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+        token: JWT,
         expiresIn: 1800,
-        refreshToken: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+        refreshToken: JWT,
         refreshExpiresIn: 1296000,
-        accounts: [
-          {
-            ABHANumber: '91-8253-3839-9800',
-            preferredAbhaAddress: 'arjun.iyer08@sbx',
-            name: 'Arjun Iyer',
-            gender: 'M',
-            dob: '1997-10-13',
-            status: 'ACTIVE',
-            profilePhoto: '',
-            kycVerified: true,
-            mobileVerified: true,
-          },
-        ],
+        accounts: [ACCOUNT],
       },
     },
   },
   'abha-address-login-verify-otp': {
     request: {
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otpValue: '246810',
       mobile: '9000000001',
     },
@@ -184,7 +153,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       success: true,
       message: 'OTP verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         message: 'login successful',
         authResult: 'success',
         users: [
@@ -198,9 +167,9 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
           },
         ],
         tokens: {
-          token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+          token: JWT,
           expiresIn: 1800,
-          refreshToken: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+          refreshToken: JWT,
           refreshExpiresIn: 1296000,
         },
       },
@@ -208,7 +177,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
   },
   'enroll-verify-otp': {
     request: {
-      txnId: '836151ef-d014-4507-b605-4b8be215433e',
+      txnId: TXN_ID,
       otpValue: '246810',
       mobile: '9000000001',
     },
@@ -216,11 +185,11 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       success: true,
       message: 'enrolment verified',
       data: {
-        txnId: '836151ef-d014-4507-b605-4b8be215433e',
+        txnId: TXN_ID,
         tokens: {
-          token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+          token: JWT,
           expiresIn: 1800,
-          refreshToken: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+          refreshToken: JWT,
           refreshExpiresIn: 1296000,
         },
         ABHAProfile: {
@@ -250,7 +219,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
   },
   'fetch-abha-address-profile': {
     request: {
-      token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+      token: JWT,
     },
     response: {
       success: true,
@@ -277,7 +246,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
   },
   'get-profile': {
     request: {
-      token: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl',
+      token: JWT,
     },
     response: {
       success: true,
