@@ -155,6 +155,14 @@ function showIssues(value, issues) {
 const SHEET = { A4: [210, 309], A5: [148, 222] };
 const px = (mm) => Math.ceil((mm * 96) / 25.4);
 
+// The preview frame shown with a document, or a note saying why there is none.
+function showPreview(html, note) {
+  $('frame-box').hidden = html === '';
+  $('preview-note').textContent = note;
+  fitPreview();
+  $('preview').srcdoc = html;
+}
+
 // The preview frame at the natural width of its sheet, scaled down to the width of its box.
 function fitPreview() {
   const box = $('frame-box');
@@ -192,7 +200,7 @@ async function check(value) {
 }
 
 async function run() {
-  show('built', ''); show('fhir', ''); $('preview').srcdoc = '';
+  show('built', ''); show('fhir', ''); showPreview('', 'The printed prescription shows here once the input has no errors.');
   let value;
   try { value = JSON.parse($('input').value); } catch (e) { setStatus('The input is not JSON: ' + e.message, false); showIssueList([]); $('count').textContent = ''; $('inline').replaceChildren(); return; }
   const checked = await check(value);
@@ -205,8 +213,7 @@ async function run() {
   const several = Array.isArray(request.careContexts) && request.careContexts.length > 1 ? '&index=0' : '';
   const size = '&size=' + $('size').value;
   const [html, fhir] = await Promise.all([call('/v1/render?template=prescription' + size + several, value, 'text/html'), call('/v1/fhir?' + several.slice(1), value)]);
-  fitPreview();
-  if (html.status === 200) $('preview').srcdoc = html.data;
+  if (html.status === 200) showPreview(html.data, '');
   else setStatus('The preview could not be made: ' + ((html.data && html.data.issues) || []).map((i) => i.message).join('; '), false);
   show('fhir', fhir.status === 200 ? JSON.stringify(fhir.data, null, 2) : 'No FHIR bundle: ' + ((fhir.data && fhir.data.issues) || []).filter((i) => i.severity === 'error').map((i) => (i.path || '/') + ': ' + i.message).join(String.fromCharCode(10)));
 }

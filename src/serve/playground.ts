@@ -58,6 +58,8 @@ pre{font:12px/1.35 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:any
 .note{display:block;font-family:system-ui,sans-serif;padding:1px 6px;margin:1px 0 3px 16px;border-width:0 0 0 3px;background:none}
 .note.sev-error{color:#8e1b1b}.note.sev-warning{color:#7a4e00}
 .note.current{font-weight:700}
+#frame-box[hidden]{display:none}
+#preview-note:empty{display:none}
 #frame-box{position:relative;overflow:hidden;width:100%;background:#dcdcdc;border:1px solid #d8dde3}
 #preview{position:absolute;top:0;left:0;border:0;transform-origin:0 0;background:#dcdcdc}
 #filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,170px),1fr));gap:8px;align-items:end}
@@ -108,7 +110,7 @@ const CHECK_VIEW = `<main id="check">
 <section id="issues-section"><h2>Issues <span id="count"></span></h2>
 <ol id="issues"></ol>
 <h3>The input, issues at their fields</h3><pre id="inline" tabindex="0" aria-label="The input, issues at their fields"></pre></section>
-<section id="preview-section"><h2>Prescription preview</h2><div id="frame-box"><iframe id="preview" sandbox title="printed preview"></iframe></div></section>
+<section id="preview-section"><h2>Prescription preview</h2><p id="preview-note">The printed prescription shows here once the input has no errors.</p><div id="frame-box" hidden><iframe id="preview" sandbox title="printed preview"></iframe></div></section>
 <section><h2>Built link request</h2><pre id="built"></pre></section>
 <section><h2>FHIR bundle</h2><pre id="fhir"></pre></section>
 </main>`;
