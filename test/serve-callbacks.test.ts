@@ -147,7 +147,17 @@ describe('callback URLs: checked again after DNS, at delivery', () => {
   });
 });
 
-const submission: Submission = { id: '0b9e6a40-8d7e-4f7c-9f5e-6f7d1c1e2a3b', status: 'acknowledged', attempts: 1, createdAt: '2026-11-24T04:30:00.000Z', updatedAt: '2026-11-24T04:30:02.000Z' };
+const submission: Submission = {
+  id: '0b9e6a40-8d7e-4f7c-9f5e-6f7d1c1e2a3b',
+  status: 'acknowledged',
+  attempts: 1,
+  createdAt: '2026-11-24T04:30:00.000Z',
+  updatedAt: '2026-11-24T04:30:02.000Z',
+  visitId: 'OPD-2026-0042',
+  hipId: 'IN2910000123',
+  careContextReferences: ['OPD-2026-0042-Prescription'],
+  hiTypes: ['Prescription'],
+};
 
 /** A delivery as the receiver got it. */
 interface Received {

@@ -310,6 +310,7 @@ describe.skipIf(noPostgres !== undefined)(`a storage outage${noPostgres === unde
       for (const [method, url, payload] of [
         ['POST', '/v1/submissions', JSON.stringify(canaryRequest('outage-2'))],
         ['GET', '/v1/submissions', undefined],
+        ['GET', '/v1/submissions/ledger', undefined],
         ['GET', `/v1/submissions/${String(ok.json().id)}`, undefined],
         ['POST', `/v1/submissions/${String(ok.json().id)}/retry`, undefined],
       ] as const) {

@@ -69,6 +69,9 @@ const logger = {
   error: (f: Record<string, unknown>, m: string) => logLines.push(JSON.stringify({ ...f, m })),
 };
 
+/** The one line logged when the item `id` ended with `code` (its id, visitId, status and code), or undefined. */
+const endLine = (id: string, code: string): Record<string, unknown> | undefined => logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((f) => f.id === id && f.code === code);
+
 const until = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => untilValue(probe, what);
 
 const final = (q: Queue, id: string): Promise<Submission> =>
@@ -147,6 +150,7 @@ describe.each(stores)('the queue on $name', (store) => {
     const failed = await final(queue, submission.id);
     expect(failed).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'rejected' } });
     expect(JSON.stringify(failed)).not.toContain(PLANTED_ABHA);
+    expect(endLine(submission.id, 'rejected')).toMatchObject({ component: 'queue', id: submission.id, visitId: `OPD-Q-${tag}`, status: 'failed', m: 'send failed' });
     const retried = await queue.retry(submission.id);
     expect(retried).toMatchObject({ id: submission.id, status: 'queued' });
     expect(await final(queue, submission.id)).toMatchObject({ status: 'acknowledged', attempts: 2 });
@@ -162,6 +166,7 @@ describe.each(stores)('the queue on $name', (store) => {
     const unknown = await final(queue, submission.id);
     expect(unknown).toMatchObject({ status: 'unknown', attempts: 1 });
     expect(unknown.error?.code).toMatch(/^[a-z-]+$/);
+    expect(endLine(submission.id, unknown.error?.code ?? '')).toMatchObject({ id: submission.id, visitId: `OPD-Q-${tag}`, status: 'unknown' });
     await queue.tick();
     await queue.tick();
     expect(await queue.get(submission.id)).toMatchObject({ status: 'unknown', attempts: 1 });
@@ -173,19 +178,20 @@ describe.each(stores)('the queue on $name', (store) => {
     expect(done.error).toBeUndefined();
     expect(mock.linkCount(linkRequestKey(planted(tag)))).toEqual({ received: 2, linked: 1 });
     expect(await queue.retry(submission.id)).toBe('not-retryable');
-    expect((await queue.list({ status: 'already-linked' })).map((s) => s.id)).toContain(submission.id);
+    expect((await queue.list({ status: 'already-linked' })).submissions.map((s) => s.id)).toContain(submission.id);
     expect((await queue.counts())['already-linked']).toBeGreaterThanOrEqual(1);
     expect(logLines.filter((l) => l.includes(submission.id)).at(-1)).toMatch(/"status":"already-linked".*already linked: done/);
+    expect(endLine(submission.id, 'already-linked')).toMatchObject({ id: submission.id, visitId: `OPD-Q-${tag}`, status: 'already-linked' });
   });
 
   test('lists submissions by status and counts them', async () => {
     const counts = await queue.counts();
     expect(Object.keys(counts).sort()).toEqual(['acknowledged', 'already-linked', 'failed', 'queued', 'sending', 'unknown']);
     expect(counts.acknowledged).toBeGreaterThanOrEqual(3);
-    const acknowledged = await queue.list({ status: 'acknowledged', limit: 2 });
+    const acknowledged = (await queue.list({ status: 'acknowledged', limit: 2 })).submissions;
     expect(acknowledged).toHaveLength(2);
     expect(acknowledged.every((s) => s.status === 'acknowledged')).toBe(true);
-    expect((await queue.list()).length).toBe(Object.values(counts).reduce((a, b) => a + b, 0));
+    expect((await queue.list()).submissions.length).toBe(Object.values(counts).reduce((a, b) => a + b, 0));
     await expect(queue.list({ status: 'lost' as SubmissionStatus })).rejects.toMatchObject({ code: 'invalid-options' });
     expect(await queue.get('6b1d3f1e-7a7c-4c55-9d1e-000000000000')).toBeUndefined();
     expect(await queue.ready()).toBe(true);
@@ -272,6 +278,7 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     clock += 5001;
     await b.tick();
     expect(await b.get(submission.id)).toMatchObject({ status: 'unknown', attempts: 1, error: { code: 'lease-expired' } });
+    expect(endLine(submission.id, 'lease-expired')).toMatchObject({ id: submission.id, visitId: 'OPD-Q-lease', status: 'unknown' });
     b.start();
     await b.tick();
     expect(await b.get(submission.id)).toMatchObject({ status: 'unknown', attempts: 1 });
@@ -300,6 +307,7 @@ describe.skipIf(noPostgres !== undefined)(`the queue shared by replicas in Postg
     // The same replica (same id) starts again while the old process is gone.
     const again = await openQueue({ dataDir: join(tmp, 'restart-a2'), databaseUrl: url, client: clientOptions(), replicaId: 'replica-a', logger });
     expect(await again.get(submission.id)).toMatchObject({ status: 'unknown', error: { code: 'replica-restarted' } });
+    expect(endLine(submission.id, 'replica-restarted')).toMatchObject({ id: submission.id, visitId: 'OPD-Q-restart-a', status: 'unknown', replicaId: 'replica-a' });
     await again.close();
     gone.abort();
     await a.close();
@@ -394,5 +402,7 @@ describe("the queue's options and logs", () => {
     expect(all).not.toContain(PLANTED_ABHA);
     expect(all).not.toContain(API_KEY);
     expect(all).not.toMatch(/Bearer|eyJ/);
+    // Nor the clinical content of the requests (their diagnoses, medicines, the doctor) or the hospital's phone.
+    for (const text of ['diabetes', 'Metformin', 'Meera', '41234567']) expect(all).not.toContain(text);
   });
 });

@@ -118,9 +118,61 @@ const SUBMISSION: Json = {
     },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
+    visitId: { type: 'string', description: "The link request's visitId. Absent only for a submission stored before version 4 of the queue's schema whose request was already deleted." },
+    hipId: { type: 'string', description: "The link request's hipId (the facility). Absent only where visitId is." },
+    careContextReferences: { type: 'array', items: { type: 'string' }, description: "The care contexts' referenceNumbers, in the request's order (empty where visitId is absent)." },
+    hiTypes: { type: 'array', items: { type: 'string' }, description: "The care contexts' hiTypes, each once, in the request's order (empty where visitId is absent)." },
   },
 };
-const SUBMISSION_EXAMPLE: Json = { id: '0b6c1c2e-5d43-4f7e-9a51-3f0f0e2b7a10', status: 'acknowledged', attempts: 1, createdAt: '2026-11-24T04:30:00.000Z', updatedAt: '2026-11-24T04:30:01.000Z' };
+const SUBMISSION_EXAMPLE: Json = {
+  id: '0b6c1c2e-5d43-4f7e-9a51-3f0f0e2b7a10',
+  status: 'acknowledged',
+  attempts: 1,
+  createdAt: '2026-11-24T04:30:00.000Z',
+  updatedAt: '2026-11-24T04:30:01.000Z',
+  visitId: 'OPD-2026-0042',
+  hipId: 'IN2910000123',
+  careContextReferences: ['OPD-2026-0042-Prescription'],
+  hiTypes: ['Prescription'],
+};
+const PAGE: Json = {
+  type: 'object',
+  required: ['submissions'],
+  properties: {
+    submissions: { type: 'array', items: SUBMISSION },
+    nextCursor: { type: 'string', description: 'Present when there may be more: pass it as cursor for the next page (opaque; stable while rows are added).' },
+  },
+};
+const LEDGER: Json = {
+  type: 'object',
+  required: ['days', 'total', 'submissions'],
+  properties: {
+    days: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['day', 'status', 'count'],
+        properties: {
+          day: { type: 'string', format: 'date', description: 'The day the submissions were made, in India (+05:30).' },
+          status: STATUS,
+          hiType: { type: 'string', description: 'Absent for submissions whose care contexts are not known (stored before version 4 of the schema and already done).' },
+          count: { type: 'integer', description: 'Care contexts (health records) of this hiType; a submission without known care contexts counts one.' },
+        },
+      },
+    },
+    total: { type: 'integer', description: 'The sum of count.' },
+    submissions: { type: 'integer', description: 'The submissions the rows count.' },
+  },
+};
+const LEDGER_EXAMPLE: Json = {
+  days: [
+    { day: '2026-11-24', status: 'acknowledged', hiType: 'OPConsultation', count: 41 },
+    { day: '2026-11-24', status: 'acknowledged', hiType: 'Prescription', count: 38 },
+    { day: '2026-11-24', status: 'failed', hiType: 'Prescription', count: 1 },
+  ],
+  total: 80,
+  submissions: 42,
+};
 const CREATED: Json = { type: 'object', required: ['id', 'status'], properties: { id: { type: 'string' }, status: STATUS } };
 
 function documentPaths(input: Json, linkRequest: Json): Record<string, Json> {
@@ -229,8 +281,33 @@ function submissionPaths(linkRequest: Json): Record<string, Json> {
         'listSubmissions',
         'List submissions',
         undefined,
-        { '200': json({ type: 'object', required: ['submissions'], properties: { submissions: { type: 'array', items: SUBMISSION } } }, 'Newest first.', { submissions: [SUBMISSION_EXAMPLE] }) },
+        {
+          '200': json(PAGE, 'Newest first; nextCursor when there may be more.', {
+            submissions: [SUBMISSION_EXAMPLE],
+            nextCursor: 'MXwyMDI2LTExLTI0VDA0OjMwOjAwLjAwMDAwMFp8MGI2YzFjMmUtNWQ0My00ZjdlLTlhNTEtM2YwZjBlMmI3YTEw',
+          }),
+        },
         parameters(SUBMISSION_QUERY.list),
+      ),
+    },
+    '/v1/submissions/ledger': {
+      get: op(
+        'getSubmissionLedger',
+        'The daily ledger: care contexts by day (in India), status and hiType; CSV with Accept: text/csv or format=csv',
+        undefined,
+        {
+          '200': {
+            description: 'The ledger: the counts add up to total.',
+            content: {
+              ...(media(LEDGER, LEDGER_EXAMPLE) as Record<string, unknown>),
+              'text/csv': {
+                schema: { type: 'string' },
+                example: 'day,status,hiType,count\r\n2026-11-24,acknowledged,OPConsultation,41\r\n2026-11-24,acknowledged,Prescription,38\r\n2026-11-24,failed,Prescription,1\r\n',
+              },
+            },
+          },
+        },
+        parameters(SUBMISSION_QUERY.ledger),
       ),
     },
     '/v1/submissions/{id}': {

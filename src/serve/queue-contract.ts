@@ -5,9 +5,9 @@
  */
 import type { LinkCareContextRequest } from '../generated/types.js';
 
-import type { Submission, SubmissionStatus } from './queue/types.js';
+import type { Ledger, LedgerOptions, ListOptions, Submission, SubmissionPage, SubmissionStatus } from './queue/types.js';
 
-export { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './queue/types.js';
+export { SUBMISSION_STATUSES, type Ledger, type LedgerOptions, type LedgerRow, type ListOptions, type Submission, type SubmissionPage, type SubmissionStatus } from './queue/types.js';
 
 /** The queue of link requests to send. */
 export interface Queue {
@@ -18,7 +18,10 @@ export interface Queue {
    */
   enqueue(linkRequest: LinkCareContextRequest, options: { readonly callbackUrl?: string }): Promise<{ submission: Submission; created: boolean }>;
   get(id: string): Promise<Submission | undefined>;
-  list(options: { readonly status?: SubmissionStatus; readonly limit?: number }): Promise<Submission[]>;
+  /** A page, newest first, filtered (QueueError `invalid-options` with issues naming the parameter). */
+  list(options: ListOptions): Promise<SubmissionPage>;
+  /** Care contexts by day (in India), status and hiType (QueueError `invalid-options` with issues naming the parameter). */
+  ledger(options: LedgerOptions): Promise<Ledger>;
   /** Resends a failed or unknown submission deliberately. */
   retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'>;
   /** Replaces the stored request of a failed submission with a corrected one of the same item, and queues it (QueueError `not-replaceable`, `different-item`). */

@@ -51,12 +51,15 @@ export const QUERY = {
   none: { type: 'object', additionalProperties: false, properties: {} },
 } as const;
 
-/** PDF or HTML, as the Accept header asks (HTML by default). */
-function wantsPdf(accept: string | undefined): boolean {
+/** True when the Accept header names `type` and not `otherwise` (the route's default type). */
+export function asksFor(accept: string | undefined, type: string, otherwise: string): boolean {
   if (accept === undefined) return false;
   const types = accept.split(',').map((t) => t.split(';')[0]?.trim().toLowerCase());
-  return types.includes('application/pdf') && !types.includes('text/html');
+  return types.includes(type) && !types.includes(otherwise);
 }
+
+/** PDF or HTML, as the Accept header asks (HTML by default). */
+const wantsPdf = (accept: string | undefined): boolean => asksFor(accept, 'application/pdf', 'text/html');
 
 /** Prints one document, or answers 501 when this machine has no Chromium (or playwright-core). */
 async function printPdf(context: ServeContext, doc: RenderedDocument): Promise<Uint8Array> {

@@ -14,9 +14,26 @@ import type { ServeContext } from './app.js';
 import { requireBody } from './json-body.js';
 import { isQueueError } from './queue/types.js';
 import { HttpProblem, problem } from './problems.js';
-import { SUBMISSION_STATUSES, type Queue, type Submission, type SubmissionStatus } from './queue-contract.js';
-import { validateDocument } from './routes-core.js';
+import { SUBMISSION_STATUSES, type LedgerOptions, type ListOptions, type Queue, type Submission } from './queue-contract.js';
+import { CURSOR_MAX_LENGTH, ledgerCsv, PAGE_DEFAULT, PAGE_MAX } from './queue/listing.js';
+import { asksFor, validateDocument } from './routes-core.js';
 import { checkCallbackUrl as checkCallbackPolicy, type CallbackAllow } from './queue/callback-policy.js';
+
+/** The range of createdAt of a listing or the ledger. */
+const RANGE = {
+  from: {
+    type: 'string',
+    maxLength: 40,
+    description: 'From this instant on (inclusive): an ISO 8601 instant with its offset (2026-11-24T09:30:00+05:30), or a date (2026-11-24: from 00:00 in India, +05:30).',
+    examples: ['2026-11-24'],
+  },
+  to: {
+    type: 'string',
+    maxLength: 40,
+    description: 'Before this instant (exclusive): an ISO 8601 instant with its offset, or a date (2026-11-24: through the end of that day in India).',
+    examples: ['2026-11-24'],
+  },
+} as const;
 
 export const SUBMISSION_QUERY = {
   create: {
@@ -33,14 +50,42 @@ export const SUBMISSION_QUERY = {
   list: {
     type: 'object',
     additionalProperties: false,
-    properties: { status: { type: 'string', enum: SUBMISSION_STATUSES }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+    properties: {
+      status: { type: 'string', enum: SUBMISSION_STATUSES },
+      from: RANGE.from,
+      to: RANGE.to,
+      visitId: { type: 'string', minLength: 1, maxLength: 128, description: "The link request's visitId (exact)." },
+      hipId: { type: 'string', minLength: 1, maxLength: 128, description: "The link request's hipId (exact)." },
+      limit: { type: 'integer', minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT },
+      cursor: { type: 'string', minLength: 1, maxLength: CURSOR_MAX_LENGTH, description: 'The nextCursor of the page before, unchanged: the next page.' },
+    },
+  },
+  ledger: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: RANGE.from,
+      to: RANGE.to,
+      format: { type: 'string', enum: ['json', 'csv'], description: 'csv: the ledger as text/csv (as with Accept: text/csv).' },
+    },
   },
   id: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 128 } } },
 } as const;
 
-/** A submission as the routes answer it. */
+/** A submission as the routes answer it: its state and which visit it is (no patient, no clinical content). */
 export function submissionView(s: Submission): Record<string, unknown> {
-  return { id: s.id, status: s.status, attempts: s.attempts, ...(s.error === undefined ? {} : { error: s.error }), createdAt: s.createdAt, updatedAt: s.updatedAt };
+  return {
+    id: s.id,
+    status: s.status,
+    attempts: s.attempts,
+    ...(s.error === undefined ? {} : { error: s.error }),
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    ...(s.visitId === undefined ? {} : { visitId: s.visitId }),
+    ...(s.hipId === undefined ? {} : { hipId: s.hipId }),
+    careContextReferences: s.careContextReferences,
+    hiTypes: s.hiTypes,
+  };
 }
 
 /** A callback URL as the rules allow it (queue/callback-policy.ts), or a 400 naming /callbackUrl. */
@@ -73,6 +118,12 @@ function queueProblem(e: unknown): unknown {
     case 'storage-failed':
     case 'closed':
       return problem(503, 'storage-unavailable', "the queue's storage is unavailable; nothing was changed: try again later", { headers: { 'retry-after': STORAGE_RETRY_AFTER } });
+    case 'invalid-options':
+      // A query parameter of a listing or the ledger: each issue names it.
+      return new HttpProblem(
+        400,
+        e.issues.map((i) => ({ ...i, in: 'query' as const })),
+      );
     case 'different-body':
       return new HttpProblem(
         409,
@@ -122,11 +173,19 @@ export function registerSubmissionRoutes(app: FastifyInstance, context: ServeCon
       .send({ id: submission.id, status: submission.status });
   });
 
-  app.get<{ Querystring: { status?: SubmissionStatus; limit: number } }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.list } }, async (request) => {
-    const q = request.query;
+  app.get<{ Querystring: ListOptions }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.list } }, async (request) => {
     const queue = queueOf(context);
-    const list = await queueCall(() => queue.list({ limit: q.limit, ...(q.status === undefined ? {} : { status: q.status }) }));
-    return { submissions: list.map(submissionView) };
+    const page = await queueCall(() => queue.list(request.query));
+    return { submissions: page.submissions.map(submissionView), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+  });
+
+  app.get<{ Querystring: LedgerOptions & { format?: 'json' | 'csv' } }>('/v1/submissions/ledger', { schema: { querystring: SUBMISSION_QUERY.ledger } }, async (request, reply) => {
+    const { format, ...range } = request.query;
+    const queue = queueOf(context);
+    const ledger = await queueCall(() => queue.ledger(range));
+    const csv = format === 'csv' || (format === undefined && asksFor(request.headers.accept, 'text/csv', 'application/json'));
+    if (!csv) return ledger;
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="abha-link-ledger.csv"').send(ledgerCsv(ledger));
   });
 
   app.get<{ Params: { id: string } }>('/v1/submissions/:id', { schema: { params: SUBMISSION_QUERY.id } }, async (request) => {

@@ -205,6 +205,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/submissions/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The daily ledger: care contexts by day (in India), status and hiType; CSV with Accept: text/csv or format=csv */
+        get: operations["getSubmissionLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/submissions/{id}": {
         parameters: {
             query?: never;
@@ -3033,7 +3050,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "sending" | "acknowledged" | "already-linked" | "failed" | "unknown";
+                from?: string;
+                to?: string;
+                visitId?: string;
+                hipId?: string;
                 limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3041,7 +3063,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Newest first. */
+            /** @description Newest first; nextCursor when there may be more. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3055,9 +3077,18 @@ export interface operations {
                      *           "status": "acknowledged",
                      *           "attempts": 1,
                      *           "createdAt": "2026-11-24T04:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T04:30:01.000Z"
+                     *           "updatedAt": "2026-11-24T04:30:01.000Z",
+                     *           "visitId": "OPD-2026-0042",
+                     *           "hipId": "IN2910000123",
+                     *           "careContextReferences": [
+                     *             "OPD-2026-0042-Prescription"
+                     *           ],
+                     *           "hiTypes": [
+                     *             "Prescription"
+                     *           ]
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": "MXwyMDI2LTExLTI0VDA0OjMwOjAwLjAwMDAwMFp8MGI2YzFjMmUtNWQ0My00ZjdlLTlhNTEtM2YwZjBlMmI3YTEw"
                      *     }
                      */
                     "application/json": {
@@ -3085,7 +3116,17 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description The link request's visitId. Absent only for a submission stored before version 4 of the queue's schema whose request was already deleted. */
+                            visitId?: string;
+                            /** @description The link request's hipId (the facility). Absent only where visitId is. */
+                            hipId?: string;
+                            /** @description The care contexts' referenceNumbers, in the request's order (empty where visitId is absent). */
+                            careContextReferences?: string[];
+                            /** @description The care contexts' hiTypes, each once, in the request's order (empty where visitId is absent). */
+                            hiTypes?: string[];
                         }[];
+                        /** @description Present when there may be more: pass it as cursor for the next page (opaque; stable while rows are added). */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -3446,6 +3487,170 @@ export interface operations {
             };
         };
     };
+    getSubmissionLedger: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ledger: the counts add up to total. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "days": [
+                     *         {
+                     *           "day": "2026-11-24",
+                     *           "status": "acknowledged",
+                     *           "hiType": "OPConsultation",
+                     *           "count": 41
+                     *         },
+                     *         {
+                     *           "day": "2026-11-24",
+                     *           "status": "acknowledged",
+                     *           "hiType": "Prescription",
+                     *           "count": 38
+                     *         },
+                     *         {
+                     *           "day": "2026-11-24",
+                     *           "status": "failed",
+                     *           "hiType": "Prescription",
+                     *           "count": 1
+                     *         }
+                     *       ],
+                     *       "total": 80,
+                     *       "submissions": 42
+                     *     }
+                     */
+                    "application/json": {
+                        days: {
+                            /**
+                             * Format: date
+                             * @description The day the submissions were made, in India (+05:30).
+                             */
+                            day: string;
+                            /**
+                             * @description See docs/serve.md (The queue, States).
+                             * @enum {string}
+                             */
+                            status: "queued" | "sending" | "acknowledged" | "already-linked" | "failed" | "unknown";
+                            /** @description Absent for submissions whose care contexts are not known (stored before version 4 of the schema and already done). */
+                            hiType?: string;
+                            /** @description Care contexts (health records) of this hiType; a submission without known care contexts counts one. */
+                            count: number;
+                        }[];
+                        /** @description The sum of count. */
+                        total: number;
+                        /** @description The submissions the rows count. */
+                        submissions: number;
+                    };
+                    /**
+                     * @example day,status,hiType,count
+                     *     2026-11-24,acknowledged,OPConsultation,41
+                     *     2026-11-24,acknowledged,Prescription,38
+                     *     2026-11-24,failed,Prescription,1
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description The body is not JSON, or a query parameter is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/schema",
+                     *           "code": "invalid-parameter",
+                     *           "message": "schema must be a schema name (GET /openapi.json lists them; so does abha-link schemas); did you mean clinical-input?",
+                     *           "severity": "error",
+                     *           "in": "query"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description No or a wrong Authorization: Bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "/authorization",
+                     *           "code": "unauthorized",
+                     *           "message": "this route needs Authorization: Bearer TOKEN (the token of ABHA_LINK_SERVE_TOKEN or --token-file)",
+                     *           "severity": "error",
+                     *           "in": "header"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "body-too-large",
+                     *           "message": "the request body is larger than this server accepts",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+            /** @description The server is overloaded (Retry-After), or shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issues": [
+                     *         {
+                     *           "path": "",
+                     *           "code": "overloaded",
+                     *           "message": "the server is handling 64 requests; try again shortly",
+                     *           "severity": "error"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["serve-problem"];
+                };
+            };
+        };
+    };
     getSubmission: {
         parameters: {
             query?: never;
@@ -3469,7 +3674,15 @@ export interface operations {
                      *       "status": "acknowledged",
                      *       "attempts": 1,
                      *       "createdAt": "2026-11-24T04:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T04:30:01.000Z"
+                     *       "updatedAt": "2026-11-24T04:30:01.000Z",
+                     *       "visitId": "OPD-2026-0042",
+                     *       "hipId": "IN2910000123",
+                     *       "careContextReferences": [
+                     *         "OPD-2026-0042-Prescription"
+                     *       ],
+                     *       "hiTypes": [
+                     *         "Prescription"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -3496,6 +3709,14 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The link request's visitId. Absent only for a submission stored before version 4 of the queue's schema whose request was already deleted. */
+                        visitId?: string;
+                        /** @description The link request's hipId (the facility). Absent only where visitId is. */
+                        hipId?: string;
+                        /** @description The care contexts' referenceNumbers, in the request's order (empty where visitId is absent). */
+                        careContextReferences?: string[];
+                        /** @description The care contexts' hiTypes, each once, in the request's order (empty where visitId is absent). */
+                        hiTypes?: string[];
                     };
                 };
             };
@@ -3715,7 +3936,15 @@ export interface operations {
                      *       "status": "queued",
                      *       "attempts": 1,
                      *       "createdAt": "2026-11-24T04:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T04:30:01.000Z"
+                     *       "updatedAt": "2026-11-24T04:30:01.000Z",
+                     *       "visitId": "OPD-2026-0042",
+                     *       "hipId": "IN2910000123",
+                     *       "careContextReferences": [
+                     *         "OPD-2026-0042-Prescription"
+                     *       ],
+                     *       "hiTypes": [
+                     *         "Prescription"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -3742,6 +3971,14 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The link request's visitId. Absent only for a submission stored before version 4 of the queue's schema whose request was already deleted. */
+                        visitId?: string;
+                        /** @description The link request's hipId (the facility). Absent only where visitId is. */
+                        hipId?: string;
+                        /** @description The care contexts' referenceNumbers, in the request's order (empty where visitId is absent). */
+                        careContextReferences?: string[];
+                        /** @description The care contexts' hiTypes, each once, in the request's order (empty where visitId is absent). */
+                        hiTypes?: string[];
                     };
                 };
             };
@@ -3919,7 +4156,15 @@ export interface operations {
                      *       "status": "queued",
                      *       "attempts": 1,
                      *       "createdAt": "2026-11-24T04:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T04:30:01.000Z"
+                     *       "updatedAt": "2026-11-24T04:30:01.000Z",
+                     *       "visitId": "OPD-2026-0042",
+                     *       "hipId": "IN2910000123",
+                     *       "careContextReferences": [
+                     *         "OPD-2026-0042-Prescription"
+                     *       ],
+                     *       "hiTypes": [
+                     *         "Prescription"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -3946,6 +4191,14 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description The link request's visitId. Absent only for a submission stored before version 4 of the queue's schema whose request was already deleted. */
+                        visitId?: string;
+                        /** @description The link request's hipId (the facility). Absent only where visitId is. */
+                        hipId?: string;
+                        /** @description The care contexts' referenceNumbers, in the request's order (empty where visitId is absent). */
+                        careContextReferences?: string[];
+                        /** @description The care contexts' hiTypes, each once, in the request's order (empty where visitId is absent). */
+                        hiTypes?: string[];
                     };
                 };
             };

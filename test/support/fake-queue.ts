@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { LinkCareContextRequest } from '../../src/generated/types.js';
 import type { Queue, Submission, SubmissionStatus } from '../../src/serve/queue-contract.js';
+import { ledgerRange, listFilter, visitFields } from '../../src/serve/queue/listing.js';
 
 export interface FakeQueue extends Queue {
   readonly items: Map<string, { submission: Submission; request: LinkCareContextRequest; callbackUrl?: string }>;
@@ -37,17 +38,23 @@ export function fakeQueue(send?: (r: LinkCareContextRequest) => Promise<void>): 
       const id = createHash('sha256').update(JSON.stringify(request)).digest('hex').slice(0, 32);
       const known = items.get(id);
       if (known !== undefined) return { submission: known.submission, created: false };
-      const submission: Submission = { id, status: 'queued', attempts: 0, createdAt: at, updatedAt: at };
+      const { visitId, hipId, careContextReferences, hiTypes } = visitFields(request);
+      const submission: Submission = { id, status: 'queued', attempts: 0, createdAt: at, updatedAt: at, visitId, hipId, careContextReferences, hiTypes: [...new Set(hiTypes)] };
       items.set(id, { submission, request, ...(options.callbackUrl === undefined ? {} : { callbackUrl: options.callbackUrl }) });
       await deliver(id, request);
       return { submission, created: true };
     },
     get: async (id) => items.get(id)?.submission,
-    list: async ({ status, limit }) =>
-      [...items.values()]
-        .map((i) => i.submission)
-        .filter((s) => status === undefined || s.status === status)
-        .slice(0, limit ?? 100),
+    // Filters by status and visitId only; the real queue's listing and ledger have their own tests. The options are checked as the real queue checks them.
+    async list(options) {
+      const { status, visitId, limit } = listFilter(options);
+      const submissions = [...items.values()].map((i) => i.submission).filter((s) => (status === undefined || s.status === status) && (visitId === undefined || s.visitId === visitId));
+      return { submissions: submissions.slice(0, limit) };
+    },
+    async ledger(options) {
+      ledgerRange(options);
+      return { days: [], total: 0, submissions: 0 };
+    },
     async retry(id) {
       const item = items.get(id);
       if (item === undefined) return 'not-found';

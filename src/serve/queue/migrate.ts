@@ -47,15 +47,26 @@ export const MIGRATIONS: readonly string[] = [
   `ALTER TABLE abha_link_submissions DROP CONSTRAINT abha_link_submissions_status_check;
    ALTER TABLE abha_link_submissions ADD CONSTRAINT abha_link_submissions_status_check
      CHECK (status IN ('queued', 'sending', 'acknowledged', 'already-linked', 'failed', 'unknown'));`,
+  // 4: which visit a submission is, in clear (issue 21): visitId, hipId, the care contexts' referenceNumbers and
+  // hiTypes (JSON arrays, one per care context), never the patient or clinical content; and the indexes of the
+  // listing (newest first, by visit, by facility). Rows stored before keep NULL until backfillVisitFields.
+  `ALTER TABLE abha_link_submissions ADD COLUMN visit_id text;
+   ALTER TABLE abha_link_submissions ADD COLUMN hip_id text;
+   ALTER TABLE abha_link_submissions ADD COLUMN care_context_refs jsonb;
+   ALTER TABLE abha_link_submissions ADD COLUMN hi_types jsonb;
+   CREATE INDEX abha_link_submissions_created ON abha_link_submissions (created_at, id);
+   CREATE INDEX abha_link_submissions_visit ON abha_link_submissions (visit_id, created_at, id);
+   CREATE INDEX abha_link_submissions_hip ON abha_link_submissions (hip_id, created_at, id);`,
 ];
 
 /**
- * Brings the schema up to date; resolves to the versions it applied (none
- * when it was already up to date) and the database's key salt.
+ * Brings the schema up to date (or up to version `upTo`: tests of an
+ * upgrade make a database of an earlier version); resolves to the versions
+ * it applied (none when it was already up to date) and the database's key salt.
  *
  * @throws QueueError `storage-failed`
  */
-export async function migrate(db: Database): Promise<{ applied: number[]; salt: Buffer }> {
+export async function migrate(db: Database, upTo: number = MIGRATIONS.length): Promise<{ applied: number[]; salt: Buffer }> {
   try {
     return await db.transaction(async (sql) => {
       await sql.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -63,7 +74,7 @@ export async function migrate(db: Database): Promise<{ applied: number[]; salt: 
       const rows = await sql.query('SELECT coalesce(max(version), 0) AS v FROM abha_link_schema_version');
       const current = Number(rows[0]?.v ?? 0);
       const applied: number[] = [];
-      for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+      for (let v = current + 1; v <= Math.min(upTo, MIGRATIONS.length); v++) {
         for (const statement of (MIGRATIONS[v - 1] ?? '').split(/;\s*(?:\n|$)/).filter((s) => s.trim() !== '')) await sql.query(statement);
         await sql.query('INSERT INTO abha_link_schema_version (version) VALUES ($1)', [v]);
         applied.push(v);

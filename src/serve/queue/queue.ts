@@ -14,10 +14,36 @@ import { dataKeys, defaultKeyFile, readKeyFile, type DataKeys, type SealedBody }
 import { migrate } from './migrate.js';
 import { openEmbedded, openPostgres, type Database } from './sql.js';
 import { GroupCommit } from './group-commit.js';
-import { countSubmissions, getSubmission, insertSubmissions, listSubmissions, orphansOf, replaceBody, requeue, sealLegacyRequests, toSubmission, type NewSubmission } from './store.js';
+import { ledgerRange, listFilter, visitFields } from './listing.js';
+import {
+  backfillVisitFields,
+  countSubmissions,
+  getSubmission,
+  insertSubmissions,
+  ledgerOf,
+  listSubmissions,
+  orphansOf,
+  replaceBody,
+  requeue,
+  sealLegacyRequests,
+  toSubmission,
+  type NewSubmission,
+} from './store.js';
 import type { Row } from './sql.js';
-import { QueueError, SUBMISSION_STATUSES, type EnqueueOptions, type EnqueueResult, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from './types.js';
-import { Worker } from './worker.js';
+import {
+  QueueError,
+  type EnqueueOptions,
+  type EnqueueResult,
+  type Ledger,
+  type LedgerOptions,
+  type ListOptions,
+  type Queue,
+  type QueueOptions,
+  type Submission,
+  type SubmissionPage,
+  type SubmissionStatus,
+} from './types.js';
+import { itemEndLine, Worker } from './worker.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -73,6 +99,12 @@ export function bodySha256(request: LinkCareContextRequest): string {
 /** The request sealed for row `id`, and its hash. */
 function sealRequest(keys: DataKeys, id: string, request: LinkCareContextRequest): { body: SealedBody; sha256: string } {
   return { body: keys.seal(id, JSON.stringify(request)), sha256: bodySha256(request) };
+}
+
+/** The visit fields of a stored request, or undefined when it does not open (altered, or its key is gone). */
+function openVisit(keys: DataKeys, id: string, body: SealedBody): ReturnType<typeof visitFields> | undefined {
+  const text = keys.open(id, body);
+  return text === undefined ? undefined : visitFields(JSON.parse(text) as LinkCareContextRequest);
 }
 
 /** A link request that is valid and has no lint error, or an `invalid-request` QueueError. */
@@ -146,11 +178,15 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     db = options.databaseUrl !== undefined ? await openPostgres(options.databaseUrl, options.poolSize ?? concurrency + 4) : await openEmbedded(join(options.dataDir, 'queue-db'));
     const { applied, salt } = await migrate(db);
     const sealed = await sealLegacyRequests(db, (id, request) => sealRequest(keys, id, request as LinkCareContextRequest));
+    // The rows of earlier versions that still hold their request get their visit fields once, when migration 4 is applied.
+    const backfilled = applied.includes(4) ? await backfillVisitFields(db, (id, body) => openVisit(keys, id, body)) : 0;
     const now = options.now ?? Date.now;
     const recovered = await orphansOf(db, dir.replicaId, new Date(now()));
-    options.logger?.info({ component: 'queue', replicaId: dir.replicaId, store: db.kind, migrations: applied, recovered, sealed }, 'queue opened');
-    if (recovered > 0) {
-      options.logger?.warn({ component: 'queue', replicaId: dir.replicaId, count: recovered }, 'items in flight when this replica stopped are now unknown');
+    const opened = { component: 'queue', replicaId: dir.replicaId, store: db.kind, migrations: applied, recovered: recovered.length, sealed };
+    options.logger?.info(applied.includes(4) ? { ...opened, backfilled } : opened, 'queue opened');
+    for (const item of recovered) {
+      const [level, fields, message] = itemEndLine({ ...item, status: 'unknown' });
+      options.logger?.[level]({ component: 'queue', replicaId: dir.replicaId, ...fields }, message);
     }
     const worker = new Worker({
       db,
@@ -202,7 +238,8 @@ class OpenQueue implements Queue {
     const callbackUrl = checkCallbackUrl(options.callbackUrl, this.callbacks);
     const id = randomUUID();
     const { body, sha256 } = sealRequest(this.secrets.keys, id, value);
-    const { row, created } = await this.#inserts.add({ id, key: linkRequestKey(value, this.secrets.salt), body, sha256, callbackUrl, now: new Date(this.now()) });
+    const key = linkRequestKey(value, this.secrets.salt);
+    const { row, created } = await this.#inserts.add({ id, key, body, sha256, callbackUrl, now: new Date(this.now()), visit: visitFields(value) });
     if (created) this.worker.poke();
     const stored = typeof row.body_sha256 === 'string' ? row.body_sha256 : undefined;
     // Rows stored before migration 2 and acknowledged have no hash: nothing to compare.
@@ -217,7 +254,7 @@ class OpenQueue implements Queue {
     if (typeof id !== 'string' || !UUID.test(id)) return 'not-found';
     const value = checkedRequest(request);
     const { body, sha256 } = sealRequest(this.secrets.keys, id, value);
-    const r = await replaceBody(this.db, id, linkRequestKey(value, this.secrets.salt), body, sha256, new Date(this.now()));
+    const r = await replaceBody(this.db, id, linkRequestKey(value, this.secrets.salt), { body, sha256, visit: visitFields(value) }, new Date(this.now()));
     if (r === 'not-replaceable') throw new QueueError('not-replaceable', 'only a failed submission can be replaced');
     if (r === 'different-item') throw new QueueError('different-item', 'the body is another item (its hipId, visitId, ABHA address or care contexts differ): submit it as a new submission');
     if (r === 'not-found') return r;
@@ -232,13 +269,14 @@ class OpenQueue implements Queue {
     return row === undefined ? undefined : toSubmission(row);
   }
 
-  async list(options: { readonly status?: SubmissionStatus; readonly limit?: number } = {}): Promise<Submission[]> {
+  async list(options: ListOptions = {}): Promise<SubmissionPage> {
     this.#open();
-    if (options.status !== undefined && !SUBMISSION_STATUSES.includes(options.status)) {
-      throw new QueueError('invalid-options', `status must be one of ${SUBMISSION_STATUSES.join(', ')}`);
-    }
-    const limit = wholeNumber('limit', options.limit, 100, 1, 1000);
-    return (await listSubmissions(this.db, options.status, limit)).map(toSubmission);
+    return listSubmissions(this.db, listFilter(options));
+  }
+
+  async ledger(options: LedgerOptions = {}): Promise<Ledger> {
+    this.#open();
+    return ledgerOf(this.db, ledgerRange(options));
   }
 
   async retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'> {

@@ -6,12 +6,20 @@
  * an item another replica claimed since.
  */
 import type { SealedBody } from './data-key.js';
+import type { ListFilter, VisitFields } from './listing.js';
+import { DAY_OFFSET_MINUTES, encodeCursor } from './listing.js';
 import { run, type Row, type Sql } from './sql.js';
-import { SUBMISSION_STATUSES, type Submission, type SubmissionStatus } from './types.js';
+import { SUBMISSION_STATUSES, type Ledger, type LedgerRow, type Submission, type SubmissionPage, type SubmissionStatus } from './types.js';
 
-const COLUMNS = 'id, status, attempts, error_code, error_message, created_at, updated_at, body_sha256';
+const COLUMNS = 'id, status, attempts, error_code, error_message, created_at, updated_at, body_sha256, visit_id, hip_id, care_context_refs, hi_types';
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+/** A jsonb array of strings as the drivers return it (parsed), or [] for NULL. */
+function strings(v: unknown): string[] {
+  const list: unknown = typeof v === 'string' ? JSON.parse(v) : v;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+}
 
 /** A row of abha_link_submissions as the API shows it. */
 export function toSubmission(row: Row): Submission {
@@ -23,6 +31,10 @@ export function toSubmission(row: Row): Submission {
     ...(typeof code === 'string' ? { error: { code, message: String(row.error_message ?? '') } } : {}),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    ...(typeof row.visit_id === 'string' ? { visitId: row.visit_id } : {}),
+    ...(typeof row.hip_id === 'string' ? { hipId: row.hip_id } : {}),
+    careContextReferences: strings(row.care_context_refs),
+    hiTypes: [...new Set(strings(row.hi_types))],
   };
 }
 
@@ -34,6 +46,8 @@ export interface NewSubmission {
   readonly sha256: string;
   readonly callbackUrl: string | undefined;
   readonly now: Date;
+  /** Which visit it is (kept in clear: no patient, no clinical content). */
+  readonly visit: VisitFields;
 }
 
 /**
@@ -46,9 +60,10 @@ export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[
   const inserted = await run(
     sql,
     'storing submissions',
-    `INSERT INTO abha_link_submissions (id, item_key, status, body, body_key, body_sha256, callback_url, created_at, updated_at)
-     SELECT id, item_key, 'queued', decode(body, 'hex'), body_key, body_sha256, callback_url, at, at
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[]) WITH ORDINALITY AS t(id, item_key, body, body_key, body_sha256, callback_url, at, n)
+    `INSERT INTO abha_link_submissions (id, item_key, status, body, body_key, body_sha256, callback_url, created_at, updated_at, visit_id, hip_id, care_context_refs, hi_types)
+     SELECT id, item_key, 'queued', decode(body, 'hex'), body_key, body_sha256, callback_url, at, at, visit_id, hip_id, refs::jsonb, hi_types::jsonb
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+       WITH ORDINALITY AS t(id, item_key, body, body_key, body_sha256, callback_url, at, visit_id, hip_id, refs, hi_types, n)
      ORDER BY n
      ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
     [
@@ -59,6 +74,10 @@ export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[
       items.map((i) => i.sha256),
       items.map((i) => i.callbackUrl ?? null),
       items.map((i) => i.now.toISOString()),
+      items.map((i) => i.visit.visitId),
+      items.map((i) => i.visit.hipId),
+      items.map((i) => JSON.stringify(i.visit.careContextReferences)),
+      items.map((i) => JSON.stringify(i.visit.hiTypes)),
     ],
   );
   const made = new Map(inserted.map((r) => [String(r.id), r]));
@@ -87,8 +106,67 @@ export async function getSubmission(sql: Sql, id: string): Promise<Row | undefin
   return (await run(sql, 'reading a submission', `SELECT ${COLUMNS} FROM abha_link_submissions WHERE id = $1`, [id]))[0];
 }
 
-export async function listSubmissions(sql: Sql, status: SubmissionStatus | undefined, limit: number): Promise<Row[]> {
-  return run(sql, 'listing submissions', `SELECT ${COLUMNS} FROM abha_link_submissions WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, [status ?? null, limit]);
+/** The conditions of a filter on createdAt, status, visitId and hipId, and their parameters (from $1). */
+function filterSql(filter: Partial<ListFilter>): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  const add = (condition: (n: number) => string, ...values: unknown[]): void => {
+    params.push(...values);
+    conditions.push(condition(params.length - values.length + 1));
+  };
+  if (filter.status !== undefined) add((n) => `status = $${n}`, filter.status);
+  if (filter.from !== undefined) add((n) => `created_at >= $${n}::timestamptz`, filter.from.toISOString());
+  if (filter.to !== undefined) add((n) => `created_at < $${n}::timestamptz`, filter.to.toISOString());
+  if (filter.visitId !== undefined) add((n) => `visit_id = $${n}`, filter.visitId);
+  if (filter.hipId !== undefined) add((n) => `hip_id = $${n}`, filter.hipId);
+  if (filter.after !== undefined) add((n) => `(created_at, id) < ($${n}::timestamptz, $${n + 1}::uuid)`, filter.after.createdAt, filter.after.id);
+  return { where: conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`, params };
+}
+
+/**
+ * A page of submissions, newest first (createdAt, then id): one more row is
+ * read than asked for, so that the last page has no `nextCursor`. The cursor
+ * holds the last row's createdAt to the microsecond and its id: the next page
+ * starts strictly after it, whatever was stored since.
+ */
+export async function listSubmissions(sql: Sql, filter: ListFilter): Promise<SubmissionPage> {
+  const { where, params } = filterSql(filter);
+  const rows = await run(
+    sql,
+    'listing submissions',
+    `SELECT ${COLUMNS}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_exact
+     FROM abha_link_submissions ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1}`,
+    [...params, filter.limit + 1],
+  );
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  const more = rows.length > filter.limit && last !== undefined;
+  return { submissions: page.map(toSubmission), ...(more ? { nextCursor: encodeCursor({ createdAt: String(last.created_exact), id: String(last.id) }) } : {}) };
+}
+
+/**
+ * The daily ledger of the submissions made in a range: care contexts by day
+ * (in India), status and hiType; a submission whose care contexts are not
+ * known (hi_types NULL) counts one, without a hiType.
+ */
+export async function ledgerOf(sql: Sql, range: Pick<ListFilter, 'from' | 'to'>): Promise<Ledger> {
+  const { where, params } = filterSql(range);
+  const rows = await run(
+    sql,
+    'counting the ledger',
+    `SELECT to_char((s.created_at AT TIME ZONE 'UTC') + interval '${DAY_OFFSET_MINUTES} minutes', 'YYYY-MM-DD') AS day, s.status, h.hi_type, count(*) AS n
+     FROM abha_link_submissions AS s LEFT JOIN LATERAL jsonb_array_elements_text(s.hi_types) AS h(hi_type) ON true
+     ${where} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    params,
+  );
+  const submissions = await run(sql, 'counting the ledger', `SELECT count(*) AS n FROM abha_link_submissions ${where}`, params);
+  const days: LedgerRow[] = rows.map((r) => ({
+    day: String(r.day),
+    status: r.status as SubmissionStatus,
+    ...(typeof r.hi_type === 'string' ? { hiType: r.hi_type } : {}),
+    count: Number(r.n),
+  }));
+  return { days, total: days.reduce((sum, r) => sum + r.count, 0), submissions: Number(submissions[0]?.n ?? 0) };
 }
 
 export async function countSubmissions(sql: Sql): Promise<Record<SubmissionStatus, number>> {
@@ -104,6 +182,8 @@ export interface Claimed {
   readonly attempts: number;
   readonly body: SealedBody | undefined;
   readonly callbackUrl: string | undefined;
+  /** For the log lines of its outcome. */
+  readonly visitId: string | undefined;
 }
 
 const sealedOf = (r: Row): SealedBody | undefined => (typeof r.body_hex === 'string' && typeof r.body_key === 'string' ? { keyId: r.body_key, hex: r.body_hex } : undefined);
@@ -121,7 +201,7 @@ export async function claim(sql: Sql, replica: string, keyIds: readonly string[]
     `UPDATE abha_link_submissions SET status = 'sending', leased_by = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3,
        error_code = NULL, error_message = NULL
      WHERE id IN (SELECT id FROM abha_link_submissions WHERE status = 'queued' AND body_key = ANY($5::text[]) ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-     RETURNING id, attempts, encode(body, 'hex') AS body_hex, body_key, callback_url`,
+     RETURNING id, attempts, encode(body, 'hex') AS body_hex, body_key, callback_url, visit_id`,
     [replica, leaseUntil.toISOString(), now.toISOString(), n, keyIds],
   );
   return rows.map((r) => ({
@@ -129,6 +209,7 @@ export async function claim(sql: Sql, replica: string, keyIds: readonly string[]
     attempts: Number(r.attempts),
     body: sealedOf(r),
     callbackUrl: typeof r.callback_url === 'string' ? r.callback_url : undefined,
+    visitId: typeof r.visit_id === 'string' ? r.visit_id : undefined,
   }));
 }
 
@@ -172,28 +253,37 @@ export async function renewLeases(sql: Sql, replica: string, leaseUntil: Date): 
 
 const UNKNOWN_SET = `status = 'unknown', error_code = $1, error_message = $2, updated_at = $3, callback_due = callback_url IS NOT NULL, callback_attempts = 0`;
 
+/** An item made `unknown` by the queue itself, for its log line. */
+export interface MadeUnknown {
+  readonly id: string;
+  readonly visitId: string | undefined;
+  readonly code: 'lease-expired' | 'replica-restarted';
+}
+
+const madeUnknown = (rows: Row[], code: MadeUnknown['code']): MadeUnknown[] => rows.map((r) => ({ id: String(r.id), visitId: typeof r.visit_id === 'string' ? r.visit_id : undefined, code }));
+
 /**
  * Items whose lease ran out (their replica died, or lost the database)
  * become `unknown`: they may have been sent. Never queued again.
  */
-export async function expireLeases(sql: Sql, now: Date): Promise<number> {
-  const rows = await run(sql, 'expiring leases', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND lease_until < $3 RETURNING id`, [
+export async function expireLeases(sql: Sql, now: Date): Promise<MadeUnknown[]> {
+  const rows = await run(sql, 'expiring leases', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND lease_until < $3 RETURNING id, visit_id`, [
     'lease-expired',
     'the replica sending it stopped before recording an answer (its lease ran out); it may have been sent, so it is not sent again',
     now.toISOString(),
   ]);
-  return rows.length;
+  return madeUnknown(rows, 'lease-expired');
 }
 
 /** At the start of a replica: the items it was sending when it stopped become `unknown`. */
-export async function orphansOf(sql: Sql, replica: string, now: Date): Promise<number> {
-  const rows = await run(sql, 'recovering after a restart', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND leased_by = $4 RETURNING id`, [
+export async function orphansOf(sql: Sql, replica: string, now: Date): Promise<MadeUnknown[]> {
+  const rows = await run(sql, 'recovering after a restart', `UPDATE abha_link_submissions SET ${UNKNOWN_SET} WHERE status = 'sending' AND leased_by = $4 RETURNING id, visit_id`, [
     'replica-restarted',
     'the replica sending it stopped before recording an answer; it may have been sent, so it is not sent again',
     now.toISOString(),
     replica,
   ]);
-  return rows.length;
+  return madeUnknown(rows, 'replica-restarted');
 }
 
 /** Queues an `unknown` or `failed` item again, with exactly its stored request; resolves to the row, or why not. */
@@ -214,14 +304,21 @@ export async function requeue(sql: Sql, id: string, now: Date): Promise<Row | 'n
  * Replaces the stored request of a `failed` item of key `key` with `body`,
  * and queues it; resolves to the row, or why not.
  */
-export async function replaceBody(sql: Sql, id: string, key: string, body: SealedBody, sha256: string, now: Date): Promise<Row | 'not-found' | 'not-replaceable' | 'different-item'> {
+export async function replaceBody(
+  sql: Sql,
+  id: string,
+  key: string,
+  replacement: { readonly body: SealedBody; readonly sha256: string; readonly visit: VisitFields },
+  now: Date,
+): Promise<Row | 'not-found' | 'not-replaceable' | 'different-item'> {
+  const { body, sha256, visit } = replacement;
   const rows = await run(
     sql,
     'replacing a submission',
     `UPDATE abha_link_submissions SET status = 'queued', body = decode($3, 'hex'), body_key = $4, body_sha256 = $5, leased_by = NULL, lease_until = NULL,
-       error_code = NULL, error_message = NULL, updated_at = $6, callback_due = false
+       error_code = NULL, error_message = NULL, updated_at = $6, callback_due = false, care_context_refs = $7::jsonb, hi_types = $8::jsonb
      WHERE id = $1 AND item_key = $2 AND status = 'failed' RETURNING ${COLUMNS}`,
-    [id, key, body.hex, body.keyId, sha256, now.toISOString()],
+    [id, key, body.hex, body.keyId, sha256, now.toISOString(), JSON.stringify(visit.careContextReferences), JSON.stringify(visit.hiTypes)],
   );
   if (rows[0] !== undefined) return rows[0];
   const found = (await run(sql, 'reading a submission', `SELECT status, item_key FROM abha_link_submissions WHERE id = $1`, [id]))[0];
@@ -257,6 +354,31 @@ export async function sealLegacyRequests(sql: Sql, seal: (id: string, request: u
     ]);
   }
   return rows.length;
+}
+
+/**
+ * Fills the visit fields of rows stored before migration 4 that still hold
+ * their request (queued, failed, unknown), from the request opened with
+ * `open`; rows whose request is gone (done) or cannot be opened stay
+ * without them. Resolves to how many were filled.
+ */
+export async function backfillVisitFields(sql: Sql, open: (id: string, body: SealedBody) => VisitFields | undefined): Promise<number> {
+  const rows = await run(sql, 'reading requests to fill in their visit', `SELECT id, encode(body, 'hex') AS body_hex, body_key FROM abha_link_submissions WHERE hip_id IS NULL AND body IS NOT NULL`);
+  let filled = 0;
+  for (const r of rows) {
+    const sealed = sealedOf(r);
+    const visit = sealed === undefined ? undefined : open(String(r.id), sealed);
+    if (visit === undefined) continue;
+    await run(sql, 'filling in the visit of a submission', `UPDATE abha_link_submissions SET visit_id = $2, hip_id = $3, care_context_refs = $4::jsonb, hi_types = $5::jsonb WHERE id = $1`, [
+      r.id,
+      visit.visitId,
+      visit.hipId,
+      JSON.stringify(visit.careContextReferences),
+      JSON.stringify(visit.hiTypes),
+    ]);
+    filled++;
+  }
+  return filled;
 }
 
 /** Callbacks to deliver: final submissions with `callback_due`, claimed until `leaseUntil` (then tried again). */

@@ -20,8 +20,9 @@ export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['queued', 'send
 
 /**
  * A submission as the API shows it: never the request itself (health data),
- * only its state. `error` is set for `failed` and `unknown`: a stable code
- * (the client's reason, e.g. `rejected`, `timeout`, or the queue's own,
+ * only its state and which visit it is (identifiers and types, no patient and
+ * no clinical content). `error` is set for `failed` and `unknown`: a stable
+ * code (the client's reason, e.g. `rejected`, `timeout`, or the queue's own,
  * e.g. `lease-expired`) and a message that holds no health data.
  */
 export interface Submission {
@@ -33,6 +34,57 @@ export interface Submission {
   /** ISO 8601 timestamps. */
   readonly createdAt: string;
   readonly updatedAt: string;
+  /**
+   * The link request's visitId, hipId, care-context referenceNumbers and
+   * hiTypes (distinct, in order). Absent (empty lists) only for a submission
+   * stored before version 4 of the schema whose request was already deleted.
+   */
+  readonly visitId?: string;
+  readonly hipId?: string;
+  readonly careContextReferences: readonly string[];
+  readonly hiTypes: readonly string[];
+}
+
+/** What a listing may ask for (the query parameters of GET /v1/submissions). */
+export interface ListOptions {
+  readonly status?: SubmissionStatus;
+  /** From this instant on (inclusive): an ISO 8601 instant with its offset, or a date (its start in India). */
+  readonly from?: string;
+  /** Before this instant (exclusive): an ISO 8601 instant with its offset, or a date (through its end in India). */
+  readonly to?: string;
+  readonly visitId?: string;
+  readonly hipId?: string;
+  /** Rows of the page (default 100, at most 1000). */
+  readonly limit?: number;
+  /** `nextCursor` of the page before: the next page. */
+  readonly cursor?: string;
+}
+
+/** What the ledger may ask for: a time range on createdAt. */
+export type LedgerOptions = Pick<ListOptions, 'from' | 'to'>;
+
+/** One row of the ledger: the care contexts of one hiType in the submissions made that day and now in that status. */
+export interface LedgerRow {
+  /** The day the submissions were made, in India (YYYY-MM-DD). */
+  readonly day: string;
+  readonly status: SubmissionStatus;
+  /** Absent for submissions whose care contexts are not known (stored before version 4 of the schema and already done). */
+  readonly hiType?: string;
+  /** Care contexts (health records); a submission without known care contexts counts one. */
+  readonly count: number;
+}
+
+/** The daily ledger: its rows, their sum (`total`), and the number of submissions they come from. */
+export interface Ledger {
+  readonly days: readonly LedgerRow[];
+  readonly total: number;
+  readonly submissions: number;
+}
+
+/** A page of a listing: newest first; `nextCursor` when there may be more. */
+export interface SubmissionPage {
+  readonly submissions: Submission[];
+  readonly nextCursor?: string;
 }
 
 /** A structured logger (pino's shape): an object of fields, then a message. Never given health data, keys or tokens. */
@@ -124,8 +176,22 @@ export interface Queue {
   enqueue(request: LinkCareContextRequest | unknown, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** The submission, or undefined. */
   get(id: string): Promise<Submission | undefined>;
-  /** Submissions, newest first (default limit 100, at most 1000). */
-  list(options?: { readonly status?: SubmissionStatus; readonly limit?: number }): Promise<Submission[]>;
+  /**
+   * A page of submissions, newest first (default limit 100, at most 1000),
+   * filtered by status, a range of createdAt, visitId and hipId; the next
+   * page with `cursor: page.nextCursor`. Rows stored while paging come
+   * before the cursor (a page never repeats or skips a row).
+   *
+   * @throws QueueError `invalid-options` (with issues naming the option, e.g. `/from`)
+   */
+  list(options?: ListOptions): Promise<SubmissionPage>;
+  /**
+   * The daily ledger: care contexts by day (in India), status and hiType,
+   * of the submissions made in the range (all when none).
+   *
+   * @throws QueueError `invalid-options` (with issues naming the option)
+   */
+  ledger(options?: LedgerOptions): Promise<Ledger>;
   /** Queues an `unknown` or `failed` submission again: a deliberate resend of exactly the stored request. */
   retry(id: string): Promise<Submission | 'not-found' | 'not-retryable'>;
   /**

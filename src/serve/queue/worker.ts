@@ -59,6 +59,39 @@ export function outcomeOf(error: unknown): Pick<Outcome, 'status' | 'code' | 'me
   return { status: 'unknown', code: 'internal-error', message: 'the send ended with an unexpected error; it may have been sent' };
 }
 
+/** Why an item became `failed`, `unknown` or `already-linked`, for its log line. */
+export interface ItemEnd {
+  readonly id: string;
+  readonly visitId: string | undefined;
+  readonly status: 'already-linked' | 'failed' | 'unknown';
+  /** The error code (`rejected`, `timeout`, `lease-expired`, `replica-restarted`, ...); `already-linked` for that status. */
+  readonly code: string;
+}
+
+const END_MESSAGES: Readonly<Record<string, string>> = {
+  'already-linked': 'already linked: done, nothing linked again',
+  failed: 'send failed',
+  unknown: 'outcome unknown: not sent again',
+  'lease-expired': 'the lease of the replica sending it ran out: unknown, not sent again',
+  'replica-restarted': 'in flight when this replica stopped: unknown, not sent again',
+  'stored-request-unreadable': 'the stored request cannot be decrypted: not sent',
+};
+
+/**
+ * The one log line of an item that became `failed`, `unknown` or
+ * `already-linked`: its id, visitId, status and code, never the request,
+ * the ABHA address or the service's message. Pure; the caller logs it.
+ *
+ * @example
+ * itemEndLine({ id, visitId: 'OPD-42', status: 'failed', code: 'rejected' }) //=> ['warn', { id, visitId: 'OPD-42', status: 'failed', code: 'rejected' }, 'send failed']
+ */
+export function itemEndLine(end: ItemEnd): ['info' | 'warn' | 'error', Record<string, unknown>, string] {
+  const fields = { id: end.id, ...(end.visitId === undefined ? {} : { visitId: end.visitId }), status: end.status, code: end.code };
+  const message = END_MESSAGES[end.code] ?? END_MESSAGES[end.status] ?? 'ended';
+  const level = end.status === 'already-linked' ? 'info' : end.code === 'stored-request-unreadable' ? 'error' : 'warn';
+  return [level, fields, message];
+}
+
 /** Group commit of outcomes: those that arrive while a write runs go together in the next. */
 class OutcomeWriter {
   #pending: { outcome: Outcome; done: () => void }[] = [];
@@ -119,6 +152,11 @@ export class Worker {
 
   #log(level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
     this.#c.logger?.[level]({ component: 'queue', replicaId: this.#c.replicaId, ...fields }, message);
+  }
+
+  /** Logs the line of an item that ended failed, unknown or already linked. */
+  #end(end: ItemEnd): void {
+    this.#log(...itemEndLine(end));
   }
 
   get inFlight(): number {
@@ -189,7 +227,7 @@ export class Worker {
     const request = this.#request(item);
     if (request === undefined) {
       // Nothing left: the request is not sent, and cannot be.
-      this.#log('error', { submission: item.id }, 'the stored request cannot be decrypted: not sent');
+      this.#end({ id: item.id, visitId: item.visitId, status: 'failed', code: 'stored-request-unreadable' });
       void this.#writer.add({
         id: item.id,
         attempts: item.attempts,
@@ -206,8 +244,7 @@ export class Worker {
     } catch (e) {
       const o = outcomeOf(e);
       outcome = { id: item.id, attempts: item.attempts, ...o };
-      if (o.status === 'already-linked') this.#log('info', { submission: item.id, status: o.status }, 'already linked: done, nothing linked again');
-      else this.#log('warn', { submission: item.id, status: o.status, code: o.code }, o.status === 'unknown' ? 'outcome unknown: not sent again' : 'send failed');
+      if (o.status !== 'acknowledged') this.#end({ id: item.id, visitId: item.visitId, status: o.status, code: o.code ?? o.status });
       if (o.code !== null && PAUSING.has(o.code)) this.#pause();
     }
     // The slot is free once the answer is in: the outcome's write goes on in the background
@@ -229,7 +266,7 @@ export class Worker {
     try {
       if (this.#inFlight.size > 0) await renewLeases(db, replicaId, new Date(now() + leaseMs));
       const expired = await expireLeases(db, new Date(now()));
-      if (expired > 0) this.#log('warn', { count: expired }, 'leases of another replica ran out: its items are now unknown');
+      for (const item of expired) this.#end({ ...item, status: 'unknown' });
       let deleted = 0;
       if (now() >= this.#nextExpiry) {
         this.#nextExpiry = now() + EXPIRY_EVERY_MS;
