@@ -247,4 +247,43 @@ describe(`the printed page in Chromium${SKIP}`, () => {
     },
     240_000,
   );
+  /** Run in the page: the "doctor's words" notes whose closing parenthesis is not on the line of the word before it. */
+  const LONE_PARENS = `(() => {
+    const out = [];
+    for (const note of document.querySelectorAll('.med-table .note')) {
+      if (note.getClientRects().length === 0) continue;
+      const chars = [];
+      const walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t !== null; t = walker.nextNode()) for (let i = 0; i < t.data.length; i++) if (/\\S/.test(t.data[i])) chars.push([t, i]);
+      const top = ([t, i]) => { const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + 1); return Math.round(r.getBoundingClientRect().top); };
+      const last = chars[chars.length - 1], before = chars[chars.length - 2];
+      if (last === undefined || before === undefined || last[0].data[last[1]] !== ')') { out.push('no closing parenthesis: ' + note.textContent); continue; }
+      if (top(last) !== top(before)) out.push(note.textContent);
+    }
+    return out;
+  })()`;
+
+  it.skipIf(CHROMIUM === undefined)(
+    `keeps the closing parenthesis of the "doctor's words" note on the line of its last word, bilingual and in one language, on A4 and A5${SKIP}`,
+    async () => {
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+      try {
+        const page = await browser.newPage();
+        await page.route('**/*', (route) => route.abort());
+        await page.emulateMedia({ media: 'print' });
+        let notes = 0;
+        for (const lang of [['en', 'hi'], ['en', 'ta'], 'hi'] as Array<Language | Language[]>)
+          for (const pageSize of ['A4', 'A5'] as const) {
+            await page.setContent(html(example('opd-prescription'), { lang, pageSize }), { waitUntil: 'load' });
+            notes += (await page.evaluate(`document.querySelectorAll('.med-table .note').length`)) as number;
+            expect(await page.evaluate(LONE_PARENS), `${String(lang)} ${pageSize}`).toEqual([]);
+          }
+        expect(notes).toBeGreaterThan(0);
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 });
