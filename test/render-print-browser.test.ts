@@ -175,6 +175,20 @@ describe(`the printed page in Chromium${SKIP}`, () => {
     180_000,
   );
 
+  /** Runs `use` on a Chromium page in print media that loads nothing from the network, and closes the browser. */
+  const withPrintPage = async (use: (page: import('playwright-core').Page) => Promise<void>): Promise<void> => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.route('**/*', (route) => route.abort());
+      await page.emulateMedia({ media: 'print' });
+      await use(page);
+    } finally {
+      await browser.close();
+    }
+  };
+
   /** Run in the page: the smallest type of the dosing cells and of all printed text, in pt, and duration cells on more than one line. */
   const MEASURE = `(() => {
     const out = { dosing: 99, dosingAt: '', all: 99, allAt: '', brokenDurations: [] };
@@ -205,12 +219,7 @@ describe(`the printed page in Chromium${SKIP}`, () => {
   it.skipIf(CHROMIUM === undefined)(
     `prints dosing text at 8.5 pt or more on A5 (9.5 pt on A4) and nothing under 7 pt, and each duration on one line, in every language${SKIP}`,
     async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-      try {
-        const page = await browser.newPage();
-        await page.route('**/*', (route) => route.abort());
-        await page.emulateMedia({ media: 'print' });
+      await withPrintPage(async (page) => {
         const input = example('long-prescription');
         const durations = { ...input, medications: (input.medications ?? []).map((m, i) => ({ ...m, duration: ['30 days', '10 days', '3 months', '2 weeks'][i % 4] ?? '' })) };
         const langs: Array<Language | Language[]> = [...LANGUAGES, ['en', 'hi']];
@@ -241,9 +250,7 @@ describe(`the printed page in Chromium${SKIP}`, () => {
             const m = (await page.evaluate(MEASURE)) as { all: number; allAt: string };
             expect(m.all, `${template} ${String(lang)}: ${m.allAt}`).toBeGreaterThanOrEqual(6.99);
           }
-      } finally {
-        await browser.close();
-      }
+      });
     },
     240_000,
   );
@@ -266,12 +273,7 @@ describe(`the printed page in Chromium${SKIP}`, () => {
   it.skipIf(CHROMIUM === undefined)(
     `keeps the closing parenthesis of the "doctor's words" note on the line of its last word, bilingual and in one language, on A4 and A5${SKIP}`,
     async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-      try {
-        const page = await browser.newPage();
-        await page.route('**/*', (route) => route.abort());
-        await page.emulateMedia({ media: 'print' });
+      await withPrintPage(async (page) => {
         let notes = 0;
         for (const lang of [['en', 'hi'], ['en', 'ta'], 'hi'] as Array<Language | Language[]>)
           for (const pageSize of ['A4', 'A5'] as const) {
@@ -280,9 +282,7 @@ describe(`the printed page in Chromium${SKIP}`, () => {
             expect(await page.evaluate(LONE_PARENS), `${String(lang)} ${pageSize}`).toEqual([]);
           }
         expect(notes).toBeGreaterThan(0);
-      } finally {
-        await browser.close();
-      }
+      });
     },
     120_000,
   );
