@@ -4,7 +4,9 @@
  * through pdftoppm of poppler-utils) to PNG under docs/screenshots/. Run after
  * `npm run build`:
  *
- *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi,ta,bn,ml,en+hi]  (en+hi: bilingual)
+ *   node scripts/screenshots.mjs [--chromium PATH] [--lang en,hi,ta,bn,ml,en+hi] [--only NAME,...]  (en+hi: bilingual)
+ *
+ * `--only` shoots the named shots alone (e.g. `prescription-a5,long-prescription-a4`), after a change to one template.
  *
  * The PNGs are the printed pages: page margins with the patient's name, the
  * date and "Page N of M" included. Look at every one before committing.
@@ -16,8 +18,9 @@ import { parseArgs } from 'node:util';
 import { createPdfPrinter, renderDocuments } from '../dist/render/index.js';
 import { example, languageOption, printPages, root } from './printed-pages.mjs';
 
-const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,bn,ml,en+hi' } } });
+const { values } = parseArgs({ options: { chromium: { type: 'string' }, lang: { type: 'string', default: 'en,hi,ta,bn,ml,en+hi' }, only: { type: 'string' } } });
 const langs = values.lang.split(',');
+const only = values.only === undefined ? undefined : new Set(values.only.split(','));
 
 /** What is shot: name, template, example, page size. */
 const SHOTS = [
@@ -31,7 +34,8 @@ const SHOTS = [
     ['wellness', 'wellness', 'wellness'],
     ['invoice', 'invoice', 'invoice'],
   ].flatMap(([name, template, input]) => ['A4', 'A5'].map((size) => [`${name}-${size.toLowerCase()}`, template, input, size])),
-];
+].filter(([name]) => only === undefined || only.has(name));
+if (only !== undefined && SHOTS.length !== only.size) throw new Error(`--only: no shot named ${[...only].filter((n) => !SHOTS.some(([name]) => name === n)).join(', ')}`);
 
 const out = join(root, 'docs', 'screenshots');
 mkdirSync(out, { recursive: true });

@@ -517,6 +517,7 @@ describe('buildLinkRequest', () => {
     expect(r.success).toBe(true);
     if (r.success)
       expect(r.warnings.map((w) => [w.path, w.code])).toEqual([
+        ['/hiType', 'hi-type-inferred'], // information: Prescription, chosen from the medications
         ['/medications/0/dosage', 'medication-without-dosage'],
         ['/medications/0/frequency', 'medication-without-frequency'],
       ]);

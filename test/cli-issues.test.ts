@@ -76,3 +76,24 @@ describe('validate shows unknown keys by position, at their line', () => {
     expect(r.stdout).toContain(`${p}:${line} /careContexts/0/bundleData/medications/0/#0 the 1st key of medications[0] is not in the spec; did you mean drugName? (unknown-field)`);
   });
 });
+
+describe('build prints an hiType it chose as information, which never changes the exit code', () => {
+  const input = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as Record<string, unknown>;
+  delete input.hiType;
+
+  it('builds with exit 0 and labels the line "information:", not "warning:"', async () => {
+    const p = file('inferred.json', JSON.stringify({ ...input, advice: 'Steam inhalation twice a day' }));
+    const r = await run(['build', p]);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { careContexts: Array<{ hiType: string }> }).careContexts[0]?.hiType).toBe('OPConsultation');
+    expect(r.stderr).toBe(
+      `${p}:1 /hiType information: hiType is not given, so OPConsultation was chosen from the content: it has medications, but also advice, which hiType Prescription has no place for; set "hiType" on this care context to choose it yourself, e.g. "hiType": "Prescription" (hi-type-inferred)\n`,
+    );
+    expect(r.stderr).not.toContain('Steam');
+  });
+
+  it('prints nothing when the input gives its hiType', async () => {
+    const r = await run(['build', file('given.json', JSON.stringify({ ...input, hiType: 'OPConsultation', advice: 'Steam inhalation twice a day' }))]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+  });
+});

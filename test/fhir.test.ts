@@ -271,7 +271,7 @@ describe('clinical content', () => {
     const r = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg' }] }, { lint: false });
     expect(r.success ? r.warnings.map((w) => [w.path, w.code]) : []).toEqual([['/medications/0', 'medication-without-dosage']]);
     // With lint on (the default), the lint rules say it first, as buildLinkRequest does.
-    const linted = toFhirBundles({ ...base, medications: [{ drugName: 'Cetirizine 10 mg', genericName: 'Cetirizine' }] });
+    const linted = toFhirBundles({ ...base, hiType: 'Prescription', medications: [{ drugName: 'Cetirizine 10 mg', genericName: 'Cetirizine' }] });
     expect(linted.success ? linted.warnings.map((w) => w.code) : []).toEqual(['medication-without-dosage', 'medication-without-frequency', 'medication-without-dosage']);
     const [mr] = resources<MedicationRequest>(bundlesOf(r)[0]?.bundle as Bundle, 'MedicationRequest');
     expect(mr?.dosageInstruction).toEqual([{ text: 'No dosage instructions recorded' }]);

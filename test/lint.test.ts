@@ -344,6 +344,7 @@ describe('lintLinkRequest', () => {
       'invoice-line-arithmetic',
       'invoice-total-arithmetic',
       'medication-without-generic-name',
+      'hi-type-inferred',
     ]);
     const documented = LINT_RULES.map((rule) => rule.code).filter((c) => c !== 'empty-care-contexts' && !inputOnly.has(c));
     expect([...found].sort()).toEqual([...documented].sort());
@@ -461,6 +462,7 @@ describe('lintClinicalInput: hiType vs the discharge and immunisation content', 
     expect(lintClinicalInput(input).map((f) => [f.path, f.code, f.severity])).toEqual([
       ['/careContexts/0/inpatientStay', 'clinical-content-outside-hi-type', 'warning'],
       ['/careContexts/0/immunizations', 'clinical-content-outside-hi-type', 'warning'],
+      ['/careContexts/2/hiType', 'hi-type-inferred', 'information'],
     ]);
   });
 
@@ -484,5 +486,65 @@ describe('medication-without-generic-name', () => {
   });
   it('says nothing when every medication has its generic name', () => {
     expect(lintClinicalInput(base).filter((f) => f.code === 'medication-without-generic-name')).toEqual([]);
+  });
+});
+
+describe('hi-type-inferred: an hiType chosen from the content is reported, with the reason', () => {
+  const base = (): ClinicalInput => ({
+    hospital: { name: 'City Care Clinic', id: 'IN2910000123' },
+    doctor: { name: 'Dr. Meera Iyer', licNumber: 'KMC-45678' },
+    patient: { abhaAddress: 'asha.verma@sbx' },
+    visit: { id: 'OPD-7', at: '2026-11-20T10:30:00+05:30' },
+  });
+  const medication = { drugName: 'Cetirizine 10 mg', genericName: 'Cetirizine', dosage: '1 tablet', frequency: 'HS' };
+  const inferred = (input: ClinicalInput) => lintClinicalInput(input).filter((f) => f.code === 'hi-type-inferred');
+
+  it('says nothing when the caller gives the hiType', () => {
+    expect(inferred({ ...base(), hiType: 'Prescription', medications: [medication] })).toEqual([]);
+    expect(inferred({ ...base(), careContexts: [{ hiType: 'OPConsultation', medications: [medication], advice: 'Steam inhalation twice a day' }] })).toEqual([]);
+  });
+
+  it('reports, as information at /careContexts/N/hiType, that advice beside a prescription made it an OPConsultation, and how to choose Prescription', () => {
+    const found = inferred({
+      ...base(),
+      careContexts: [
+        { hiType: 'Prescription', medications: [medication] },
+        { medications: [medication], advice: 'Steam inhalation twice a day' },
+      ],
+    });
+    expect(found.map((f) => [f.path, f.severity])).toEqual([['/careContexts/1/hiType', 'information']]);
+    const message = found[0]?.message ?? '';
+    expect(message).toContain('OPConsultation was chosen');
+    expect(message).toContain('it has medications, but also advice, which hiType Prescription has no place for');
+    expect(message).toContain('"hiType": "Prescription"');
+  });
+
+  it('reports the plain choice too (medications alone make a Prescription), at /hiType for top-level content; a blank hiType counts as not given', () => {
+    const found = inferred({ ...base(), hiType: '  ', medications: [medication] });
+    expect(found.map((f) => [f.path, f.severity])).toEqual([['/hiType', 'information']]);
+    expect(found[0]?.message).toMatch(/^hiType is not given, so Prescription was chosen from the content: it has medications;/);
+  });
+
+  it('names the content that chose the fallback when no more specific type applies', () => {
+    const found = inferred({ ...base(), careContexts: [{ labInvestigations: [{ testName: 'Complete blood count' }] }] });
+    expect(found[0]?.message).toContain('OPConsultation was chosen from the content: it has labInvestigations, and none of');
+  });
+
+  it('never quotes a value of the input', () => {
+    const secret = 'Tab. Secretol 5 mg for Asha';
+    const messages = inferred({ ...base(), careContexts: [{ medications: [{ ...medication, drugName: secret }], advice: secret }] }).map((f) => f.message);
+    expect(messages).toHaveLength(1);
+    expect(messages.join('\n')).not.toContain('Secretol');
+  });
+
+  it('does not stop a build: the request is built and the information comes back beside it, and it can be disabled', () => {
+    const input: ClinicalInput = { ...base(), medications: [medication], advice: 'Steam inhalation twice a day' };
+    const r = safeBuildLinkRequest(input);
+    expect(r.success).toBe(true);
+    if (!r.success) return;
+    expect(r.value.careContexts[0]?.hiType).toBe('OPConsultation');
+    expect(r.warnings.map((w) => [w.path, w.code, w.severity])).toEqual([['/hiType', 'hi-type-inferred', 'information']]);
+    const off = safeBuildLinkRequest(input, { lint: { disable: ['hi-type-inferred'] } });
+    expect(off.success && off.warnings).toEqual([]);
   });
 });

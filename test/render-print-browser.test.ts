@@ -175,6 +175,20 @@ describe(`the printed page in Chromium${SKIP}`, () => {
     180_000,
   );
 
+  /** Runs `use` on a Chromium page in print media that loads nothing from the network, and closes the browser. */
+  const withPrintPage = async (use: (page: import('playwright-core').Page) => Promise<void>): Promise<void> => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.route('**/*', (route) => route.abort());
+      await page.emulateMedia({ media: 'print' });
+      await use(page);
+    } finally {
+      await browser.close();
+    }
+  };
+
   /** Run in the page: the smallest type of the dosing cells and of all printed text, in pt, and duration cells on more than one line. */
   const MEASURE = `(() => {
     const out = { dosing: 99, dosingAt: '', all: 99, allAt: '', brokenDurations: [] };
@@ -205,12 +219,7 @@ describe(`the printed page in Chromium${SKIP}`, () => {
   it.skipIf(CHROMIUM === undefined)(
     `prints dosing text at 8.5 pt or more on A5 (9.5 pt on A4) and nothing under 7 pt, and each duration on one line, in every language${SKIP}`,
     async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: CHROMIUM ?? '', args: [...CHROMIUM_ARGS] });
-      try {
-        const page = await browser.newPage();
-        await page.route('**/*', (route) => route.abort());
-        await page.emulateMedia({ media: 'print' });
+      await withPrintPage(async (page) => {
         const input = example('long-prescription');
         const durations = { ...input, medications: (input.medications ?? []).map((m, i) => ({ ...m, duration: ['30 days', '10 days', '3 months', '2 weeks'][i % 4] ?? '' })) };
         const langs: Array<Language | Language[]> = [...LANGUAGES, ['en', 'hi']];
@@ -241,10 +250,40 @@ describe(`the printed page in Chromium${SKIP}`, () => {
             const m = (await page.evaluate(MEASURE)) as { all: number; allAt: string };
             expect(m.all, `${template} ${String(lang)}: ${m.allAt}`).toBeGreaterThanOrEqual(6.99);
           }
-      } finally {
-        await browser.close();
-      }
+      });
     },
     240_000,
+  );
+  /** Run in the page: the "doctor's words" notes whose closing parenthesis is not on the line of the word before it. */
+  const LONE_PARENS = `(() => {
+    const out = [];
+    for (const note of document.querySelectorAll('.med-table .note')) {
+      if (note.getClientRects().length === 0) continue;
+      const chars = [];
+      const walker = document.createTreeWalker(note, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t !== null; t = walker.nextNode()) for (let i = 0; i < t.data.length; i++) if (/\\S/.test(t.data[i])) chars.push([t, i]);
+      const top = ([t, i]) => { const r = document.createRange(); r.setStart(t, i); r.setEnd(t, i + 1); return Math.round(r.getBoundingClientRect().top); };
+      const last = chars[chars.length - 1], before = chars[chars.length - 2];
+      if (last === undefined || before === undefined || last[0].data[last[1]] !== ')') { out.push('no closing parenthesis: ' + note.textContent); continue; }
+      if (top(last) !== top(before)) out.push(note.textContent);
+    }
+    return out;
+  })()`;
+
+  it.skipIf(CHROMIUM === undefined)(
+    `keeps the closing parenthesis of the "doctor's words" note on the line of its last word, bilingual and in one language, on A4 and A5${SKIP}`,
+    async () => {
+      await withPrintPage(async (page) => {
+        let notes = 0;
+        for (const lang of [['en', 'hi'], ['en', 'ta'], 'hi'] as Array<Language | Language[]>)
+          for (const pageSize of ['A4', 'A5'] as const) {
+            await page.setContent(html(example('opd-prescription'), { lang, pageSize }), { waitUntil: 'load' });
+            notes += (await page.evaluate(`document.querySelectorAll('.med-table .note').length`)) as number;
+            expect(await page.evaluate(LONE_PARENS), `${String(lang)} ${pageSize}`).toEqual([]);
+          }
+        expect(notes).toBeGreaterThan(0);
+      });
+    },
+    120_000,
   );
 });

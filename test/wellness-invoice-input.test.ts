@@ -33,8 +33,12 @@ describe('defaultHiType with observations and an invoice', () => {
 
   it('falls back to OPConsultation when observations come with medications, and says the observations stay out of FHIR', () => {
     const input = { ...wellness(), medications: [{ drugName: 'Amlodipine 5 mg', genericName: 'Amlodipine', dosage: '1 tablet', frequency: 'OD' }] };
+    delete input.hiType;
     expect(defaultHiType(input)).toBe('OPConsultation');
-    expect(found(input)).toEqual([['/observations', 'observations-outside-wellness-record']]);
+    expect(found(input)).toEqual([
+      ['/hiType', 'hi-type-inferred'],
+      ['/observations', 'observations-outside-wellness-record'],
+    ]);
   });
 
   it('does not count an empty observations object as content', () => {

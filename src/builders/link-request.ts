@@ -196,7 +196,8 @@ export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions
   if (!out.success) return { success: false, issues: mapped(out.issues) };
   const findings = options.lint === false ? [] : [...lintClinicalInput(ci, options.lint ?? {}), ...mapped(lintLinkRequest(out.value, options.lint ?? {}))];
   const errors = findings.filter((f) => f.severity === 'error');
-  if (errors.length > 0) return { success: false, issues: findings };
+  // Information (an hiType chosen from the content) tells of a request that was built; a refused build lists what to fix.
+  if (errors.length > 0) return { success: false, issues: findings.filter((f) => f.severity !== 'information') };
   return { success: true, value: out.value, warnings: findings };
 }
 

@@ -210,6 +210,48 @@ export function hasExpectedContent(hiType: HiType, present: ReadonlySet<ContentF
  * hiTypeForContent(new Set(['labInvestigations']))        //=> 'OPConsultation'
  */
 export function hiTypeForContent(present: ReadonlySet<ContentField>): HiType {
-  for (const rule of DEFAULT_RULES) if (rule.requires === undefined || (present.has(rule.requires) && contentOutside(rule.hiType, present).length === 0)) return rule.hiType;
+  for (const rule of DEFAULT_RULES) if (rule.requires === undefined || meetsRule(rule.hiType, rule.requires, present)) return rule.hiType;
   return 'OPConsultation';
+}
+
+/** True when the content has what a `chosenByDefault` rule requires and nothing its type has no place for. */
+function meetsRule(hiType: HiType, requires: ContentField, present: ReadonlySet<ContentField>): boolean {
+  return present.has(requires) && contentOutside(hiType, present).length === 0;
+}
+
+/** The hiType {@link hiTypeForContent} chooses, why, and the type the content came closest to when another rule was passed over. */
+export interface HiTypeChoice {
+  readonly hiType: HiType;
+  /** Why, naming content fields and hiType codes only (never a value of the content). */
+  readonly reason: string;
+  /** A type whose rule the content met but for content it has no place for (advice beside medications: Prescription). */
+  readonly passedOver?: HiType;
+}
+
+/**
+ * The hiType of content given without one ({@link hiTypeForContent}) and
+ * the reason in words: the content that chose it, or what kept a more
+ * specific type from being chosen. Names fields and codes only.
+ *
+ * @example
+ * explainHiTypeForContent(new Set(['medications', 'advice']))
+ * //=> { hiType: 'OPConsultation', passedOver: 'Prescription',
+ * //     reason: 'it has medications, but also advice, which hiType Prescription has no place for' }
+ */
+export function explainHiTypeForContent(present: ReadonlySet<ContentField>): HiTypeChoice {
+  const passedOver: Array<{ hiType: HiType; requires: ContentField }> = [];
+  for (const { hiType, requires } of DEFAULT_RULES) {
+    if (requires === undefined) {
+      const why = passedOver.map((r) => `it has ${r.requires}, but also ${contentOutside(r.hiType, present).join(' and ')}, which hiType ${r.hiType} has no place for`);
+      const choosing = new Set(DEFAULT_RULES.flatMap((r) => (r.requires === undefined ? [] : [r.requires])));
+      const reason = why.length > 0 ? why.join('; ') : `it has ${[...present].join(', ') || 'no content'}, and none of ${[...choosing].join(', ')}, which choose another type`;
+      return passedOver[0] === undefined ? { hiType, reason } : { hiType, reason, passedOver: passedOver[0].hiType };
+    }
+    if (meetsRule(hiType, requires, present)) {
+      const others = [...present].filter((f) => f !== requires);
+      return { hiType, reason: `it has ${requires}${others.length > 0 ? ` and only other content hiType ${hiType} holds (${others.join(', ')})` : ''}` };
+    }
+    if (present.has(requires)) passedOver.push({ hiType, requires });
+  }
+  return { hiType: hiTypeForContent(present), reason: 'no rule chose another type' };
 }

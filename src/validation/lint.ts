@@ -18,7 +18,7 @@ import {
   ICD10_WHO,
   ICD11_MMS,
 } from '../spec/constants.js';
-import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
+import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, explainHiTypeForContent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
 import { careContentsOf, lineFindings, totalFindings } from './care-content.js';
 import { calendarDateIn } from '../time.js';
 
@@ -433,6 +433,24 @@ const RULE_DEFINITIONS = [
         for (const [field, home] of Object.entries(CLINICAL_ONLY_CONTENT) as Array<[ContentField, HiType]>)
           if (present.has(field) && !(HI_TYPE_FACTS[hiType].holds as readonly string[]).includes(field))
             run.report(`${field} has no place in the FHIR record of this care context's hiType and is left out of it; use hiType ${home} to carry it`, ...at, field);
+      }
+    },
+  },
+  {
+    code: 'hi-type-inferred',
+    severity: 'information',
+    description:
+      'A care context of a clinical input gives no hiType, so abha-link chose one from its content (medications alone make a Prescription; advice or lab orders beside them an OPConsultation): the finding says which and why. Set hiType to choose it yourself. Checked by lintClinicalInput, which build runs.',
+    scope: 'clinicalInput',
+    check(input, run) {
+      for (const { content, at } of contentsOf(input)) {
+        if (!blank(content.hiType)) continue;
+        const { hiType, reason, passedOver } = explainHiTypeForContent(contentPresent(content));
+        run.report(
+          `hiType is not given, so ${hiType} was chosen from the content: ${reason}; set "hiType" on this care context to choose it yourself, e.g. "hiType": "${passedOver ?? hiType}"`,
+          ...at,
+          'hiType',
+        );
       }
     },
   },
