@@ -141,6 +141,13 @@ describe('serve: validate, build, render, FHIR', () => {
     expect(paths).toEqual(expect.arrayContaining(['/patient/abhaAddress', '/visit/at']));
   });
 
+  it('counts warnings, not information, in x-abha-link-warnings (an inferred hiType is information)', async () => {
+    const { hiType: _given, ...inferred } = input as unknown as Record<string, unknown>;
+    const r = await post('/v1/build', inferred);
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['x-abha-link-warnings']).toBe('0');
+  });
+
   it('renders HTML by default, and answers 501 with the reason when PDF is asked for and there is no Chromium', async () => {
     const html = await post('/v1/render?template=prescription&lang=hi&size=A5', input);
     expect(html.statusCode).toBe(200);

@@ -88,6 +88,11 @@ export function capIssues(
   return { errors: keptErrors, warnings: warnings.slice(0, max - keptErrors.length), ...truncation(found, max) };
 }
 
+/** How many findings are warnings: the `x-abha-link-warnings` header counts no `information` (an inferred hiType, say). */
+function warningCount(findings: readonly Issue[]): number {
+  return findings.filter((f) => f.severity === 'warning').length;
+}
+
 /** A 422 answer `{ issues }`, capped. */
 function unprocessable(issues: readonly Issue[], max: number): WorkAnswer {
   return { status: 422, json: { issues: issues.slice(0, max), ...truncation(issues.length, max) } };
@@ -130,13 +135,13 @@ function validateAnswer(m: Extract<WorkMessage, { kind: 'validate' }>): WorkAnsw
 function buildAnswer(m: Extract<WorkMessage, { kind: 'build' }>): WorkAnswer {
   const r = safeBuildLinkRequest(bodyOf(m) as ClinicalInput, { lint: m.lint ? { now: new Date(m.now) } : false });
   if (!r.success) return unprocessable(r.issues, m.maxIssues);
-  return { status: 200, json: r.value, warnings: r.warnings.length };
+  return { status: 200, json: r.value, warnings: warningCount(r.warnings) };
 }
 
 function renderAnswer(m: Extract<WorkMessage, { kind: 'render' }>): WorkAnswer {
   const r = safeRenderDocuments(bodyOf(m), { template: m.template, lang: m.lang, pageSize: m.size, lint: { now: new Date(m.now) } });
   if (!r.success) return unprocessable(r.issues, m.maxIssues);
-  return { status: 200, document: pick(r.documents, m.index, 'documents'), warnings: r.warnings.length };
+  return { status: 200, document: pick(r.documents, m.index, 'documents'), warnings: warningCount(r.warnings) };
 }
 
 function fhirAnswer(m: Extract<WorkMessage, { kind: 'fhir' }>): WorkAnswer {
@@ -154,7 +159,7 @@ function fhirAnswer(m: Extract<WorkMessage, { kind: 'fhir' }>): WorkAnswer {
     // Built from valid input: a bundle that fails the profile is abha-link's bug, not the caller's data.
     throw new HttpProblem(500, [issue('', 'internal', 'the FHIR bundle made from this input failed FHIR validation; this is a bug in abha-link: please report it')]);
   }
-  return { status: 200, text: JSON.stringify(doc.bundle), warnings: r.warnings.length };
+  return { status: 200, text: JSON.stringify(doc.bundle), warnings: warningCount(r.warnings) };
 }
 
 function fhirValidateAnswer(m: Extract<WorkMessage, { kind: 'fhir-validate' }>): WorkAnswer {
