@@ -20,6 +20,7 @@ import { RESOURCES, pathLabel } from '../structure.js';
 import { validateFhirBundle as validateDocumentRules } from '../validate.js';
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
+import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
 
 /**
  * What {@link validateFhirBundle} returns: errors make it fail; warnings and information never do.
@@ -82,33 +83,7 @@ function fromPointer(root: string, pointer: string): string {
  * Invariants the earlier validator checks natively, at a more precise path (not evaluated twice), and dom-6
  * (a best-practice guideline: narrative on every resource; abha-link puts it on the Composition).
  */
-const NATIVE_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
-
-const entriesOf = (v: Json): unknown[] => (Array.isArray(v.entry) ? v.entry : []);
-
-/**
- * FHIR core Bundle invariants evaluated in code rather than by FHIRPath, for speed: FHIRPath navigation
- * over every entry of a bundle costs far more than the check. Each gives the FHIRPath expression's result
- * (the expression is in the comment); test/fhir-nrces.test.ts compares them with fhirpath on passing and
- * failing bundles.
- */
-export const NATIVE_EVALUATORS: Readonly<Record<string, (v: Json) => boolean>> = {
-  // total.empty() or (type = 'searchset') or (type = 'history')
-  'bdl-1': (v) => v.total === undefined || v.type === 'searchset' || v.type === 'history',
-  // entry.search.empty() or (type = 'searchset')
-  'bdl-2': (v) => v.type === 'searchset' || entriesOf(v).every((e) => !isObject(e) || e.search === undefined),
-  // entry.all(response.exists() = (%resource.type = 'batch-response' or %resource.type = 'transaction-response' or %resource.type = 'history'))
-  'bdl-4': (v) => {
-    const responses = v.type === 'batch-response' || v.type === 'transaction-response' || v.type === 'history';
-    return entriesOf(v).every((e) => !isObject(e) || (e.response !== undefined) === responses);
-  },
-  // type = 'message' implies entry.first().resource.is(MessageHeader)
-  'bdl-12': (v) => {
-    if (v.type !== 'message') return true;
-    const first = entriesOf(v)[0];
-    return isObject(first) && isObject(first.resource) && first.resource.resourceType === 'MessageHeader';
-  },
-};
+const DOCUMENT_RULE_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
 
 /** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
 const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
@@ -127,16 +102,6 @@ function compiled(base: string, expression: string): Compiled | null {
     compiledCache.set(key, fn);
   }
   return fn;
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
@@ -566,14 +531,12 @@ class Engine {
   /** The element's FHIRPath invariants, on its value. */
   private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
     for (const c of el.constraints ?? []) {
-      if (NATIVE_INVARIANTS.has(c.key)) continue;
+      if (DOCUMENT_RULE_INVARIANTS.has(c.key)) continue;
       // dom-2 to dom-5 only look into `contained`: true, without evaluating, for a resource that contains nothing.
       if (CONTAINED_INVARIANTS.has(c.key) && value.contained === undefined) continue;
-      // bdl-5 (an entry has a resource, a request or a response), checked directly.
-      if (c.key === 'bdl-5' && (value.resource !== undefined || value.request !== undefined || value.response !== undefined)) continue;
-      const native = NATIVE_EVALUATORS[c.key];
+      const native = NATIVE_INVARIANTS[c.key];
       if (native !== undefined) {
-        if (!native(value)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+        if (!native(value, container.resource)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
         continue;
       }
       const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
@@ -723,7 +686,7 @@ export function validateAgainstProfiles(bundle: unknown, options: FhirValidateOp
 
 /** The record profile of a document whose Composition declares none: the one its `type` implies. */
 function impliedRecordProfile(tables: Tables, engine: Engine, bundle: Json): void {
-  const first = entriesOf(bundle)[0];
+  const first = Array.isArray(bundle.entry) ? bundle.entry[0] : undefined;
   const composition = isObject(first) && isObject(first.resource) && first.resource.resourceType === 'Composition' ? first.resource : undefined;
   if (composition === undefined) return;
   const declared = isObject(composition.meta) && Array.isArray(composition.meta.profile) ? composition.meta.profile.map((u) => String(u).split('|')[0]) : [];
