@@ -167,6 +167,25 @@ function baseRequiredBindings(defs) {
 }
 
 /**
+ * The base R4 (4.0.1) elements with a minimum of 1 or more, by the type or backbone element that holds them
+ * (`Narrative` → `status`, `div`; `Bundle.entry.request` → `method`, `url`; choice elements as `x[x]`).
+ */
+function baseRequiredElements(defs) {
+  const out = {};
+  for (const file of ['profiles-types.json', 'profiles-resources.json']) {
+    for (const { resource: r } of readJson(join(defs, 'dist', 'fhir', 'r4', file)).entry) {
+      if (r.resourceType !== 'StructureDefinition' || r.derivation === 'constraint' || (r.kind !== 'complex-type' && r.kind !== 'resource')) continue;
+      for (const e of r.snapshot?.element ?? []) {
+        if (!(e.min > 0) || e.path !== e.id || !e.path.startsWith(`${r.type}.`)) continue;
+        const dot = e.path.lastIndexOf('.');
+        (out[e.path.slice(0, dot)] ??= []).push(e.path.slice(dot + 1));
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
  * What the `type` of a record profile's Composition must be, for a document whose Composition declares no
  * profile: the fixed SNOMED CT code, the fixed text, or the codes of the IG value set its `type` is bound to.
  */
@@ -243,6 +262,7 @@ export function derive(igDir = defaultIgDir()) {
     baseBindings: Object.fromEntries(Object.entries(baseBindings).filter(([, vs]) => expanded[vs] !== undefined)),
     baseBindingsUnexpanded: Object.keys(baseBindings).filter((path) => expanded[baseBindings[path]] === undefined),
     recordTypes: recordTypes(recordProfiles, valueSets),
+    baseRequired: baseRequiredElements(defs),
   };
   const json = JSON.stringify(data);
   return [

@@ -16,7 +16,7 @@ const OTHER_WORDS: Readonly<Record<string, string>> = { oid: 'an OID (urn:oid:â€
 const OTHER_PATTERNS: Readonly<Record<string, RegExp>> = { oid: /^urn:oid:[0-2](\.(0|[1-9][0-9]*))+$/, uuid: /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ };
 
 /** What is wrong with a primitive value of `type`, in words that never quote the value; undefined when nothing. */
-export function checkPrimitive(value: unknown, type: string): { code: string; message: string } | undefined {
+export function checkPrimitive(value: unknown, type: string): { code: string; message: string; severity?: 'warning' } | undefined {
   const words = PRIMITIVES.has(type) ? PRIMITIVE_WORDS[type as Primitive] : (OTHER_WORDS[type] ?? 'a string');
   const bad = { code: 'type', message: `must be ${words}` };
   if (type === 'boolean') return typeof value === 'boolean' ? undefined : bad;
@@ -34,6 +34,7 @@ export function checkPrimitive(value: unknown, type: string): { code: string; me
     return s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s) ? undefined : bad;
   }
   const re = PRIMITIVES.has(type) ? PRIMITIVE_PATTERNS[type as Primitive] : OTHER_PATTERNS[type];
-  if (re !== undefined && !re.test(value)) return bad;
+  if (re !== undefined) return re.test(value) ? undefined : bad;
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(value)) return { code: 'control-characters', message: 'contains control characters, which FHIR strings should not', severity: 'warning' };
   return undefined;
 }
