@@ -268,12 +268,12 @@ describe('validateFhirBundle (profile-driven)', () => {
     expect(errors(b)).toContainEqual([path, code]);
   });
 
-  it('accepts OPConsultRecord sections in any order under open-at-end slicing, as the HL7 validator does, with a warning', () => {
+  it('accepts OPConsultRecord sections in any order under open-at-end slicing, as the HL7 validator does, with information only', () => {
     const b = built('lab-order');
     b.entry[0].resource.section.reverse();
     const r = validateFhirBundle(b);
     expect(r.success).toBe(true);
-    expect(r.issues.map((i) => [i.path, i.code, i.severity])).toContainEqual(['Bundle.entry[0].resource.section[1]', 'slice-order', 'warning']);
+    expect(r.issues.map((i) => [i.path, i.code, i.severity])).toContainEqual(['Bundle.entry[0].resource.section[1]', 'slice-order', 'information']);
   });
 
   it('evaluates every invariant it decides in code exactly as FHIRPath does, on values that pass and values that fail', () => {

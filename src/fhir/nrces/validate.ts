@@ -99,7 +99,7 @@ function matchesPattern(value: unknown, pattern: unknown): boolean {
 function valuesAt(value: unknown, path: string): unknown[] {
   let current: unknown[] = [value];
   if (path === '$this') return current;
-  for (const part of path.split('.')) {
+  for (const part of partsOf(path)) {
     const next: unknown[] = [];
     for (const c of current) {
       if (!isObject(c)) continue;
@@ -374,10 +374,16 @@ class Engine {
       const ip = array ? [...path, i] : path;
       if (s !== undefined) {
         counts.set(s, (counts.get(s) ?? 0) + 1);
-        // openAtEnd: FHIR says unmatched items come last; the HL7 reference validator accepts them anywhere (the IG's own
-        // examples put them first), so a receiver using it accepts the order: a warning, not an error.
+        // openAtEnd: FHIR says unmatched items come last, but the HL7 reference validator treats openAtEnd as open (its
+        // InstanceValidator gives an unmatched item the same informational hint either way, "TODO … check that this element
+        // is at end") and checks the order of slices only when slicing.ordered is true: information, never a warning.
         if (slicing.rules === 'openAtEnd' && unmatchedBefore)
-          this.add(ip, 'slice-order', `${label(ip)} should come before the items that match no slice (slicing open at end; the HL7 validator does not enforce the order)`, 'warning');
+          this.add(
+            ip,
+            'slice-order',
+            `${label(ip)} comes after items that match no slice; open-at-end slicing puts those last, an order the HL7 validator does not check (information only)`,
+            'information',
+          );
         return;
       }
       unmatchedBefore = true;
@@ -638,13 +644,32 @@ function collectLocalReferences(value: unknown, out: Set<string>, depth: number)
   else if (isObject(value)) for (const k in value) collectLocalReferences(value[k], out, depth + 1);
 }
 
-/** The element of a slice at a dotted path inside it. */
+const partsCache = new Map<string, readonly string[]>();
+/** A discriminator's dotted path, split once. */
+function partsOf(path: string): readonly string[] {
+  let parts = partsCache.get(path);
+  if (parts === undefined) {
+    parts = path.split('.');
+    if (partsCache.size < 10_000) partsCache.set(path, parts);
+  }
+  return parts;
+}
+
+const elementAtCache = new WeakMap<Element, Map<string, Element | undefined>>();
+/** The element of a slice at a dotted path inside it (found once per slice and path). */
 function elementAt(el: Element, path: string): Element | undefined {
+  let byPath = elementAtCache.get(el);
+  if (byPath === undefined) {
+    byPath = new Map();
+    elementAtCache.set(el, byPath);
+  }
+  if (byPath.has(path)) return byPath.get(path);
   let cur: Element | undefined = el;
-  for (const part of path.split('.')) {
-    if (cur === undefined) return undefined;
+  for (const part of partsOf(path)) {
+    if (cur === undefined) break;
     cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
   }
+  byPath.set(path, cur);
   return cur;
 }
 
