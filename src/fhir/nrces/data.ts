@@ -51,6 +51,7 @@ interface Data {
   readonly baseBindings: Readonly<Record<string, string>>;
   readonly baseBindingsUnexpanded: readonly string[];
   readonly recordTypes: readonly RecordType[];
+  readonly baseRequired: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The Composition `type` that implies a record profile (for a document whose Composition declares none). */
@@ -97,6 +98,8 @@ export interface Tables {
   /** Base R4 elements with a required binding whose value set cannot be expanded offline. */
   readonly baseBindingsUnexpanded: ReadonlySet<string>;
   readonly recordTypes: readonly RecordType[];
+  /** Base R4 elements with a minimum of 1, by the type or backbone element path that holds them (`x[x]` for a choice). */
+  readonly baseRequired: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The element's own name: the last part of its id, without the slice. */
@@ -174,6 +177,7 @@ export function profileTables(): Tables {
     baseBindings: new Map(Object.entries(data.baseBindings)),
     baseBindingsUnexpanded: new Set(data.baseBindingsUnexpanded),
     recordTypes: data.recordTypes,
+    baseRequired: new Map(Object.entries(data.baseRequired)),
   };
   return tables;
 }

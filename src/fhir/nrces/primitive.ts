@@ -1,6 +1,6 @@
 /**
  * FHIR R4 primitive values: the JSON type and the R4 regular expression of
- * each primitive type (the same tables as the document validator).
+ * each primitive type, each compiled once into a checker.
  */
 import { PRIMITIVE_PATTERNS, PRIMITIVE_WORDS, PRIMITIVES, type Primitive } from '../structure.js';
 import { xhtmlProblem } from '../xhtml.js';
@@ -15,25 +15,55 @@ const NUMERIC: Readonly<Record<string, (n: number) => boolean>> = {
 const OTHER_WORDS: Readonly<Record<string, string>> = { oid: 'an OID (urn:oid:…)', uuid: 'a UUID (urn:uuid:…)' };
 const OTHER_PATTERNS: Readonly<Record<string, RegExp>> = { oid: /^urn:oid:[0-2](\.(0|[1-9][0-9]*))+$/, uuid: /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/ };
 
-/** What is wrong with a primitive value of `type`, in words that never quote the value; undefined when nothing. */
-export function checkPrimitive(value: unknown, type: string): { code: string; message: string } | undefined {
+/** What is wrong with a primitive value: a code, a message that never quotes the value, a severity (error by default). */
+export interface PrimitiveProblem {
+  readonly code: string;
+  readonly message: string;
+  readonly severity?: 'warning';
+}
+type Check = (value: unknown) => PrimitiveProblem | undefined;
+
+const EMPTY: PrimitiveProblem = { code: 'empty', message: 'must not be an empty string (FHIR ele-1)' };
+const BLANK: PrimitiveProblem = { code: 'empty', message: 'must have non-whitespace content' };
+const CONTROL: PrimitiveProblem = { code: 'control-characters', message: 'contains control characters, which FHIR strings should not', severity: 'warning' };
+const NON_BLANK = /\S/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The checker of one primitive type, made once per type: its problems are built once too. */
+function compileCheck(type: string): Check {
   const words = PRIMITIVES.has(type) ? PRIMITIVE_WORDS[type as Primitive] : (OTHER_WORDS[type] ?? 'a string');
-  const bad = { code: 'type', message: `must be ${words}` };
-  if (type === 'boolean') return typeof value === 'boolean' ? undefined : bad;
+  const bad: PrimitiveProblem = { code: 'type', message: `must be ${words}` };
+  if (type === 'boolean') return (v) => (typeof v === 'boolean' ? undefined : bad);
   const numeric = NUMERIC[type];
-  if (numeric !== undefined) return typeof value === 'number' && numeric(value) ? undefined : bad;
-  if (typeof value !== 'string') return bad;
-  if (value === '') return { code: 'empty', message: 'must not be an empty string (FHIR ele-1)' };
-  if (type === 'xhtml') {
-    const problem = xhtmlProblem(value);
-    return problem === undefined ? undefined : { code: 'narrative', message: problem };
-  }
-  if (value.trim() === '') return { code: 'empty', message: 'must have non-whitespace content' };
-  if (type === 'base64Binary') {
-    const s = value.replace(/\s+/g, '');
-    return s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s) ? undefined : bad;
-  }
+  if (numeric !== undefined) return (v) => (typeof v === 'number' && numeric(v) ? undefined : bad);
   const re = PRIMITIVES.has(type) ? PRIMITIVE_PATTERNS[type as Primitive] : OTHER_PATTERNS[type];
-  if (re !== undefined && !re.test(value)) return bad;
-  return undefined;
+  /** The string rules every string type shares (ele-1), then the type's own. */
+  const text =
+    (own: (s: string) => PrimitiveProblem | undefined): Check =>
+    (v) => {
+      if (typeof v !== 'string') return bad;
+      if (v === '') return EMPTY;
+      return own(v);
+    };
+  if (type === 'xhtml')
+    return text((s) => {
+      const problem = xhtmlProblem(s);
+      return problem === undefined ? undefined : { code: 'narrative', message: problem };
+    });
+  if (type === 'base64Binary') return text((s) => (!NON_BLANK.test(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
+  if (re !== undefined) return text((s) => (!NON_BLANK.test(s) ? BLANK : re.test(s) ? undefined : bad));
+  return text((s) => (!NON_BLANK.test(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
+}
+
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+const checks = new Map<string, Check>();
+
+/** What is wrong with a primitive value of `type`, in words that never quote the value; undefined when nothing. */
+export function checkPrimitive(value: unknown, type: string): PrimitiveProblem | undefined {
+  let check = checks.get(type);
+  if (check === undefined) {
+    check = compileCheck(type);
+    checks.set(type, check);
+  }
+  return check(value);
 }

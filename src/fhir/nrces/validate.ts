@@ -16,10 +16,11 @@
  */
 import { compile } from 'fhirpath';
 import type { Issue, Severity } from '../../errors.js';
-import { RESOURCES, pathLabel } from '../structure.js';
-import { validateFhirBundle as validateDocumentRules } from '../validate.js';
+import { pathLabel } from '../structure.js';
+import { bundleRules, DOCUMENT_RULE_INVARIANTS, sectionRules } from './document.js';
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
+import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
 
 /**
  * What {@link validateFhirBundle} returns: errors make it fail; warnings and information never do.
@@ -65,51 +66,6 @@ export function fhirPathOf(root: string, path: Path): string {
   return s;
 }
 
-/** A JSON Pointer of the earlier validator → the same place as a FHIRPath-like location. */
-function fromPointer(root: string, pointer: string): string {
-  if (pointer === '') return root;
-  return fhirPathOf(
-    root,
-    pointer
-      .slice(1)
-      .split('/')
-      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .map((t) => (/^(0|[1-9][0-9]*)$/.test(t) ? Number(t) : t)),
-  );
-}
-
-/**
- * Invariants the earlier validator checks natively, at a more precise path (not evaluated twice), and dom-6
- * (a best-practice guideline: narrative on every resource; abha-link puts it on the Composition).
- */
-const NATIVE_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5', 'dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);
-
-const entriesOf = (v: Json): unknown[] => (Array.isArray(v.entry) ? v.entry : []);
-
-/**
- * FHIR core Bundle invariants evaluated in code rather than by FHIRPath, for speed: FHIRPath navigation
- * over every entry of a bundle costs far more than the check. Each gives the FHIRPath expression's result
- * (the expression is in the comment); test/fhir-nrces.test.ts compares them with fhirpath on passing and
- * failing bundles.
- */
-export const NATIVE_EVALUATORS: Readonly<Record<string, (v: Json) => boolean>> = {
-  // total.empty() or (type = 'searchset') or (type = 'history')
-  'bdl-1': (v) => v.total === undefined || v.type === 'searchset' || v.type === 'history',
-  // entry.search.empty() or (type = 'searchset')
-  'bdl-2': (v) => v.type === 'searchset' || entriesOf(v).every((e) => !isObject(e) || e.search === undefined),
-  // entry.all(response.exists() = (%resource.type = 'batch-response' or %resource.type = 'transaction-response' or %resource.type = 'history'))
-  'bdl-4': (v) => {
-    const responses = v.type === 'batch-response' || v.type === 'transaction-response' || v.type === 'history';
-    return entriesOf(v).every((e) => !isObject(e) || (e.response !== undefined) === responses);
-  },
-  // type = 'message' implies entry.first().resource.is(MessageHeader)
-  'bdl-12': (v) => {
-    if (v.type !== 'message') return true;
-    const first = entriesOf(v)[0];
-    return isObject(first) && isObject(first.resource) && first.resource.resourceType === 'MessageHeader';
-  },
-};
-
 /** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
 const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
 
@@ -129,16 +85,6 @@ function compiled(base: string, expression: string): Compiled | null {
   return fn;
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
 /** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
 function matchesPattern(value: unknown, pattern: unknown): boolean {
   if (Array.isArray(pattern)) {
@@ -153,7 +99,7 @@ function matchesPattern(value: unknown, pattern: unknown): boolean {
 function valuesAt(value: unknown, path: string): unknown[] {
   let current: unknown[] = [value];
   if (path === '$this') return current;
-  for (const part of path.split('.')) {
+  for (const part of partsOf(path)) {
     const next: unknown[] = [];
     for (const c of current) {
       if (!isObject(c)) continue;
@@ -201,7 +147,7 @@ class Engine {
     readonly root: string,
     readonly top: Json,
     readonly isDocument: boolean,
-    /** Whether the earlier validator's rules ran (a Bundle): its checks of narratives are not repeated. */
+    /** Whether the rules no profile expresses run (document.ts): off only for the tests that show what the profiles imply. */
     readonly documentRules: boolean,
     readonly strict: boolean,
     readonly maxIssues: number,
@@ -272,6 +218,7 @@ class Engine {
     if (!this.applied.has(resource)) {
       this.applied.set(resource, applied);
       if (Array.isArray(resource.contained)) this.containedRules(resource, path);
+      if (rt === 'Composition' && this.documentRules) sectionRules(resource.section, [...path, 'section'], (p, c, m, sv) => this.add(p, c, m, sv));
     }
     const container: Container = { resource, path };
     if (profiles.length === 0) {
@@ -335,23 +282,32 @@ class Engine {
     const keys = Object.keys(value);
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
+    let choices: string[] | undefined;
     for (const key of keys) {
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
-      if (key.startsWith('_')) {
+      if (key.charCodeAt(0) === 95 /* _ */) {
         this.primitiveExtension(value, key, owner, path, container, depth);
         continue;
       }
-      this.child(value, key, owner, el, path, container, depth);
+      const choice = this.child(value, key, owner, el, path, container, depth);
+      if (choice === undefined) continue;
+      if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
+      (choices ??= []).push(choice);
     }
-    if (el === undefined) return;
-    for (const c of el.children.values()) {
-      if (c.minimum === 0) continue;
-      if (c.name.endsWith('[x]')) {
-        const prefix = c.name.slice(0, -3);
-        if (!keys.some((k) => k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add([...path, prefix], 'required', `${prefix}[x] is required by the profile`);
-      } else if (value[c.name] === undefined) this.add([...path, c.name], 'required', `${c.name} is required by the profile`);
+    if (el !== undefined) for (const c of el.children.values()) if (c.minimum > 0) this.required(value, keys, c.name, path, 'by the profile');
+    for (const name of this.tables.baseRequired.get(owner) ?? []) this.required(value, keys, name, path, '');
+  }
+
+  /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
+  private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
+    const what = `${name} is required${by === '' ? '' : ` ${by}`}`;
+    if (!name.endsWith('[x]')) {
+      if (value[name] === undefined) this.add([...path, name], 'required', what);
+      return;
     }
+    const prefix = name.slice(0, -3);
+    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add([...path, prefix], 'required', what);
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -372,11 +328,20 @@ class Engine {
   }
 
   /** One element of a complex value: its base definition, its profile element, its items. */
-  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
-    const v = value[key];
+  /** Returns the element's name when it is a choice (`value[x]`), for the one-type-only rule. */
+  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): string | undefined {
     const p = [...path, key];
     const info = keyInfo(owner, key);
-    if (info === undefined) return this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+    if (info === undefined) {
+      this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+      return undefined;
+    }
+    this.childValue(value[key], p, info, el, container, depth);
+    return info.choice ? info.name : undefined;
+  }
+
+  /** The value of one element: its base definition, its profile element, its items. */
+  private childValue(v: unknown, p: Path, info: KeyInfo, el: Element | undefined, container: Container, depth: number): void {
     const { name, type: baseType, repeats, childOwner } = info;
     const pel = el?.children.get(name);
     if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
@@ -409,10 +374,16 @@ class Engine {
       const ip = array ? [...path, i] : path;
       if (s !== undefined) {
         counts.set(s, (counts.get(s) ?? 0) + 1);
-        // openAtEnd: FHIR says unmatched items come last; the HL7 reference validator accepts them anywhere (the IG's own
-        // examples put them first), so a receiver using it accepts the order: a warning, not an error.
+        // openAtEnd: FHIR says unmatched items come last, but the HL7 reference validator treats openAtEnd as open (its
+        // InstanceValidator gives an unmatched item the same informational hint either way, "TODO … check that this element
+        // is at end") and checks the order of slices only when slicing.ordered is true: information, never a warning.
         if (slicing.rules === 'openAtEnd' && unmatchedBefore)
-          this.add(ip, 'slice-order', `${label(ip)} should come before the items that match no slice (slicing open at end; the HL7 validator does not enforce the order)`, 'warning');
+          this.add(
+            ip,
+            'slice-order',
+            `${label(ip)} comes after items that match no slice; open-at-end slicing puts those last, an order the HL7 validator does not check (information only)`,
+            'information',
+          );
         return;
       }
       unmatchedBefore = true;
@@ -474,9 +445,8 @@ class Engine {
     else if (base?.binding !== undefined) this.binding(item, type, { strength: 'required', valueSet: base.binding }, path);
     else if (base?.bindingUnexpanded === true) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
     if (PRIMITIVE_TYPES.has(type)) {
-      if (type === 'xhtml' && this.documentRules && typeof container.resource.resourceType === 'string' && Object.hasOwn(RESOURCES, container.resource.resourceType)) return;
       const problem = checkPrimitive(item, type);
-      if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`);
+      if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`, problem.severity);
       return;
     }
     if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
@@ -485,7 +455,7 @@ class Engine {
       this.resource(item, path, ref, depth + 1);
       return;
     }
-    if (type === 'Reference' && el?.types !== undefined) this.reference(item, el, path, container);
+    if (type === 'Reference') this.reference(item, el, path, container);
     if (type === 'Extension') {
       if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
       const nested = item.extension !== undefined;
@@ -502,11 +472,10 @@ class Engine {
     if (el?.constraints !== undefined) this.invariants(item, el, owner, path, container);
   }
 
-  private reference(ref: Json, el: Element, path: Path, container: Container): void {
+  /** A Reference: it must resolve inside a document, to the type it declares and to a type (and profile) the element allows. */
+  private reference(ref: Json, el: Element | undefined, path: Path, container: Container): void {
     if (typeof ref.reference !== 'string') return;
     if (++this.references > FHIR_LIMITS.references) this.tooLarge(path, `${FHIR_LIMITS.references} references`);
-    const targets = targetsOf(this.tables, el);
-    if (targets === undefined) return;
     const target = this.resolve(ref.reference, container);
     if (target === undefined) {
       if (this.isDocument)
@@ -514,6 +483,9 @@ class Engine {
       return;
     }
     const rt = target.resource.resourceType;
+    if (typeof ref.type === 'string' && ref.type !== rt) this.add([...path, 'type'], 'wrong-target', 'Reference.type does not match the type of the resource referenced');
+    const targets = el === undefined ? undefined : targetsOf(this.tables, el);
+    if (targets === undefined) return;
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
       return this.add([...path, 'reference'], 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
     const candidates = targets.profiles.filter((p) => p.type === rt);
@@ -566,14 +538,11 @@ class Engine {
   /** The element's FHIRPath invariants, on its value. */
   private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
     for (const c of el.constraints ?? []) {
-      if (NATIVE_INVARIANTS.has(c.key)) continue;
-      // dom-2 to dom-5 only look into `contained`: true, without evaluating, for a resource that contains nothing.
-      if (CONTAINED_INVARIANTS.has(c.key) && value.contained === undefined) continue;
-      // bdl-5 (an entry has a resource, a request or a response), checked directly.
-      if (c.key === 'bdl-5' && (value.resource !== undefined || value.request !== undefined || value.response !== undefined)) continue;
-      const native = NATIVE_EVALUATORS[c.key];
+      // Decided in code: the document rules, and dom-2 to dom-5 (containedRules).
+      if (DOCUMENT_RULE_INVARIANTS.has(c.key) || CONTAINED_INVARIANTS.has(c.key)) continue;
+      const native = NATIVE_INVARIANTS[c.key];
       if (native !== undefined) {
-        if (!native(value)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+        if (!native(value, container.resource)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
         continue;
       }
       const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
@@ -675,13 +644,32 @@ function collectLocalReferences(value: unknown, out: Set<string>, depth: number)
   else if (isObject(value)) for (const k in value) collectLocalReferences(value[k], out, depth + 1);
 }
 
-/** The element of a slice at a dotted path inside it. */
+const partsCache = new Map<string, readonly string[]>();
+/** A discriminator's dotted path, split once. */
+function partsOf(path: string): readonly string[] {
+  let parts = partsCache.get(path);
+  if (parts === undefined) {
+    parts = path.split('.');
+    if (partsCache.size < 10_000) partsCache.set(path, parts);
+  }
+  return parts;
+}
+
+const elementAtCache = new WeakMap<Element, Map<string, Element | undefined>>();
+/** The element of a slice at a dotted path inside it (found once per slice and path). */
 function elementAt(el: Element, path: string): Element | undefined {
+  let byPath = elementAtCache.get(el);
+  if (byPath === undefined) {
+    byPath = new Map();
+    elementAtCache.set(el, byPath);
+  }
+  if (byPath.has(path)) return byPath.get(path);
   let cur: Element | undefined = el;
-  for (const part of path.split('.')) {
-    if (cur === undefined) return undefined;
+  for (const part of partsOf(path)) {
+    if (cur === undefined) break;
     cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
   }
+  byPath.set(path, cur);
   return cur;
 }
 
@@ -723,7 +711,7 @@ export function validateAgainstProfiles(bundle: unknown, options: FhirValidateOp
 
 /** The record profile of a document whose Composition declares none: the one its `type` implies. */
 function impliedRecordProfile(tables: Tables, engine: Engine, bundle: Json): void {
-  const first = entriesOf(bundle)[0];
+  const first = Array.isArray(bundle.entry) ? bundle.entry[0] : undefined;
   const composition = isObject(first) && isObject(first.resource) && first.resource.resourceType === 'Composition' ? first.resource : undefined;
   if (composition === undefined) return;
   const declared = isObject(composition.meta) && Array.isArray(composition.meta.profile) ? composition.meta.profile.map((u) => String(u).split('|')[0]) : [];
@@ -756,11 +744,7 @@ function run(bundle: unknown, options: FhirValidateOptions, documentRules: boole
   const maxIssues = capOf(options.maxIssues);
   const engine = new Engine(tables, root, bundle, isDocument, withRules, options.strict === true, maxIssues);
   try {
-    if (withRules) {
-      const earlier = validateDocumentRules(bundle, { nrcesRules: false, maxIssues });
-      for (const i of earlier.issues) engine.add(fromPointer(root, i.path), i.code, i.message, i.severity);
-      if (earlier.truncated === true) engine.stop();
-    }
+    if (withRules) bundleRules(bundle, (p, c, m, s) => engine.add(p, c, m, s));
     if (options.profile !== undefined && !tables.profiles.has(options.profile.split('|')[0] ?? ''))
       engine.add(root, 'unknown-profile', `the profile is not one of the NRCeS IG ${tables.igVersion} profiles abha-link knows`);
     if (isDocument) impliedRecordProfile(tables, engine, bundle);
