@@ -12,15 +12,14 @@
  * committed files differ from a fresh generation.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import standaloneCodeModule from 'ajv/dist/standalone/index.js';
+import { nil } from 'ajv/dist/compile/codegen/code.js';
+import type { SourceCode } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import { ENDPOINTS, FORMATS, INPUTS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../src/spec/definition.js';
 
-// ajv and ajv-formats are CommonJS; their default exports arrive wrapped.
-type StandaloneFn = (ajv: Ajv2020, refsOrFuncs?: Record<string, string>) => string;
+// ajv-formats is CommonJS; its default export arrives wrapped.
 type AddFormatsFn = (ajv: Ajv2020, options: { mode: 'full'; formats: string[] }) => Ajv2020;
 const unwrap = <F>(m: unknown): F => ((m as { default?: unknown }).default ?? m) as F;
-const standaloneCode = unwrap<StandaloneFn>(standaloneCodeModule);
 const addFormats = unwrap<AddFormatsFn>(addFormatsModule);
 
 export const SCHEMA_BASE = 'https://abha-link.dev/schemas/v1/';
@@ -282,7 +281,8 @@ export function exportNameOf(schemaName: string): string {
   return schemaName.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-export function buildValidators(files: SchemaFile[]): string {
+/** ajv with every schema added, compiled once: its validate functions' names are shared by every module. */
+function compiledAjv(files: SchemaFile[]): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
@@ -293,38 +293,118 @@ export function buildValidators(files: SchemaFile[]): string {
   addFormats(ajv, { mode: 'full', formats: Object.keys(FORMATS) });
   ajv.addKeyword({ keyword: 'x-spec-section', schemaType: 'string' });
   for (const f of files) ajv.addSchema(f.schema as never);
-  const exportsMap: Record<string, string> = {};
-  for (const f of files) exportsMap[exportNameOf(f.entry.name)] = `${SCHEMA_BASE}${f.entry.name}.schema.json`;
-  let code = standaloneCode(ajv, exportsMap);
-  // ajv's "esm" output still loads its runtime helpers with require(): mark them.
-  code = code.replace(/require\("(ajv|ajv-formats)\//g, '__require("$1/');
-  if (/\brequire\(/.test(code)) throw new Error('unexpected require() left in standalone code');
-  code = cheapLengthChecks(code);
-  // Then load each helper module with a static import instead of require(), so
-  // that the core bundles for browsers and edge runtimes (no node:module) and
-  // converts to CommonJS as well. A default import of these CommonJS modules
-  // is their exports object in Node ESM and in bundlers' Node mode, but their
-  // `default` export under loaders with default interop (vitest): the
-  // generated __exportsOf turns either into the exports object.
+  return ajv;
+}
+
+type ValidateFn = ((data: unknown) => boolean) & { source?: SourceCode };
+type ScopeName = { prefix: string; value?: { ref?: unknown }; toString(): string };
+type UsedValues = Record<string, Map<unknown, number>>;
+
+/**
+ * The standalone code of one schema's validator without the validators of
+ * the other schemas it refers to: those are left to imports (`refs`, by
+ * function name), so that each schema's code exists once, in its own module.
+ * The walk is ajv's own standalone one (scopeCode over the function's scope
+ * values), stopped at every other schema's validator.
+ */
+function moduleCode(ajv: Ajv2020, root: SourceCode, roots: ReadonlyMap<string, string>): { code: string; refs: Set<string> } {
+  const usedValues: UsedValues = {};
+  const refs = new Set<string>();
+  const scope = ajv.scope as unknown as {
+    opts: { _n: string };
+    scopeCode(values: SourceCode['scopeValues'], used: UsedValues, getCode: (n: ScopeName) => unknown): { toString(): string };
+  };
+  const codeOf = (s: SourceCode): string => {
+    (usedValues.validate ??= new Map()).set(s.validateName, 1);
+    const values = scope.scopeCode(s.scopeValues, usedValues, (n) => {
+      const ref = n.value?.ref as ValidateFn | undefined;
+      if (n.prefix !== 'validate' || typeof ref !== 'function' || ref.source === undefined) throw new Error(`unexpected scope value ${String(n)} in standalone code`);
+      const name = String(ref.source.validateName);
+      if (!roots.has(name)) return codeOf(ref.source);
+      refs.add(name);
+      return nil;
+    });
+    const evaluated = s.evaluated === undefined ? '' : `${String(s.validateName)}.evaluated = ${String(s.evaluated)};${scope.opts._n}`;
+    return `${String(values)}${scope.opts._n}${s.validateCode}${evaluated}`;
+  };
+  return { code: codeOf(root), refs };
+}
+
+const GENERATED_HEADER = `// ${GENERATED_NOTE}\n// @ts-nocheck\n/* eslint-disable */\n`;
+
+/**
+ * src/generated/validators/*.ts: one module of ajv standalone code per schema
+ * (exporting `validate`), importing the validators of the schemas it refers
+ * to and ajv's runtime helpers from runtime.ts; and src/generated/validators.ts,
+ * every validator by schema name. A caller that needs one schema loads only
+ * its module (see src/generated/validator-loaders.ts).
+ */
+export function buildValidatorModules(files: SchemaFile[]): Map<string, string> {
+  const ajv = compiledAjv(files);
+  const sourceOf = (f: SchemaFile): SourceCode => {
+    const v = ajv.getSchema(`${SCHEMA_BASE}${f.entry.name}.schema.json`) as ValidateFn | undefined;
+    if (v?.source === undefined) throw new Error(`no compiled validator for ${f.entry.name}`);
+    return v.source;
+  };
+  const roots = new Map(files.map((f) => [String(sourceOf(f).validateName), f.entry.name]));
   const helpers = new Map<string, string>();
-  code = code.replace(/__require\("([^"]+)"\)/g, (_, spec: string) => {
-    let id = helpers.get(spec);
-    if (id === undefined) helpers.set(spec, (id = `__helpers${helpers.size}`));
-    return id;
-  });
-  const imports =
-    [...helpers].map(([spec, id]) => `import ${id}_import from '${spec}.js';\n`).join('') +
-    `const __exportsOf = (m) => (m != null && m.__esModule === true ? m : { default: m });\n` +
-    [...helpers].map(([, id]) => `const ${id} = __exportsOf(${id}_import);\n`).join('');
-  const table = files.map((f) => `  ${JSON.stringify(f.entry.name)}: ${exportNameOf(f.entry.name)},`).join('\n');
-  return (
-    `// ${GENERATED_NOTE}\n` +
-    `// @ts-nocheck\n` +
-    `/* eslint-disable */\n` +
-    imports +
-    code.replace(/^"use strict";/, '') +
-    `\n\n/** Every validator by schema name. */\nexport const validatorsByName = {\n${table}\n};\n`
+  const out = new Map<string, string>();
+  const rewrites = { lengths: 0, merges: 0 };
+  for (const f of files) {
+    const source = sourceOf(f);
+    const part = moduleCode(ajv, source, roots);
+    const faster = linearErrorMerge(cheapLengthChecks(part.code, rewrites), rewrites);
+    // ajv's code loads its runtime helpers with require(): from runtime.ts instead, which imports them once.
+    const used = new Set<string>();
+    const code = faster.replace(/require\("((?:ajv|ajv-formats)\/[^"]+)"\)/g, (_, spec: string) => {
+      let id = helpers.get(spec);
+      if (id === undefined) helpers.set(spec, (id = `__helpers${helpers.size}`));
+      used.add(id);
+      return id;
+    });
+    if (/\brequire\(/.test(code)) throw new Error('unexpected require() left in standalone code');
+    const imports = [
+      ...(used.size === 0 ? [] : [`import { ${[...used].sort().join(', ')} } from './runtime.js';\n`]),
+      ...[...part.refs].sort().map((fn) => `import { validate as ${fn} } from './${roots.get(fn) ?? ''}.js';\n`),
+    ];
+    out.set(
+      `src/generated/validators/${f.entry.name}.ts`,
+      `${GENERATED_HEADER}${imports.join('')}\n/** Validates a value against the ${f.entry.name} schema (ajv standalone code). */\nexport { ${String(source.validateName)} as validate };\n\n${code}`,
+    );
+  }
+  if (rewrites.lengths === 0) throw new Error('no ucs2length comparison found to rewrite');
+  if (rewrites.merges === 0) throw new Error('no error concat of ajv found to rewrite');
+  // A default import of these CommonJS modules is their exports object in Node
+  // ESM and in bundlers' Node mode, but their `default` export under loaders
+  // with default interop (vitest): __exportsOf turns either into the exports
+  // object. Static imports, not require(), so that the core bundles for
+  // browsers and edge runtimes and converts to CommonJS as well.
+  out.set(
+    'src/generated/validators/runtime.ts',
+    `${GENERATED_HEADER}` +
+      [...helpers].map(([spec, id]) => `import ${id}_import from '${spec}.js';\n`).join('') +
+      `\nconst __exportsOf = (m) => (m != null && m.__esModule === true ? m : { default: m });\n\n` +
+      `/** ajv's runtime helpers that the validator modules use. */\n` +
+      [...helpers].map(([, id]) => `export const ${id} = __exportsOf(${id}_import);\n`).join(''),
   );
+  const names = files.map((f) => f.entry.name);
+  out.set(
+    'src/generated/validators.ts',
+    `${GENERATED_HEADER}` +
+      names.map((n) => `import { validate as ${exportNameOf(n)} } from './validators/${n}.js';\n`).join('') +
+      `\nexport { ${names.map(exportNameOf).join(', ')} };\n\n` +
+      `/** Every validator by schema name. */\nexport const validatorsByName = {\n${names.map((n) => `  ${JSON.stringify(n)}: ${exportNameOf(n)},`).join('\n')}\n};\n`,
+  );
+  out.set(
+    'src/generated/validator-loaders.ts',
+    `// ${GENERATED_NOTE}\n` +
+      `import type { SchemaName } from './manifest.js';\n\n` +
+      `/** Loads one schema's validator module alone: its \`validate\` is ajv standalone code. */\n` +
+      `export const VALIDATOR_LOADERS: Record<SchemaName, () => Promise<{ readonly validate: unknown }>> = {\n` +
+      names.map((n) => `  ${JSON.stringify(n)}: () => import('./validators/${n}.js'),`).join('\n') +
+      `\n};\n`,
+  );
+  return out;
 }
 
 /**
@@ -334,8 +414,8 @@ export function buildValidators(files: SchemaFile[]): string {
  * `.length` first and count code points only when it cannot decide.
  * Exact, and it makes validation several times faster on typical payloads.
  */
-function cheapLengthChecks(code: string): string {
-  const m = /const (func\d+) = __require\("ajv\/dist\/runtime\/ucs2length"\)\.default;/.exec(code);
+function cheapLengthChecks(code: string, count: { lengths: number }): string {
+  const m = /const (func\d+) = require\("ajv\/dist\/runtime\/ucs2length"\)\.default;/.exec(code);
   if (m === null) return code;
   const f = m[1] as string;
   let n = 0;
@@ -350,7 +430,7 @@ function cheapLengthChecks(code: string): string {
     });
   // Every remaining call must be one of the guarded ones written above.
   if (new RegExp(`(?<!&& |\\|\\| )\\b${f}\\(`).test(out)) throw new Error('a ucs2length call was left unguarded');
-  if (n === 0) throw new Error('no ucs2length comparison found to rewrite');
+  count.lengths += n;
   return out;
 }
 
@@ -429,7 +509,7 @@ export function generateAll(): Map<string, string> {
     )}\n`,
   );
   out.set('src/generated/types.ts', buildTypes());
-  out.set('src/generated/validators.ts', linearErrorMerge(buildValidators(files)));
+  for (const [path, content] of buildValidatorModules(files)) out.set(path, content);
   out.set('src/generated/manifest.ts', buildManifestModule(files));
   out.set('src/generated/endpoints.ts', buildEndpointsModule());
   return out;
@@ -441,13 +521,13 @@ export function generateAll(): Map<string, string> {
  * far at each failing array item: quadratic in the number of errors (an 80 KB
  * array of wrong-typed items took seconds). Append in place instead.
  */
-export function linearErrorMerge(code: string): string {
+function linearErrorMerge(code: string, count: { merges: number }): string {
   let n = 0;
   const out = code.replace(/vErrors = vErrors === null \? (validate\d+)\.errors : vErrors\.concat\(\1\.errors\);/g, (_, v: string) => {
     n++;
     return `if(vErrors === null){vErrors = ${v}.errors;}else {for(const e of ${v}.errors){vErrors.push(e);}}`;
   });
   if (/\.concat\(/.test(out)) throw new Error('an error concat of ajv was left unrewritten');
-  if (n === 0) throw new Error('no error concat of ajv found to rewrite');
+  count.merges += n;
   return out;
 }

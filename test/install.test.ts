@@ -91,9 +91,14 @@ describe('abha-link validate FILE', () => {
     const { files, packages } = reach('dist/cli/main.js', false);
     const command = reach('dist/cli/commands/validate.js', false);
     const loaded = local(new Set([...files, ...command.files]));
-    expect(loaded).toContain('dist/validation/validate.js');
-    for (const f of ['dist/validation/lint.js', 'dist/cli/ndjson-workers.js']) expect(loaded).not.toContain(f);
-    expect(loaded.filter((f) => f.startsWith('dist/builders/'))).toEqual([]);
+    expect(loaded).toContain('dist/validation/validate-core.js');
+    for (const f of ['dist/validation/lint.js', 'dist/cli/ndjson-workers.js', 'dist/validation/validate.js', 'dist/generated/validators.js']) expect(loaded).not.toContain(f);
+    expect(loaded.filter((f) => f.startsWith('dist/builders/') || f.startsWith('dist/generated/validators/'))).toEqual([]);
     expect([...packages, ...command.packages]).not.toContain('tinyglobby');
+  });
+
+  it("loads the validator module of the schema it checks and of the schemas that one refers to, no other schema's", () => {
+    const link = local(reach('dist/generated/validators/link-carecontext-request.js', false).files);
+    expect(link).toEqual(['bundle-data', 'care-context', 'link-carecontext-request', 'runtime'].map((m) => `dist/generated/validators/${m}.js`));
   });
 });

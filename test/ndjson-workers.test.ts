@@ -153,13 +153,14 @@ describe('validateNdjsonInWorkers with tiny reads', () => {
   it('cuts batches anywhere, reports lines over the limit in place, and matches one thread line for line', async () => {
     const dist = (m: string) => import(pathToFileURL(join(root, `dist/cli/${m}.js`)).href);
     const mod = (await dist('ndjson-workers')) as typeof import('../src/cli/ndjson-workers.js');
-    const { ndjsonLineOutput } = (await dist('commands/validate')) as typeof import('../src/cli/commands/validate.js');
+    const { ndjsonLineOutput, prepareChecks } = (await dist('commands/validate')) as typeof import('../src/cli/commands/validate.js');
     const long = JSON.stringify({ ...example('lab-order'), note: 'x'.repeat(1000) });
     const kinds = ['{"a":1}', '', '{"b": }', long, '  ', '[1,2]\r', 'आ', long];
     const lines = Array.from({ length: 120 }, (_, i) => kinds[(i * 5 + (i >> 2)) % kinds.length] ?? '');
     const p = join(tmp, 'tiny.ndjson');
     writeFileSync(p, lines.join('\n'));
     const args = { schema: 'link-carecontext-request', ndjson: true, format: 'json' as const, lint: false, files: [p], nameFiles: false, showKeys: false, now: new Date(0), name: p };
+    await prepareChecks(args);
     let expected = '';
     let index = 0;
     lines.forEach((l, i) => {

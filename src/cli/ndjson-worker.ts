@@ -4,13 +4,13 @@
  * counts. Each line goes through the same function as on the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ndjsonLineOutput, prepareLint } from './commands/validate.js';
+import { ndjsonLineOutput, prepareChecks } from './commands/validate.js';
 import { ndjsonLine } from './io.js';
 import { forEachLine, type NdjsonBatch, type NdjsonBatchResult, type NdjsonWorkerSetup } from './ndjson-workers.js';
 
 const { args, name } = workerData as NdjsonWorkerSetup;
 // Batches that arrive meanwhile wait in the port until the listener below is added.
-await prepareLint(args.lint);
+await prepareChecks(args);
 
 parentPort?.on('message', (batch: NdjsonBatch) => {
   let text = '';

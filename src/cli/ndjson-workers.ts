@@ -313,8 +313,9 @@ export async function validateNdjsonInWorkers(
   limits: NdjsonLimits = {},
 ): Promise<NdjsonCounts> {
   const maxLineLength = limits.maxLineLength ?? 64 * 1024 * 1024;
-  const { ndjsonLineOutput } = await import('./commands/validate.js');
+  const { ndjsonLineOutput, prepareChecks } = await import('./commands/validate.js');
   const { name, ...args } = options;
+  await prepareChecks(args);
   const run: RunState = { counts: { docs: 0, invalid: 0, broken: 0, workerBatches: 0, peakInFlight: 0 }, failure: undefined };
   const input = await openInput(file);
   const close = (): void => {

@@ -3,7 +3,8 @@ import type { LinkCareContextRequest } from '../../generated/types.js';
 import type { lintLinkRequest } from '../../validation/lint.js';
 import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
-import { isSchemaName, validate } from '../../validation/validate.js';
+import type { SchemaName } from '../../generated/manifest.js';
+import { isSchemaName, loadValidate, type ValidationResult } from '../../validation/validate-core.js';
 import { plural } from '../../util.js';
 import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
@@ -67,21 +68,24 @@ export interface DocResult {
 const LINK_SCHEMA = 'link-carecontext-request';
 
 let lintRules: typeof lintLinkRequest | undefined;
+let schemaCheck: { readonly schema: string; readonly validate: (value: unknown, options: { revealKeys: boolean }) => ValidationResult<unknown> } | undefined;
 
 /**
- * Loads the lint rules (and the builders they read) before the first check of
- * a run with --lint, on the main thread and in each worker: a run without
- * --lint never loads them.
+ * Loads what the checks of a run need before its first document, on the main
+ * thread and in each worker: the validator module of the run's schema alone
+ * (not the other schemas'), and the lint rules (and the builders they read)
+ * only with --lint.
  */
-export async function prepareLint(lint: boolean): Promise<void> {
-  if (lint) lintRules ??= (await import('../../validation/lint.js')).lintLinkRequest;
+export async function prepareChecks(args: Pick<ValidateArgs, 'schema' | 'lint'>): Promise<void> {
+  if (schemaCheck?.schema !== args.schema) schemaCheck = { schema: args.schema, validate: await loadValidate(args.schema as SchemaName) };
+  if (args.lint) lintRules ??= (await import('../../validation/lint.js')).lintLinkRequest;
 }
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 
 /** Lint findings of a document that passed the schema, or of one that did not (see lintBesideSchema); none without --lint. */
 function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly Issue[]): Issue[] {
   if (!args.lint || args.schema !== LINK_SCHEMA) return [];
-  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareLint)');
+  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareChecks)');
   return schemaIssues.length === 0 ? lintRules(value as LinkCareContextRequest, { now: args.now }) : lintBesideSchema(lintRules, value, schemaIssues, args.now);
 }
 
@@ -104,7 +108,8 @@ function lintBesideSchema(rules: typeof lintLinkRequest, value: unknown, schemaI
 }
 
 function check(value: unknown, args: ValidateArgs, index: number): DocResult {
-  const r = validate(args.schema as typeof LINK_SCHEMA, value, { revealKeys: args.showKeys });
+  if (schemaCheck?.schema !== args.schema) throw new Error('internal: the validator was not loaded (prepareChecks)');
+  const r = schemaCheck.validate(value, { revealKeys: args.showKeys });
   // A document of another kind (a clinical input given as a link request) gets a hint, not the link request's lint rules.
   const clinical = !r.success && args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
   const findings = clinical ? [] : lintFindings(value, args, r.success ? [] : r.issues);
@@ -159,7 +164,7 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const names = SCHEMA_MANIFEST.map((e) => e.name);
     throw new UsageError(`unknown schema "${args.schema}"${didYouMean(args.schema, names)} (abha-link schemas lists them)`);
   }
-  await prepareLint(args.lint);
+  await prepareChecks(args);
   const counts: Counts = { docs: 0, invalid: 0, broken: 0 };
   for (const file of args.files) {
     if (stopForClosedOutput()) break;
