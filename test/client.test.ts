@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../src/index.js';
 import {
   AbortedError,
   AuthenticationError,
@@ -17,7 +18,6 @@ import {
   RejectedError,
   ServerError,
   TransportError,
-  ValidationError,
   asSessionToken,
   createClient,
   isOutcomeUnknownError,
