@@ -540,7 +540,7 @@ export interface components {
          */
         "search-account-entry": {
             /** @description The per-account index; sent back as loginId when requesting an OTP. */
-            index?: number;
+            index: number;
             /** @description Masked ABHA number. */
             ABHANumber?: string;
             name?: string;
@@ -555,8 +555,8 @@ export interface components {
          * @description An item of data in the search-by-mobile response (4.2). Spec §2.
          */
         "search-result-item": {
-            txnId?: string;
-            ABHA?: components["schemas"]["search-account-entry"][];
+            txnId: string;
+            ABHA: components["schemas"]["search-account-entry"][];
         };
         /**
          * Hospital
@@ -4357,7 +4357,7 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: {
-                            txnId?: string;
+                            txnId: string;
                             message?: string;
                         };
                     };
@@ -4601,7 +4601,7 @@ export interface operations {
                             txnId?: string;
                             authResult?: string;
                             /** @description ABHA session token. */
-                            token?: string;
+                            token: string;
                             expiresIn?: number;
                             /** @description Refresh token. */
                             refreshToken?: string;
