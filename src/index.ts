@@ -6,9 +6,9 @@
  * @packageDocumentation
  */
 export * from './generated/types.js';
-export { SCHEMA_MANIFEST, type SchemaName } from './generated/manifest.js';
-export { AbhaLinkError, TOO_MANY_ISSUES, ValidationError, isValidationError, type Issue, type Severity } from './errors.js';
-export { validate, assertValid, validateLinkRequest, isSchemaName, SCHEMA_NAMES, DEFAULT_MAX_ISSUES, type ValidateOptions, type ValidationResult } from './validation/validate.js';
+export type { SchemaName } from './generated/manifest.js';
+export { AbhaLinkError, ValidationError, isValidationError, type Issue, type Severity } from './errors.js';
+export { validate, assertValid, validateLinkRequest, isSchemaName, SCHEMA_NAMES, type ValidateOptions, type ValidationResult } from './validation/validate.js';
 export { lintClinicalInput, lintLinkRequest, LINT_RULES, type LintCode, type LintOptions, type LintRule } from './validation/lint.js';
 export { buildHospital } from './builders/hospital.js';
 export { buildDoctor } from './builders/doctor.js';
@@ -22,7 +22,4 @@ export { normalizeFrequency, parseFrequency, type ParsedFrequency, type Frequenc
 export { normalizeDuration } from './builders/duration.js';
 export { visitDateOf } from './builders/visit-date.js';
 export { detectInputKind, type InputKind } from './input-kind.js';
-export { deriveDisplay, deriveReferenceNumber } from './builders/labels.js';
-export { ENDPOINT_PATHS, HI_TYPES, HI_TYPE_DISPLAY, DEFAULT_TIME_ZONE, type HiType } from './spec/constants.js';
-export { RESOURCES, ENDPOINTS, INPUTS, PATTERNS, FORMATS, BOUNDS } from './spec/definition.js';
-export type { ResourceDef, EndpointDef, FieldDef, ObjectDef } from './spec/definition.js';
+export { HI_TYPES, type HiType } from './spec/constants.js';

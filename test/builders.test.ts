@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deriveDisplay, deriveReferenceNumber } from '../src/builders/labels.js';
 import {
   buildBundleData,
   buildCareContext,
@@ -10,8 +11,6 @@ import {
   buildLinkRequest,
   buildMedication,
   defaultHiType,
-  deriveDisplay,
-  deriveReferenceNumber,
   isValidationError,
   normalizeDuration,
   normalizeFrequency,

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { createGzip } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidResponseError, NetworkError, OutcomeUnknownError, TransportError, createClient, linkAnswerMismatches, memoryJournal, type FetchLike, type ItemResult } from '../src/client/index.js';
+import { linkAnswerMismatches } from '../src/client/link-answer.js';
+import { InvalidResponseError, NetworkError, OutcomeUnknownError, TransportError, createClient, memoryJournal, type FetchLike, type ItemResult } from '../src/client/index.js';
 import type { LinkCareContextRequest } from '../src/index.js';
 // Internals (not exported by abha-link/client), tested where they live.
 import { sanitizeCause } from '../src/client/errors.js';

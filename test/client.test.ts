@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../src/index.js';
 import {
   AbortedError,
   AuthenticationError,
@@ -17,7 +18,6 @@ import {
   RejectedError,
   ServerError,
   TransportError,
-  ValidationError,
   asSessionToken,
   createClient,
   isOutcomeUnknownError,
@@ -341,7 +341,7 @@ describe('linkCareContexts', () => {
     mock.faults.add({ endpoint: 'link-carecontext', times: 5, fault: { type: 'status', status: 503, retryAfter: 0 } });
     const e = await failure(c.linkCareContexts(request(351)));
     expect(e).toBeInstanceOf(ServerError);
-    expect(e.message).toMatch(/no attempts left \(3\)/);
+    expect(e.message).toMatch(/not retried: all 3 attempts made/);
     expect((e as ServerError).attempts).toBe(3);
     expect(linkCalls(calls)).toBe(4);
   });
@@ -497,6 +497,8 @@ describe('linkCareContexts', () => {
       ['ENOTFOUND', 'getaddrinfo', 'not-sent'],
       ['EAI_AGAIN', undefined, 'unknown'],
       ['UND_ERR_CONNECT_TIMEOUT', undefined, 'not-sent'],
+      ['ETIMEDOUT', 'connect', 'not-sent'],
+      ['ETIMEDOUT', 'read', 'unknown'],
       ['CERT_HAS_EXPIRED', undefined, 'tls'],
       ['ERR_TLS_CERT_ALTNAME_INVALID', undefined, 'tls'],
       ['ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC', undefined, 'unknown'],

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_METHODS, createClient, type AbhaClient } from '../src/client/client.js';
-import { ENDPOINT_PATHS } from '../src/index.js';
+import { ENDPOINT_PATHS } from '../src/spec/constants.js';
 import { HANDLERS, verifyOtpStep, type HandlerTable } from '../src/mock/endpoints.js';
 import { MockState } from '../src/mock/state.js';
 import { ENDPOINTS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../src/spec/definition.js';

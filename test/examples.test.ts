@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinkCareContextRequest } from '../src/index.js';
 import { startMockServer, type MockServer } from '../src/mock/index.js';
-import { FHIR_HI_TYPES, RECORD_PROFILES, type Bundle } from '../src/fhir/index.js';
+import { FHIR_HI_TYPES, RECORD_PROFILES } from '../src/fhir/constants.js';
+import { type Bundle } from '../src/fhir/index.js';
 import { runInProcess } from './support/run-cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

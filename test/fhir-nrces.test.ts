@@ -6,7 +6,8 @@
  * gets base R4 structure.
  */
 import { describe, expect, it } from 'vitest';
-import { FHIR_HI_TYPES, toFhirBundles, validateFhirBundle } from '../src/fhir/index.js';
+import { FHIR_HI_TYPES } from '../src/fhir/constants.js';
+import { toFhirBundles, validateFhirBundle } from '../src/fhir/index.js';
 import { compile } from 'fhirpath';
 import r4 from 'fhirpath/fhir-context/r4';
 import { validateAgainstProfiles } from '../src/fhir/nrces/validate.js';

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ISSUE_CODE_SYSTEM, toFhirBundles, toOperationOutcome, validateFhirBundle, type Bundle, type OperationOutcome } from '../src/fhir/index.js';
+import { ISSUE_CODE_SYSTEM } from '../src/fhir/outcome.js';
+import { toFhirBundles, toOperationOutcome, validateFhirBundle, type Bundle, type OperationOutcome } from '../src/fhir/index.js';
 import type { ClinicalInput } from '../src/generated/types.js';
 import { runInProcess } from './support/run-cli.js';
 

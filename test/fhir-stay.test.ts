@@ -7,8 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DISCHARGE_SUMMARY_SECTIONS } from '../src/fhir/constants.js';
-import { PROFILES, RECORD_PROFILES, toFhirBundles, validateFhirBundle, type Bundle, type Composition, type Encounter } from '../src/fhir/index.js';
+import { DISCHARGE_SUMMARY_SECTIONS, RECORD_PROFILES } from '../src/fhir/constants.js';
+import { PROFILES, toFhirBundles, validateFhirBundle, type Bundle, type Composition, type Encounter } from '../src/fhir/index.js';
 import { buildLinkRequest, type ClinicalInput } from '../src/index.js';
 import { bundlesOf, deepFreeze, example, expectReferencesResolve, expectValid, resources } from './fhir-helpers.js';
 

@@ -7,17 +7,13 @@ import { dosageOf, frequencyFromRepeat, timingOf } from '../src/fhir/dosage.js';
 import type { TimingRepeat } from '../src/fhir/r4.js';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/index.js';
+import { FHIR_HI_TYPES, OP_CONSULT_SECTIONS, RECORD_PROFILES, profileUrl } from '../src/fhir/constants.js';
+import { documentUuid } from '../src/fhir/ids.js';
+import { escapeXhtml, isolatedXhtml } from '../src/fhir/xhtml.js';
 import {
-  FHIR_HI_TYPES,
-  OP_CONSULT_SECTIONS,
   PROFILES,
-  RECORD_PROFILES,
   SYSTEMS,
-  documentUuid,
-  escapeXhtml,
-  isolatedXhtml,
   fromFhir,
-  profileUrl,
   toFhirBundles,
   validateFhirBundle,
   type Bundle,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateAll } from '../scripts/generate.js';
-import { ENDPOINTS, RESOURCES } from '../src/index.js';
+import { ENDPOINTS, RESOURCES } from '../src/spec/definition.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fresh = generateAll();

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/generated/types.js';
 import { buildLinkRequest } from '../src/index.js';
-import { CHROMIUM_ARGS, createPdfPrinter, createRenderer, findChromium, htmlToPdf, isPdfUnavailableError, renderDocuments, sweepStaleProfileFolders, type PdfPrinter } from '../src/render/index.js';
+import { CHROMIUM_ARGS } from '../src/render/pdf.js';
+import { createPdfPrinter, createRenderer, findChromium, htmlToPdf, isPdfUnavailableError, renderDocuments, sweepStaleProfileFolders, type PdfPrinter } from '../src/render/index.js';
 import { decodePng, pdfPages } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { cssContent } from '../src/render/css-content.js';
-import { LABELS, LANGUAGES, renderDocuments, safeRenderDocuments, type Language } from '../src/render/index.js';
+import { LABELS } from '../src/render/labels.js';
+import { LANGUAGES, renderDocuments, safeRenderDocuments, type Language } from '../src/render/index.js';
 import { doseMarks } from '../src/render/model.js';
 import { textOf } from './fixtures/render/html.js';
 

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/generated/types.js';
 import { rupeesInWords } from '../src/render/amount-words.js';
-import { CHROMIUM_ARGS, LANGUAGES, createPdfPrinter, findChromium, renderDocuments, type Language, type PdfPrinter } from '../src/render/index.js';
+import { CHROMIUM_ARGS } from '../src/render/pdf.js';
+import { LANGUAGES, createPdfPrinter, findChromium, renderDocuments, type Language, type PdfPrinter } from '../src/render/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = findChromium();

@@ -12,7 +12,8 @@ import Handlebars from 'handlebars';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GENERATED_PATH, precompileTemplates } from '../scripts/precompile-templates.js';
 import type { ClinicalInput } from '../src/generated/types.js';
-import { PARTIAL_NAMES, TEMPLATE_NAMES, bundledTemplateDirectory, checkTemplateAst, createRenderer, readTemplateDirectory, renderDocuments } from '../src/render/index.js';
+import { checkTemplateAst } from '../src/render/template-rules.js';
+import { PARTIAL_NAMES, TEMPLATE_NAMES, bundledTemplateDirectory, createRenderer, readTemplateDirectory, renderDocuments } from '../src/render/index.js';
 import { textOf } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest } from '../src/generated/types.js';
 import { isValidationError } from '../src/errors.js';
-import { LABELS, TEMPLATE_NAMES, ageAt, detectInputKind, formatVisitDate, isHttpsUrl, renderDocuments, safeRenderDocuments, type RenderedDocument } from '../src/render/index.js';
+import { LABELS } from '../src/render/labels.js';
+import { detectInputKind } from '../src/index.js';
+import { isHttpsUrl } from '../src/render/model.js';
+import { TEMPLATE_NAMES, ageAt, formatVisitDate, renderDocuments, safeRenderDocuments, type RenderedDocument } from '../src/render/index.js';
 import { attributeValues, textOf, unhyphenated } from './fixtures/render/html.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { toFhirBundles } from '../src/fhir/index.js';
 import { buildLinkRequest, type ClinicalInput } from '../src/index.js';
-import { resolveInput } from '../src/render/index.js';
+import { resolveInput } from '../src/render/input.js';
 import { resolveCareContexts } from '../src/resolve.js';
 
 const input: ClinicalInput = {

@@ -139,9 +139,30 @@ describe('decideAfterAttempt', () => {
       const d = decideAfterAttempt(refused('no', 'connection-refused', 'ECONNREFUSED'), LINK, ctx, policy);
       return d.action === 'fail' ? d.failure.summary : d.action;
     };
-    expect(summary(last)).toBe('connection refused: the request never reached the service (ECONNREFUSED); not retried: no attempts left (3)');
+    expect(summary(last)).toBe('connection refused: the request never reached the service (ECONNREFUSED); not retried: all 3 attempts made');
     expect(summary({ ...first, elapsedMs: 59_990 })).toMatch(/not retried: the call's deadline of 60 s would pass$/);
     expect(summary({ ...first, budgetLeft: false })).toMatch(/not retried: the client's retry budget is spent/);
+  });
+
+  it.each([
+    ['ECONNRESET', 'connection-lost', 'the connection was lost before an answer came (ECONNRESET: connection reset by the other side)'],
+    ['ETIMEDOUT', 'connect-timeout', 'the connection could not be opened in time: the request never reached the service (ETIMEDOUT: connection timed out)'],
+    ['ENOTFOUND', 'dns', 'the host name could not be resolved: the request never reached the service (ENOTFOUND: no such host name)'],
+    ['EAI_AGAIN', 'dns', 'the host name could not be resolved: the request never reached the service (EAI_AGAIN: DNS lookup failed for now (temporary))'],
+    ['EHOSTUNREACH', 'unreachable', 'the network or host is unreachable: the request never reached the service (EHOSTUNREACH: no route to the host)'],
+    ['CERT_HAS_EXPIRED', 'tls', "the TLS handshake failed (certificate or protocol): the request was not sent (CERT_HAS_EXPIRED: the service's certificate has expired)"],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls', 'the TLS handshake failed (certificate or protocol): the request was not sent (ERR_TLS_CERT_ALTNAME_INVALID: the certificate is for another host name)'],
+    ['ESOMETHINGNEW', 'connection-lost', 'the connection was lost before an answer came (ESOMETHINGNEW)'],
+  ] as const)('says what %s means in words beside the code', (code, failure, text) => {
+    const d = decideAfterAttempt(refused(failure === 'connection-lost' ? 'maybe' : 'no', failure, code), READ, last, policy);
+    expect(d.action === 'fail' ? d.failure.summary : d.action).toBe(failure === 'tls' ? text : `${text}; not retried: all 3 attempts made`);
+  });
+
+  it('says so when a link call lost its connection, with the code in words', () => {
+    const d = decideAfterAttempt(refused('maybe', 'connection-lost', 'ECONNRESET'), LINK, first, policy);
+    expect(d.action === 'fail' && d.failure.summary).toBe(
+      'the connection was lost before an answer came (ECONNRESET: connection reset by the other side); the request may have been processed, so it was not sent again',
+    );
   });
 
   it('draws the backoff from the jitter it is given, capped at maxDelayMs', () => {

@@ -601,10 +601,10 @@ describe('§2 resources: valid documents', () => {
       { title: 'account profile: full, kycVerified a boolean, lower-case pincode', schema: 'account-profile', doc: accountProfile },
       { title: 'user: minimal', schema: 'user', doc: {} },
       { title: 'user: full, age an integer', schema: 'user', doc: user },
-      { title: 'search result item: minimal', schema: 'search-result-item', doc: {} },
+      { title: 'search result item: minimal, the txnId and the account list the flow goes on with', schema: 'search-result-item', doc: { txnId: TXN, ABHA: [{ index: 1 }] } },
       { title: 'search result item: full, two masked account entries', schema: 'search-result-item', doc: searchResultItem },
       { title: 'search result item: no accounts found', schema: 'search-result-item', doc: { txnId: TXN, ABHA: [] } },
-      { title: 'search account entry: minimal', schema: 'search-account-entry', doc: {} },
+      { title: 'search account entry: minimal, its index', schema: 'search-account-entry', doc: { index: 0 } },
       { title: 'search account entry: full, kycVerified a string', schema: 'search-account-entry', doc: searchAccountEntry },
     ]),
   );
@@ -669,14 +669,14 @@ describe('wrong JSON types, field by field from the spec tables', () => {
   describe('kycVerified: a string in search account entries (§2), a boolean in account summaries and account profiles (§2)', () => {
     runValid(
       valid([
-        { title: 'search account entry accepts kycVerified "true"', schema: 'search-account-entry', doc: { kycVerified: 'true' } },
+        { title: 'search account entry accepts kycVerified "true"', schema: 'search-account-entry', doc: { index: 1, kycVerified: 'true' } },
         { title: 'account summary accepts kycVerified true', schema: 'account-summary', doc: { kycVerified: true } },
         { title: 'account profile accepts kycVerified false', schema: 'account-profile', doc: { kycVerified: false } },
       ]),
     );
     runInvalid(
       invalid([
-        { title: 'search account entry rejects kycVerified true (a boolean)', schema: 'search-account-entry', doc: { kycVerified: true }, issues: [['/kycVerified', 'type']] },
+        { title: 'search account entry rejects kycVerified true (a boolean)', schema: 'search-account-entry', doc: { index: 1, kycVerified: true }, issues: [['/kycVerified', 'type']] },
         { title: 'account summary rejects kycVerified "true" (a string)', schema: 'account-summary', doc: { kycVerified: 'true' }, issues: [['/kycVerified', 'type']] },
         { title: 'account profile rejects kycVerified "true" (a string)', schema: 'account-profile', doc: { kycVerified: 'true' }, issues: [['/kycVerified', 'type']] },
         {
@@ -737,6 +737,11 @@ describe('missing required fields', () => {
     ['4.12', 'diagnosis', diagnosis, [], ['diagnosisName']],
     ['4.12', 'medication', medication, [], ['drugName']],
     ['4.12', 'lab-investigation', labInvestigation, [], ['testName']],
+    // What one step of the typical flow (§1) hands to the next.
+    ['4.2', 'search-abha-response', searchAbhaResponse, ['data', 0], ['txnId', 'ABHA']],
+    ['4.2', 'search-abha-response', searchAbhaResponse, ['data', 0, 'ABHA', 1], ['index']],
+    ['4.3', 'request-otp-response', requestOtpResponse, ['data'], ['txnId']],
+    ['4.4', 'verify-otp-response', verifyOtpResponse, ['data'], ['token']],
   ];
   describe('"all required" request fields of the spec', () => {
     runInvalid(

@@ -6,7 +6,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AlreadyLinkedError, EnvelopeError, createClient, isAlreadyLinkedAnswer, linkRequestKey, memoryJournal, openFileJournal, readJournal, type ItemResult } from '../src/client/index.js';
+import { isAlreadyLinkedAnswer } from '../src/client/link-answer.js';
+import { readJournal } from '../src/client/journal.js';
+import { AlreadyLinkedError, EnvelopeError, createClient, linkRequestKey, memoryJournal, openFileJournal, type ItemResult } from '../src/client/index.js';
 import type { MockServer } from '../src/mock/index.js';
 import { runInProcess } from './support/run-cli.js';
 import { mockSuite, ndjson, taggedItems } from './support/mock-suite.js';

@@ -238,9 +238,12 @@ export type NetworkFailure =
 /**
  * No answer came. For the link call and the OTP calls this is thrown only
  * when the request provably never reached the service: connection refused,
- * DNS failure or unreachable network in the connection phase (the system
- * error's syscall is `connect` or `getaddrinfo`), undici's connect timeout,
- * or a certificate the TLS handshake refused. Sending it again is safe. The
+ * DNS failure, unreachable network or a timed-out connect in the connection
+ * phase (the system error's syscall is `connect` or `getaddrinfo`), undici's
+ * connect timeout, a certificate the TLS handshake refused, or a port fetch
+ * blocks. The message says the cause in words beside its code
+ * (`connection refused: the request never reached the service (ECONNREFUSED)`,
+ * `(ECONNRESET: connection reset by the other side)`). Sending it again is safe. The
  * same codes from a connection already in use, and other TLS errors, are an
  * {@link OutcomeUnknownError} for those calls. For reads it is also thrown
  * after a timeout or a lost connection.
@@ -265,9 +268,20 @@ export class NetworkError extends TransportError {
 }
 
 /**
+ * Where the reason of a refusal is, for its message: the service's own words
+ * stay out of the message (they may hold health data), so the message says
+ * where to read them.
+ */
+function refusalReason(details: TransportErrorDetails): string {
+  return details.serviceMessage === undefined || details.serviceMessage === '' ? '; it gave no reason' : '; its reason is in serviceMessage';
+}
+
+/**
  * The service answered HTTP 2xx but its envelope says it failed:
  * `success: false`, or `status: false` from the token endpoint. The request
- * was processed and refused; `serviceMessage` says why.
+ * was processed and refused; the message says the service refused it, and
+ * `serviceMessage` says why (`HTTP 200: the service refused the request (it
+ * answered success: false); its reason is in serviceMessage`).
  *
  * @example
  * if (e instanceof EnvelopeError) console.log(e.serviceMessage) //=> 'otp is incorrect'
@@ -275,6 +289,10 @@ export class NetworkError extends TransportError {
 export class EnvelopeError extends TransportError {
   override name = 'EnvelopeError';
   override readonly reason = 'envelope-failure';
+
+  constructor(summary: string, details: TransportErrorDetails) {
+    super(`${summary}${refusalReason(details)}`, details);
+  }
 }
 
 /**
@@ -293,8 +311,9 @@ export class RejectedError extends TransportError {
   override readonly reason: 'rejected' | 'redirect';
 
   constructor(summary: string, details: TransportErrorDetails) {
-    super(summary, details);
-    this.reason = details.status !== undefined && details.status >= 300 && details.status < 400 ? 'redirect' : 'rejected';
+    const redirect = details.status !== undefined && details.status >= 300 && details.status < 400;
+    super(redirect ? summary : `${summary}${refusalReason(details)}`, details);
+    this.reason = redirect ? 'redirect' : 'rejected';
   }
 }
 

@@ -10,8 +10,8 @@
  *
  * @packageDocumentation
  */
-export { AbhaClient, createClient, type ClientInfo, type ClientOptions, type LinkCareContextSuccess, type SessionTokenRequest, type Succeeded, type WithSessionTokens } from './client.js';
-export { AlreadyLinkedError, isAlreadyLinkedAnswer, linkAnswerMismatches } from './link-answer.js';
+export { createClient, type AbhaClient, type ClientInfo, type ClientOptions, type LinkCareContextSuccess, type SessionTokenRequest, type Succeeded, type WithSessionTokens } from './client.js';
+export { AlreadyLinkedError } from './link-answer.js';
 export {
   AbortedError,
   AuthenticationError,
@@ -31,16 +31,14 @@ export {
   type TransportErrorDetails,
   type UnknownOutcomeReason,
 } from './errors.js';
-export { ValidationError, isValidationError, type Issue } from '../errors.js';
-export { DEFAULT_RETRY, type RetryBudgetOptions, type RetryOptions, type RetryPolicy } from './retry.js';
-export { redactServiceMessage } from './redact.js';
+export type { Issue } from '../errors.js';
+export type { RetryBudgetOptions, RetryOptions, RetryPolicy } from './retry.js';
 export { asSessionToken, type SessionToken } from './session.js';
 export { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
 export {
   JournalError,
   memoryJournal,
   openFileJournal,
-  readJournal,
   type FileJournal,
   type FileJournalOptions,
   type JournalContents,

@@ -55,8 +55,10 @@ export type AttemptOutcome =
       /** `no`: provably never reached the service; `maybe`: it may have. */
       readonly sent: 'no' | 'maybe';
       readonly failure: NetworkFailure | 'aborted';
-      /** The system error code, e.g. `ECONNREFUSED`, quoted in the message. */
+      /** The system error code, e.g. `ECONNREFUSED`, quoted in the message with its meaning in words. */
       readonly systemCode?: string | undefined;
+      /** fetch refused the port (one the Fetch standard blocks, such as 1 or 9): nothing was sent. */
+      readonly badPort?: boolean;
     }
   | {
       readonly kind: 'answer';
@@ -114,6 +116,49 @@ const FAILURE_TEXT: Readonly<Record<NetworkFailure, string>> = {
   'request-refused': 'fetch refused to build the request (an invalid header value): the request was not sent',
 };
 
+/** What the common system error codes mean, in words, for the message beside the code. */
+const CODE_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset by the other side',
+  ECONNABORTED: 'connection aborted',
+  EPIPE: 'connection closed by the other side while sending',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'no such host name',
+  EAI_AGAIN: 'DNS lookup failed for now (temporary)',
+  EAI_NONAME: 'no such host name',
+  EAI_FAIL: 'DNS lookup failed',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'no route to the network',
+  ENETDOWN: 'the network is down',
+  EHOSTDOWN: 'the host is down',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_SOCKET: 'the connection closed',
+  CERT_HAS_EXPIRED: "the service's certificate has expired",
+  CERT_NOT_YET_VALID: "the service's certificate is not valid yet",
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'a self-signed certificate',
+  SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate in the chain',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'a certificate from an issuer this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT: 'a certificate from an issuer this machine does not trust',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'a certificate from an issuer this machine does not trust',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
+  HOSTNAME_MISMATCH: 'the certificate is for another host name',
+};
+
+/**
+ * A system error code for a message: the code and what it means, ` (ECONNRESET: connection reset by the other side)`;
+ * the code alone when `text`, the message it follows, already says it; empty without a code.
+ *
+ * @example
+ * codeInWords('ETIMEDOUT', 'no answer') //=> ' (ETIMEDOUT: connection timed out)'
+ */
+export function codeInWords(code: string | undefined, text: string): string {
+  if (code === undefined) return '';
+  const words = CODE_WORDS[code];
+  return words === undefined || text.includes(words) ? ` (${code})` : ` (${code}: ${words})`;
+}
+
+const BAD_PORT_TEXT = 'fetch refuses to connect to this port (one the Fetch standard blocks, such as 1, 9 or 6000; check the base URL): the request was not sent';
+
 const MAY_HAVE_BEEN_PROCESSED = 'the request may have been processed, so it was not sent again';
 
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
@@ -125,10 +170,10 @@ const fail = (failure: Failure): Decision => ({ action: 'fail', failure });
  * when it is: no attempts left, the call's deadline, the retry budget.
  *
  * @example
- * retryBlocker({ ...ctx, attempt: 3 }, DEFAULT_RETRY, 100) //=> 'no attempts left (3)'
+ * retryBlocker({ ...ctx, attempt: 3 }, DEFAULT_RETRY, 100) //=> 'all 3 attempts made'
  */
 export function retryBlocker(ctx: AttemptContext, policy: RetryPolicy, delayMs: number): string | undefined {
-  if (ctx.attempt >= policy.maxAttempts) return `no attempts left (${policy.maxAttempts})`;
+  if (ctx.attempt >= policy.maxAttempts) return `all ${policy.maxAttempts} attempts made`;
   if (ctx.elapsedMs + delayMs >= policy.deadlineMs) return `the call's deadline of ${seconds(policy.deadlineMs)} would pass`;
   if (!ctx.budgetLeft) return "the client's retry budget is spent (too many recent failures)";
   return undefined;
@@ -207,11 +252,11 @@ function afterNoAnswer(outcome: AttemptOutcome & { kind: 'no-answer' }, ep: Deci
   }
   const failed = (note: string): Decision => {
     if (sent === 'maybe' && !ep.idempotent) {
-      const what = failure === 'timeout' ? `no answer within ${seconds(ctx.timeoutMs)}` : 'the connection was lost before an answer came';
+      const what = failure === 'timeout' ? `no answer within ${seconds(ctx.timeoutMs)}` : `the connection was lost before an answer came${codeInWords(outcome.systemCode, '')}`;
       return fail({ error: 'OutcomeUnknownError', reason: failure === 'timeout' ? 'timeout' : 'connection-lost', summary: `${what}; ${MAY_HAVE_BEEN_PROCESSED}${note}` });
     }
-    const code = outcome.systemCode === undefined ? '' : ` (${outcome.systemCode})`;
-    return fail({ error: 'NetworkError', failure, summary: `${FAILURE_TEXT[failure]}${code}${note}` });
+    const text = outcome.badPort === true ? BAD_PORT_TEXT : FAILURE_TEXT[failure];
+    return fail({ error: 'NetworkError', failure, summary: `${text}${codeInWords(outcome.systemCode, text)}${note}` });
   };
   const retryable = failure !== 'tls' && failure !== 'request-refused' && (sent === 'no' || ep.idempotent);
   if (!retryable) return failed('');
@@ -237,7 +282,7 @@ function afterSuccessStatus(body: SuccessBody | undefined, ep: DecisionEndpoint)
     case 'refused':
       if (b.alreadyLinked === true)
         return fail({ error: 'AlreadyLinkedError', summary: 'the service answered that these care contexts are already linked; nothing was linked again, and the item is done' });
-      return fail({ error: 'EnvelopeError', summary: `the service answered ${b.flag}: false` });
+      return fail({ error: 'EnvelopeError', summary: `the service refused the request (it answered ${b.flag}: false)` });
     case 'off-spec': {
       // The service said it succeeded: the request was processed. Failing a call that is not
       // idempotent would have it sent again; an answer that breaks the schema elsewhere is only

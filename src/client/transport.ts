@@ -135,6 +135,8 @@ type Attempt =
       readonly failure: NetworkFailure | 'aborted';
       readonly code: string | undefined;
       readonly cause: unknown;
+      /** fetch refused the port (see {@link blockedPort}). */
+      readonly badPort?: true;
     };
 
 /**
@@ -147,6 +149,7 @@ type Attempt =
  */
 const NOT_SENT: Readonly<Record<string, { readonly failure: NetworkFailure; readonly syscall: 'connect' | 'getaddrinfo' }>> = {
   ECONNREFUSED: { failure: 'connection-refused', syscall: 'connect' },
+  ETIMEDOUT: { failure: 'connect-timeout', syscall: 'connect' },
   ENETUNREACH: { failure: 'unreachable', syscall: 'connect' },
   EHOSTUNREACH: { failure: 'unreachable', syscall: 'connect' },
   ENETDOWN: { failure: 'unreachable', syscall: 'connect' },
@@ -251,6 +254,14 @@ function refusedByFetch(e: unknown): boolean {
   return /^(Headers\.(append|set)|Request constructor|Cannot convert argument to a ByteString|Failed to parse URL|Invalid URL)/.test(e.message);
 }
 
+/**
+ * True for fetch's refusal of a port the Fetch standard blocks (1, 9, 6000…):
+ * `TypeError('fetch failed')` caused by `Error('bad port')`, before any connection.
+ */
+function blockedPort(e: unknown): boolean {
+  return e instanceof TypeError && e.cause instanceof Error && e.cause.message === 'bad port';
+}
+
 /** A header value fetch accepts (Fetch standard: no NUL, CR or LF; bytes up to 0xFF). */
 const HEADER_VALUE = /^[^\u0000\r\n\u0100-\uffff]*$/;
 
@@ -299,6 +310,7 @@ function noAnswer(e: unknown, afterHeaders: boolean, attemptSignal: AbortSignal,
   if (attemptSignal.aborted && attemptSignal.reason === ATTEMPT_TIMEOUT) return { kind: 'no-answer', sent: 'maybe', failure: 'timeout', code, cause: undefined };
   if (signal?.aborted === true) return { kind: 'no-answer', sent: 'maybe', failure: 'aborted', code, cause: undefined };
   if (!afterHeaders && refusedByFetch(e)) return { kind: 'no-answer', sent: 'no', failure: 'request-refused', code: undefined, cause: e };
+  if (!afterHeaders && blockedPort(e)) return { kind: 'no-answer', sent: 'no', failure: 'request-refused', code: undefined, cause: e, badPort: true };
   if (!afterHeaders && sys !== undefined) {
     const notSent = NOT_SENT[sys.code];
     if (notSent !== undefined && sys.syscall === notSent.syscall) return { kind: 'no-answer', sent: 'no', failure: notSent.failure, code, cause: e };
@@ -401,7 +413,7 @@ function requestInit(cfg: TransportConfig, body: string, token: string | undefin
 /** What the decision needs to know of an attempt, and the details its error would carry. */
 function outcomeOf(cfg: TransportConfig, ep: EndpointInfo, a: Attempt, nowMs: number): { outcome: AttemptOutcome; extra: Partial<TransportErrorDetails> & { code?: string | undefined } } {
   if (a.kind === 'no-answer') {
-    return { outcome: { kind: 'no-answer', sent: a.sent, failure: a.failure, systemCode: a.code }, extra: { cause: a.cause, code: a.code } };
+    return { outcome: { kind: 'no-answer', sent: a.sent, failure: a.failure, systemCode: a.code, badPort: a.badPort === true }, extra: { cause: a.cause, code: a.code } };
   }
   const { status } = a;
   const parsed = parseBody(a.text);

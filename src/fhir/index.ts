@@ -12,30 +12,12 @@ export type { FhirPrintedDocument } from './printed.js';
 export { parseIcd10Titles, type Icd10TitleTable, type Icd10TitleIssue, type Icd10TitleFormat, type ParseIcd10TitlesOptions } from './icd10-titles.js';
 export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
 export { FHIR_LIMITS, FHIR_MAX_ISSUES, validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';
-export { toOperationOutcome, ISSUE_CODE_SYSTEM } from './outcome.js';
-export { documentUuid, resourceUuid } from './ids.js';
-export { escapeXhtml, isolatedXhtml, narrativeText } from './xhtml.js';
+export { toOperationOutcome } from './outcome.js';
 export {
   ABDM_IDENTIFIER_SYSTEMS,
-  CONFIDENTIALITY_VERY_RESTRICTED,
   DEFAULT_IDENTIFIER_SYSTEMS,
-  DISCHARGE_SUMMARY_SECTIONS,
-  ENCOUNTER_CLASS_AMBULATORY,
-  ENCOUNTER_CLASS_INPATIENT,
-  FHIR_HI_TYPES,
-  FHIR_ID_NAMESPACE,
-  IDENTIFIER_TYPES,
-  KNOWN_IDENTIFIER_SYSTEMS,
-  NRCES_BASE,
-  NRCES_IG_VERSION,
-  OP_CONSULT_SECTIONS,
-  OTHER_RECORD_TYPES,
   PROFILES,
-  RECORD_PROFILES,
   SYSTEMS,
-  VERIFICATION_STATUSES,
-  isFhirHiType,
-  profileUrl,
   type FhirHiType,
   type FixedCoding,
   type IdentifierSystems,

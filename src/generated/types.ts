@@ -158,7 +158,7 @@ export interface User {
  */
 export interface SearchAccountEntry {
   /** The per-account index; sent back as loginId when requesting an OTP. */
-  index?: number;
+  index: number;
   /** Masked ABHA number. */
   ABHANumber?: string;
   name?: string;
@@ -174,8 +174,8 @@ export interface SearchAccountEntry {
  * Unknown fields sent by the service are tolerated.
  */
 export interface SearchResultItem {
-  txnId?: string;
-  ABHA?: SearchAccountEntry[];
+  txnId: string;
+  ABHA: SearchAccountEntry[];
 }
 
 /** Hospital: bundleData.hospital: the facility that produced the record. Spec §4.12. */
@@ -852,7 +852,7 @@ export interface RequestOtpRequest {
 
 /** Unknown fields sent by the service are tolerated. */
 export interface RequestOtpResponseData {
-  txnId?: string;
+  txnId: string;
   message?: string;
 }
 
@@ -881,7 +881,7 @@ export interface VerifyOtpResponseData {
   txnId?: string;
   authResult?: string;
   /** ABHA session token. */
-  token?: string;
+  token: string;
   expiresIn?: number;
   /** Refresh token. */
   refreshToken?: string;

@@ -14,6 +14,9 @@ import { maskAbhaNumber, maskName, type MockAccount } from './accounts.js';
 import { fail, ok, type Reply } from './reply.js';
 import { sameSecret, type MockState, type Txn } from './state.js';
 
+/** The session tokens the mock issues: a token and its lifetime always, the refresh token where the endpoint has one. */
+type IssuedTokens = T.SessionTokens & { readonly token: string; readonly expiresIn: number };
+
 /** What the verification step hands to the handler of an OTP-verification endpoint. */
 export interface Verified {
   readonly txnId: string;
@@ -23,7 +26,7 @@ export interface Verified {
   /** Every account of the transaction, summarised. */
   readonly accounts: T.AccountSummary[];
   /** The session tokens the endpoint returns (its definition's `session`); undefined when it returns none. */
-  readonly tokens: T.SessionTokens | undefined;
+  readonly tokens: IssuedTokens | undefined;
 }
 
 type Handler<I extends EndpointId> = I extends OtpVerificationId ? (body: EndpointRequest<I>, state: MockState, verified: Verified) => Reply : (body: EndpointRequest<I>, state: MockState) => Reply;
@@ -183,6 +186,12 @@ const linkCareContext = (b: T.LinkCareContextRequest, state: MockState): Reply =
   return ok(`${n} care context${plural} linked`, { careContexts: b.careContexts.map((cc) => ({ referenceNumber: cc.referenceNumber, status: 'LINKED' })) });
 };
 
+/** The session tokens of a verification whose definition gives a `session` (verify-otp's `token` is required). */
+function issuedTokens(v: Verified): IssuedTokens {
+  if (v.tokens === undefined) throw new TypeError('this endpoint issues no session tokens');
+  return v.tokens;
+}
+
 /** The handler of each endpoint. */
 export const HANDLERS = {
   token: (b, state) => {
@@ -192,7 +201,7 @@ export const HANDLERS = {
   },
   'search-abha': searchAbha,
   'request-otp': requestOtp,
-  'verify-otp': (b, _, v) => ok('OTP verified', { txnId: b.txnId, authResult: 'success', ...v.tokens, accounts: v.accounts } satisfies T.VerifyOtpResponseData),
+  'verify-otp': (b, _, v) => ok('OTP verified', { txnId: b.txnId, authResult: 'success', ...issuedTokens(v), accounts: v.accounts } satisfies T.VerifyOtpResponseData),
   'mobile-login-verify-otp': (b, _, v) => ok('OTP verified', { txnId: b.txnId, authResult: 'success', ...v.tokens, accounts: v.accounts } satisfies T.MobileLoginVerifyOtpResponseData),
   'mobile-login-abha-number-verify-otp': (b, _, v) => ok('OTP verified', { txnId: b.txnId, authResult: 'success', accounts: v.accounts } satisfies T.MobileLoginAbhaNumberVerifyOtpResponseData),
   'aadhar-number-login-verify-otp': (b, _, v) => ok('OTP verified', { txnId: b.txnId, authResult: 'success', ...v.tokens, accounts: v.accounts } satisfies T.AadharNumberLoginVerifyOtpResponseData),

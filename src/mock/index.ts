@@ -12,6 +12,6 @@
  * @packageDocumentation
  */
 export { startMockServer, type LinkRecord, type MockEvent, type MockServer, type MockServerOptions, type MockStats } from './server.js';
-export { checkFaultRule, type FaultController, type Fault, type FaultRule, type FaultTarget } from './faults.js';
-export { parseSeed, syntheticAccounts, type MockAccount, type MockSeed } from './accounts.js';
+export type { FaultController, Fault, FaultRule, FaultTarget } from './faults.js';
+export { parseSeed, type MockAccount, type MockSeed } from './accounts.js';
 export { buildOpenApiDocument, type Json, type OpenApiDocument, type OpenApiOptions } from './openapi.js';

@@ -24,13 +24,11 @@ export {
   type Renderer,
   type TemplateSources,
 } from './render.js';
-export { detectInputKind } from '../input-kind.js';
-export { resolveInput, type RenderInput, type RenderInputKind, type RenderContext, type ResolvedInput } from './input.js';
+export type { RenderInput, RenderInputKind, RenderContext, ResolvedInput } from './input.js';
 export {
   buildDocumentModel,
   formatVisitDate,
   ageAt,
-  isHttpsUrl,
   PAGE_SIZES,
   type PageSize,
   type DocumentModel,
@@ -41,7 +39,7 @@ export {
   type CustomData,
   type DoseSlot,
 } from './model.js';
-export { LANGUAGES, LABELS, MONTHS, HI_TYPE_LABELS_HI, MESSAGES, isLanguage, type Language, type Labels, type Messages } from './labels.js';
+export { LANGUAGES, MESSAGES, isLanguage, type Language, type Labels, type Messages } from './labels.js';
 export type { PluralMessage } from './messages/index.js';
 export type { RecordsModel, RecordRow } from './records-model.js';
 export { bilingual, type BilingualText, type PrintedText } from './text.js';
@@ -49,16 +47,4 @@ export { hyphenateHtml } from './hyphenate.js';
 export { qrCodeSvg } from './qr.js';
 export { CONTENT_SECURITY_POLICY, withContentSecurityPolicy } from './csp.js';
 export { TemplateError, isTemplateError, PdfUnavailableError, isPdfUnavailableError } from './errors.js';
-export { checkTemplateAst, COMPILE_OPTIONS, HELPER_NAMES } from './template-rules.js';
-export {
-  htmlToPdf,
-  createPdfPrinter,
-  findChromium,
-  sweepStaleProfileFolders,
-  PROFILE_FOLDER_PREFIX,
-  DEFAULT_CHROMIUM_PATHS,
-  CHROMIUM_ARGS,
-  type PdfOptions,
-  type PdfPrinter,
-  type PdfPrinterOptions,
-} from './pdf.js';
+export { htmlToPdf, createPdfPrinter, findChromium, sweepStaleProfileFolders, type PdfOptions, type PdfPrinter, type PdfPrinterOptions } from './pdf.js';

@@ -459,7 +459,8 @@ const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] =
     section: '2',
     description: 'An item of ABHA in a search result: a masked account with its index.',
     closed: false,
-    required: [],
+    // The index is what the typical flow (spec §1) sends back as loginId.
+    required: ['index'],
     properties: {
       index: int({ minimum: 0, description: 'The per-account index; sent back as loginId when requesting an OTP.' }),
       ABHANumber: str(BOUNDS.id, { description: 'Masked ABHA number.' }),
@@ -476,7 +477,8 @@ const resourceList: readonly (ResourceDef & { readonly name: ResourceName })[] =
     section: '2',
     description: 'An item of data in the search-by-mobile response (4.2).',
     closed: false,
-    required: [],
+    // The typical flow (spec §1): the search returns the txnId and a per-account index.
+    required: ['txnId', 'ABHA'],
     properties: {
       txnId: str(BOUNDS.id),
       ABHA: arr(ref('search-account-entry'), BOUNDS.accounts),
@@ -598,9 +600,13 @@ const obj = (typeName: string, properties: Record<string, FieldDef>, required: r
   closed,
 });
 
-const verifyResult = (typeName: string, fields: Record<string, FieldDef>): FieldDef => ({
+/**
+ * The `data` of an OTP call's answer. `required`: the fields the next step of
+ * the typical flow (spec §1) takes from it; the others stay optional.
+ */
+const verifyResult = (typeName: string, fields: Record<string, FieldDef>, required: readonly string[] = []): FieldDef => ({
   type: 'object',
-  object: obj(typeName, fields, [], false),
+  object: obj(typeName, fields, required, false),
 });
 
 const ACCOUNTS = arr(ref('account-summary'), BOUNDS.accounts);
@@ -672,7 +678,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     ),
     response: {
       envelope: 'standard',
-      data: verifyResult('RequestOtpResponseData', { txnId: str(BOUNDS.id), message: str(BOUNDS.message) }),
+      data: verifyResult('RequestOtpResponseData', { txnId: str(BOUNDS.id), message: str(BOUNDS.message) }, ['txnId']),
       dataRequired: true,
     },
   },
@@ -688,12 +694,16 @@ export const ENDPOINTS: readonly EndpointDef[] = [
     request: obj('VerifyOtpRequest', { scope: SCOPE, txnId: TXN, otp: OTP }, ['scope', 'txnId', 'otp'], true),
     response: {
       envelope: 'standard',
-      data: verifyResult('VerifyOtpResponseData', {
-        txnId: str(BOUNDS.id),
-        authResult: str(64),
-        ...SESSION_TOKEN_FIELDS,
-        accounts: ACCOUNTS,
-      }),
+      data: verifyResult(
+        'VerifyOtpResponseData',
+        {
+          txnId: str(BOUNDS.id),
+          authResult: str(64),
+          ...SESSION_TOKEN_FIELDS,
+          accounts: ACCOUNTS,
+        },
+        ['token'],
+      ),
       dataRequired: true,
     },
     session: { ttlSeconds: 1800, refreshTtlSeconds: REFRESH_TTL },

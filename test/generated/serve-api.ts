@@ -557,7 +557,7 @@ export interface components {
          */
         "search-account-entry": {
             /** @description The per-account index; sent back as loginId when requesting an OTP. */
-            index?: number;
+            index: number;
             /** @description Masked ABHA number. */
             ABHANumber?: string;
             name?: string;
@@ -572,8 +572,8 @@ export interface components {
          * @description An item of data in the search-by-mobile response (4.2). Spec §2.
          */
         "search-result-item": {
-            txnId?: string;
-            ABHA?: components["schemas"]["search-account-entry"][];
+            txnId: string;
+            ABHA: components["schemas"]["search-account-entry"][];
         };
         /**
          * Hospital
@@ -4610,7 +4610,7 @@ export interface operations {
                         success: true;
                         message?: string;
                         data: {
-                            txnId?: string;
+                            txnId: string;
                             message?: string;
                         };
                     };
@@ -4854,7 +4854,7 @@ export interface operations {
                             txnId?: string;
                             authResult?: string;
                             /** @description ABHA session token. */
-                            token?: string;
+                            token: string;
                             expiresIn?: number;
                             /** @description Refresh token. */
                             refreshToken?: string;

@@ -1,18 +1,8 @@
 import { fstatSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import {
-  JournalError,
-  batchSummaryOf,
-  createClient,
-  linkRequestKey,
-  openFileJournal,
-  readJournal,
-  type FileJournal,
-  type ItemResult,
-  type SubmitOptions,
-  type SubmitSummary,
-} from '../../client/index.js';
+import { readJournal } from '../../client/journal.js';
+import { JournalError, batchSummaryOf, createClient, linkRequestKey, openFileJournal, type FileJournal, type ItemResult, type SubmitOptions, type SubmitSummary } from '../../client/index.js';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { detectInputKind, validateLinkRequest } from '../../index.js';
 import { plural } from '../../util.js';
