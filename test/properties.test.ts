@@ -304,7 +304,7 @@ describe('__proto__, constructor and toString keys do no harm', () => {
     const r = validate('link-carecontext-request', poisoned);
     expect(r.success).toBe(false);
     if (!r.success) expect(r.issues).toEqual([expect.objectContaining({ path: '/careContexts/0/bundleData/#0', code: 'unknown-field' })]);
-    const response: unknown = JSON.parse(`{"success":true,"data":{"txnId":"t","accounts":[${POISON_JSON}]},"__proto__":{"polluted":"yes"}}`);
+    const response: unknown = JSON.parse(`{"success":true,"data":{"txnId":"t","token":"t","accounts":[${POISON_JSON}]},"__proto__":{"polluted":"yes"}}`);
     expect(validate('verify-otp-response', response).success).toBe(true);
   });
 
