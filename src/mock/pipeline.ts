@@ -28,7 +28,7 @@ import type { Fault } from './faults.js';
 import { authorizationProblem, closingAfter, jsonMediaType, readBody, requestIdOf, send } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { fail, failIn, type Reply } from './reply.js';
-import type { MockEvent } from './server.js';
+import type { MockEvent } from './types.js';
 import type { MockState } from './state.js';
 
 /** What the pipeline needs besides the state. */
