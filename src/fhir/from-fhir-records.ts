@@ -8,7 +8,7 @@
 import type { Mutable } from '../util.js';
 import type { InvoiceInput, InvoiceLineInput, InvoiceTaxInput, LifestyleInput, MeasurementInput, ObservationsInput, TemperatureInput } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
-import { codings, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
+import { codings, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir-reader.js';
 import { BILLING_CODES, PRICE_COMPONENTS } from './profiles/invoice.js';
 import { MEASURE_RULES, TEMPERATURE_UNITS, WELLNESS_CODES } from './profiles/wellness.js';
 
