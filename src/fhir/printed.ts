@@ -9,7 +9,8 @@ import { issue, type Assembly } from './assembly.js';
 import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, type FixedCoding } from './constants.js';
 import { coded, narrative } from './narrative.js';
 import type { Attachment, Binary, CompositionSection, DocumentReference, Reference } from './r4.js';
-import { fhirInstant, instantOf } from './time.js';
+import { instantOf } from '../time.js';
+import { fhirInstant } from './time.js';
 import { isolatedXhtml } from './xhtml.js';
 import type { FhirPrintedDocument } from './to-fhir-types.js';
 

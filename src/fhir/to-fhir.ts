@@ -11,14 +11,14 @@ import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextReque
 import { detectInputKind } from '../input-kind.js';
 import { resolveCareContexts, type CareContextDetails, type ResolvedVisit } from '../resolve.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
-import { isKnownTimeZone } from '../time.js';
+import { instantOf, isKnownTimeZone } from '../time.js';
 import type { LintOptions } from '../validation/lint.js';
 import { assembleDocument } from './assemble.js';
 import { issue, printOnly, PRINT_ONLY, type DocumentJob, type Locator } from './assembly.js';
 import { DEFAULT_IDENTIFIER_SYSTEMS, type IdentifierSystems } from './constants.js';
 import { givenMeasures } from './patient-vitals.js';
 import type { FhirDocument, ToFhirOptions, ToFhirResult } from './to-fhir-types.js';
-import { instantOf, visitDateTime } from './time.js';
+import { visitDateTime } from './time.js';
 
 export type { FhirAttachmentInput, FhirDocument, ToFhirOptions, ToFhirResult } from './to-fhir-types.js';
 
