@@ -16,3 +16,16 @@ export function plural(n: number, noun: string): string {
 
 /** `T` with its properties writable: a value being assembled before it is handed out as read-only. */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * True for a JSON object (or any non-null object that is not an array): the
+ * one check of "is this an object with properties to read".
+ *
+ * @example
+ * isObject({ a: 1 }) //=> true
+ * isObject([1])      //=> false
+ * isObject(null)     //=> false
+ */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

@@ -7,6 +7,7 @@
  * from-fhir.ts, which imports them.
  */
 import { pointer, type Issue } from '../errors.js';
+import { isObject } from '../util.js';
 import { OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, type RecordProfile } from './constants.js';
 import { RESOURCES, safeElementName } from './structure.js';
 
@@ -14,9 +15,6 @@ import { RESOURCES, safeElementName } from './structure.js';
 export type Json = Record<string, unknown>;
 /** @internal */
 export type Path = ReadonlyArray<string | number>;
-
-/** @internal */
-export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** @internal */
 export interface Item {

@@ -6,7 +6,7 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
-import type { Mutable } from '../util.js';
+import { isObject, type Mutable } from '../util.js';
 import type {
   ClinicalInput,
   Diagnosis,
@@ -31,23 +31,7 @@ import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
 import { safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
-import {
-  Reader,
-  checkList,
-  codings,
-  conceptText,
-  eachObject,
-  elementName,
-  hiTypeOfComposition,
-  isObject,
-  last,
-  leftOut,
-  reportRest,
-  take,
-  type Item,
-  type Json,
-  type Path,
-} from './from-fhir-reader.js';
+import { Reader, checkList, codings, conceptText, eachObject, elementName, hiTypeOfComposition, last, leftOut, reportRest, take, type Item, type Json, type Path } from './from-fhir-reader.js';
 import { isInpatient, readImmunizations, readStayContent, readStayEncounter, readStayText, settleStay, type ClinicalDraft } from './from-fhir-stay.js';
 
 /** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
