@@ -28,6 +28,7 @@ import { link, open, readFile, realpath, rm, stat, writeFile, type FileHandle } 
 import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
+import { isProcessAlive } from '../process.js';
 
 /** The state of an item in the journal. */
 export type JournalState = 'sending' | 'acknowledged' | 'already-linked' | 'failed' | 'unknown';
@@ -365,15 +366,6 @@ export async function readJournal(path: string, options: ReadJournalOptions = {}
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === 'EPERM';
-  }
-}
-
 /**
  * Creates `path` holding `content`, only if it does not exist; false when it
  * exists. The content is written to a private temporary file first and then
@@ -434,7 +426,7 @@ async function acquireLock(lockPath: string, journalPath: string, fileIdentity: 
     const holder = await readLock(lockPath);
     if (holder === undefined) continue; // released meanwhile: try again
     const pid = lockPid(holder);
-    if (pid !== undefined && (pid === process.pid || processAlive(pid))) {
+    if (pid !== undefined && (pid === process.pid || isProcessAlive(pid))) {
       throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish, or remove the lock file if no batch is running`);
     }
     if (await createExclusive(takeoverPath, token, journalPath)) {
@@ -451,7 +443,7 @@ async function acquireLock(lockPath: string, journalPath: string, fileIdentity: 
     // Another batch is taking the stale lock over; a takeover lock left by a process that died
     // within those few milliseconds is removed.
     const taker = lockPid((await readLock(takeoverPath)) ?? '');
-    if (taker !== undefined && taker !== process.pid && !processAlive(taker)) await rm(takeoverPath, { force: true });
+    if (taker !== undefined && taker !== process.pid && !isProcessAlive(taker)) await rm(takeoverPath, { force: true });
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new JournalError(`journal ${journalPath}: cannot take its lock ${lockPath}`);
