@@ -10,6 +10,7 @@ import { TOO_MANY_ISSUES, type Issue } from '../errors.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { getEventListeners } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { LineCutter } from '../lines.js';
 import { encodingProblem, locateInvalidUtf8, looksLikeUtf16, parseJson, pointerLocator, type JsonSyntaxProblem } from '../json.js';
 
 export { encodingProblem, lineColumnOf, locateInvalidUtf8, locateSyntaxError, looksLikeUtf16, parseJson, pointerLocator, type JsonSyntaxProblem } from '../json.js';
@@ -331,9 +332,7 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
   // Lines are cut from the raw bytes and decoded one by one: a line of ASCII
   // then stays a one-byte string even when its neighbours hold Devanagari,
   // which keeps JSON.parse fast.
-  let carry: Buffer[] = [];
-  let carryLength = 0;
-  let carryTooLong = false;
+  const cutter = new LineCutter(maxLineLength);
   let lineNo = 0;
   const take = (bytes: Buffer | undefined, out: NdjsonLine[]): void => {
     lineNo++;
@@ -357,30 +356,7 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
         if (looksLikeUtf16(buf)) throw new UsageError(`${inputName(file)}:1:1 UTF-16 text; save it as UTF-8`);
       }
       const out: NdjsonLine[] = [];
-      let start = 0;
-      let nl = buf.indexOf(10, start);
-      while (nl !== -1) {
-        if (carryTooLong) take(undefined, out);
-        else if (carryLength === 0) take(buf.subarray(start, nl), out);
-        else {
-          carry.push(buf.subarray(start, nl));
-          take(Buffer.concat(carry), out);
-        }
-        carry = [];
-        carryLength = 0;
-        carryTooLong = false;
-        start = nl + 1;
-        nl = buf.indexOf(10, start);
-      }
-      if (!carryTooLong && start < buf.length) {
-        carry.push(buf.subarray(start));
-        carryLength += buf.length - start;
-        if (carryLength > maxLineLength) {
-          carry = [];
-          carryLength = 0;
-          carryTooLong = true;
-        }
-      }
+      cutter.push(buf, (line) => take(line, out));
       if (out.length > 0) yield out;
       if (signal?.aborted === true) return;
     }
@@ -394,8 +370,7 @@ export async function* lineBatches(file: string | undefined, maxLineLength = 64 
   }
   if (signal?.aborted === true) return;
   const out: NdjsonLine[] = [];
-  if (carryTooLong) take(undefined, out);
-  else if (carryLength > 0) take(Buffer.concat(carry), out);
+  cutter.end((line) => take(line, out));
   if (out.length > 0) yield out;
 }
 

@@ -28,6 +28,7 @@ import { link, open, readFile, realpath, rm, stat, writeFile, type FileHandle } 
 import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
+import { LineCutter } from '../lines.js';
 import { isProcessAlive } from '../process.js';
 
 /** The state of an item in the journal. */
@@ -283,8 +284,8 @@ async function readFrom(fh: FileHandle, path: string, options: ReadJournalOption
     else unknown.delete(e.key);
   };
   const buffer = Buffer.alloc(CHUNK_BYTES);
-  let carry: Buffer[] = [];
-  let carryBytes = 0;
+  const cutter = new LineCutter(MAX_JOURNAL_LINE_BYTES);
+  const tooLong = (): JournalError => damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
   let position = 0;
   try {
     for (;;) {
@@ -292,33 +293,22 @@ async function readFrom(fh: FileHandle, path: string, options: ReadJournalOption
       const { bytesRead } = await fh.read(buffer, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
       position += bytesRead;
-      let start = 0;
-      for (;;) {
-        const nl = buffer.indexOf(0x0a, start);
-        if (nl === -1 || nl >= bytesRead) break;
-        const piece = buffer.subarray(start, nl);
-        if (carryBytes + piece.length > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
-        take(carryBytes === 0 ? piece : Buffer.concat([...carry, piece]));
-        carry = [];
-        carryBytes = 0;
-        start = nl + 1;
-      }
-      if (start < bytesRead) {
-        const rest = Buffer.from(buffer.subarray(start, bytesRead));
-        carryBytes += rest.length;
-        carry.push(rest);
-        if (carryBytes > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
-      }
+      cutter.push(buffer.subarray(0, bytesRead), (line) => {
+        if (line === undefined) throw tooLong();
+        take(line);
+      });
+      if (cutter.overLimit) throw tooLong();
     }
   } catch (e) {
     if (e instanceof JournalError) throw e;
     throw new JournalError(`journal ${path}: cannot be read (${codeOf(e)})`);
   }
-  const endsCleanly = carryBytes === 0;
+  // The last line has no newline: a write cut short, unless it is a whole entry.
+  const tail: Buffer[] = [];
+  const endsCleanly = !cutter.end((line) => line !== undefined && tail.push(Buffer.from(line)));
   let tornBytes = 0;
-  if (!endsCleanly) {
-    // The last line has no newline: a write cut short, unless it is a whole entry.
-    const last = Buffer.concat(carry);
+  const last = tail[0];
+  if (last !== undefined) {
     let e: JournalEntry | 'header' | undefined;
     try {
       e = read(last);
