@@ -1,7 +1,8 @@
 import type { CareContext, CareContextBuildInput } from '../generated/types.js';
 import { defaultHiType } from '../spec/hi-types.js';
 import { makeBundleData } from './bundle-data.js';
-import { checkInput, checkOutput, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { text } from '../util.js';
 import { deriveDisplay, deriveReferenceNumber } from './labels.js';
 
 export { defaultHiType } from '../spec/hi-types.js';

@@ -4,7 +4,7 @@
  * and the visit, the Composition, the Bundle, warnings); the sections come
  * from the record profile's builder (`profiles/`).
  */
-import { text } from '../builders/check.js';
+import { text } from '../util.js';
 import type { Issue } from '../errors.js';
 import type { Doctor, Hospital } from '../generated/types.js';
 import {

@@ -5,7 +5,7 @@
  * care context is assembled by `assemble.ts` with its profile's sections
  * (`profiles/`).
  */
-import { compact, text } from '../builders/check.js';
+import { compact, text } from '../util.js';
 import { pointer, type Issue } from '../errors.js';
 import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { detectInputKind } from '../input-kind.js';
