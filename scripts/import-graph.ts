@@ -170,9 +170,13 @@ if (process.argv[1] !== undefined && relative(process.argv[1], fileURLToPath(imp
   const found = cycles(graph);
   const { upward, unplaced } = layerViolations(graph, layersOf(readFileSync(join(root, 'CONTRIBUTING.md'), 'utf8')));
   const inCycles = found.reduce((n, c) => n + c.modules.length, 0);
-  console.log(`${graph.size} modules; ${found.length} cycles (${inCycles} modules); ${upward.length} imports against the layer order; ${unplaced.length} modules in no layer`);
-  for (const c of found)
-    console.log(`cycle of ${c.modules.length}: ${c.chain.join(' → ')}${c.modules.length > c.chain.length - 1 ? ` (also ${c.modules.filter((m) => !c.chain.includes(m)).join(', ')})` : ''}`);
-  for (const u of upward) console.log(`against the layers: ${u}`);
-  for (const u of unplaced) console.log(`in no layer: ${u}`);
+  const lines = [
+    `${graph.size} modules; ${found.length} cycles (${inCycles} modules); ${upward.length} imports against the layer order; ${unplaced.length} modules in no layer`,
+    ...found.map((c) => `cycle of ${c.modules.length}: ${c.chain.join(' → ')}${c.modules.length > c.chain.length - 1 ? ` (also ${c.modules.filter((m) => !c.chain.includes(m)).join(', ')})` : ''}`),
+    ...upward.map((u) => `against the layers: ${u}`),
+    ...unplaced.map((u) => `in no layer: ${u}`),
+  ];
+  // One write: a reader that stops early (| head) gets what fits, without an EPIPE per line.
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.exitCode = found.length + upward.length + unplaced.length === 0 ? 0 : 1;
 }
