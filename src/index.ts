@@ -18,7 +18,7 @@ export { buildLabInvestigation } from './builders/lab-investigation.js';
 export { buildBundleData } from './builders/bundle-data.js';
 export { buildCareContext, defaultHiType } from './builders/care-context.js';
 export { buildLinkRequest, safeBuildLinkRequest, type BuildOptions, type BuildResult } from './builders/link-request.js';
-export { normalizeFrequency, parseFrequency, type ParsedFrequency, type FrequencyCode } from './builders/frequency.js';
+export { normalizeFrequency, parseFrequency, type ParsedFrequency, type FrequencyCode } from './spec/frequency.js';
 export { normalizeDuration } from './builders/duration.js';
 export { visitDateOf } from './builders/visit-date.js';
 export { detectInputKind, type InputKind } from './input-kind.js';

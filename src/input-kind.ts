@@ -4,10 +4,11 @@
  * than one kind.
  */
 
+import { isObject } from './util.js';
+
 /** The documents abha-link accepts as input. */
 export type InputKind = 'clinical-input' | 'link-request' | 'care-context';
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const has = (o: Record<string, unknown>, k: string): boolean => Object.hasOwn(o, k);
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Small text helpers shared by every layer (core, client, CLI). Internal:
+ * Small helpers shared by every layer (text, objects). Internal:
  * not exported from an entry point. Pure: no I/O, no clock.
  */
 
@@ -16,3 +16,30 @@ export function plural(n: number, noun: string): string {
 
 /** `T` with its properties writable: a value being assembled before it is handed out as read-only. */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * True for a JSON object (or any non-null object that is not an array): the
+ * one check of "is this an object with properties to read".
+ *
+ * @example
+ * isObject({ a: 1 }) //=> true
+ * isObject([1])      //=> false
+ * isObject(null)     //=> false
+ */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A trimmed copy of an optional string; undefined when absent or blank. */
+export function text(s: string | undefined): string | undefined {
+  if (s === undefined) return undefined;
+  const t = s.trim();
+  return t === '' ? undefined : t;
+}
+
+/** Copies the defined entries only, so optional fields stay absent (exactOptionalPropertyTypes). */
+export function compact<O extends Record<string, unknown>>(o: O): { [K in keyof O]: Exclude<O[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof O]: Exclude<O[K], undefined> };
+}

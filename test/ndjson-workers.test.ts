@@ -153,7 +153,7 @@ describe('validateNdjsonInWorkers with tiny reads', () => {
   it('cuts batches anywhere, reports lines over the limit in place, and matches one thread line for line', async () => {
     const dist = (m: string) => import(pathToFileURL(join(root, `dist/cli/${m}.js`)).href);
     const mod = (await dist('ndjson-workers')) as typeof import('../src/cli/ndjson-workers.js');
-    const { ndjsonLineOutput, prepareChecks } = (await dist('commands/validate')) as typeof import('../src/cli/commands/validate.js');
+    const { ndjsonLineOutput, prepareChecks } = (await dist('validate-document')) as typeof import('../src/cli/validate-document.js');
     const long = JSON.stringify({ ...example('lab-order'), note: 'x'.repeat(1000) });
     const kinds = ['{"a":1}', '', '{"b": }', long, '  ', '[1,2]\r', 'आ', long];
     const lines = Array.from({ length: 120 }, (_, i) => kinds[(i * 5 + (i >> 2)) % kinds.length] ?? '');

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { normalizeFrequency } from '../src/builders/frequency.js';
+import { normalizeFrequency } from '../src/spec/frequency.js';
 import { buildLinkRequest } from '../src/builders/link-request.js';
 import type { ClinicalInput, LinkCareContextRequest, Medication } from '../src/generated/types.js';
 import { frequencyWords, localDose, localFlag, localForm, localFrequency, localInstructions, localRoute } from '../src/render/localize.js';

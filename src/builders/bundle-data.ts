@@ -1,5 +1,6 @@
 import type { BundleData, BundleDataInput } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 import { makeDiagnosis } from './diagnosis.js';
 import { makeDoctor } from './doctor.js';
 import { makeHospital } from './hospital.js';

@@ -1,26 +1,11 @@
-import type { CareContext, CareContextBuildInput, CareContextInput } from '../generated/types.js';
-import { contentPresent, hiTypeForContent, type HiType } from '../spec/hi-types.js';
+import type { CareContext, CareContextBuildInput } from '../generated/types.js';
+import { defaultHiType } from '../spec/hi-types.js';
 import { makeBundleData } from './bundle-data.js';
-import { checkInput, checkOutput, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { text } from '../util.js';
 import { deriveDisplay, deriveReferenceNumber } from './labels.js';
 
-/**
- * The hiType a care context gets when none is given, from its content
- * (the `chosenByDefault` facts of `HI_TYPE_FACTS`): an inpatient stay makes
- * a `DischargeSummary`, immunisations an `ImmunizationRecord` (each with
- * only the other content its record holds); medications alone (with
- * or without diagnoses) make a `Prescription`; a document URL alone makes a
- * `HealthDocumentRecord`; anything else (lab orders, advice, diagnoses) an
- * `OPConsultation`, the record that holds all of them.
- *
- * @example
- * defaultHiType({ medications: [{ drugName: 'Amoxicillin 500 mg' }] }) //=> 'Prescription'
- * defaultHiType({ labInvestigations: [{ testName: 'CBC' }] })          //=> 'OPConsultation'
- * defaultHiType({ inpatientStay: { admittedAt: '2026-11-15' } })       //=> 'DischargeSummary'
- */
-export function defaultHiType(content: CareContextInput): HiType {
-  return hiTypeForContent(contentPresent(content));
-}
+export { defaultHiType } from '../spec/hi-types.js';
 
 /**
  * Builds one item of `careContexts`: referenceNumber, display, hiType and

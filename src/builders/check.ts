@@ -28,17 +28,3 @@ export function checkOutput<N extends SchemaName>(name: N, value: SchemaTypes[N]
     );
   return r.value;
 }
-
-/** A trimmed copy of an optional string; undefined when absent or blank. */
-export function text(s: string | undefined): string | undefined {
-  if (s === undefined) return undefined;
-  const t = s.trim();
-  return t === '' ? undefined : t;
-}
-
-/** Copies the defined entries only, so optional fields stay absent (exactOptionalPropertyTypes). */
-export function compact<O extends Record<string, unknown>>(o: O): { [K in keyof O]: Exclude<O[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as { [K in keyof O]: Exclude<O[K], undefined> };
-}

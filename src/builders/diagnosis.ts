@@ -1,5 +1,6 @@
 import type { Diagnosis } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 
 /**
  * Builds an item of `bundleData.diagnosis`. The ICD-10 code is trimmed and

@@ -1,5 +1,6 @@
 import type { Doctor } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 
 /**
  * Builds `bundleData.doctor`: name, medical registration (licence) number

@@ -1,5 +1,6 @@
 import type { Hospital } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 
 /**
  * Builds `bundleData.hospital`: name and facility id (the HFR id for ABDM),

@@ -1,5 +1,6 @@
 import type { LabInvestigation } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 
 /**
  * Builds an item of `bundleData.labInvestigations`: the test ordered and any

@@ -4,7 +4,7 @@ import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
 import { lintClinicalInput, lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import { validate } from '../validation/validate.js';
 import { defaultHiType, makeCareContext } from './care-context.js';
-import { text } from './check.js';
+import { text } from '../util.js';
 import { stayIssues } from './stay.js';
 import { visitDateOf, type VisitDateProblem } from './visit-date.js';
 

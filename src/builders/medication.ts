@@ -1,7 +1,8 @@
 import type { Medication, MedicationInput } from '../generated/types.js';
-import { checkInput, checkOutput, compact, text } from './check.js';
+import { checkInput, checkOutput } from './check.js';
+import { compact, text } from '../util.js';
 import { normalizeDuration } from './duration.js';
-import { normalizeFrequency } from './frequency.js';
+import { normalizeFrequency } from '../spec/frequency.js';
 
 /**
  * Builds an item of `bundleData.medications` from what the doctor wrote.

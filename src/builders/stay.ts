@@ -6,7 +6,7 @@
  */
 import { pointer, type Issue } from '../errors.js';
 import type { CareContextInput } from '../generated/types.js';
-import { instantOf } from '../fhir/time.js';
+import { instantOf } from '../time.js';
 
 const INVALID = 'must be a real date or date-time (ISO 8601, e.g. 2026-11-20 or 2026-11-20T10:30:00+05:30)';
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
-import type { FhirPrintedDocument } from '../fhir/printed.js';
+import type { FhirPrintedDocument } from '../fhir/to-fhir-types.js';
 import { plural } from '../util.js';
 import { cliIo, issueLines } from './io.js';
 

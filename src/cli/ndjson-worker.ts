@@ -4,7 +4,7 @@
  * counts. Each line goes through the same function as on the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ndjsonLineOutput, prepareChecks } from './commands/validate.js';
+import { ndjsonLineOutput, prepareChecks } from './validate-document.js';
 import { ndjsonLine } from './io.js';
 import { forEachLine, type NdjsonBatch, type NdjsonBatchResult, type NdjsonWorkerSetup } from './ndjson-workers.js';
 

@@ -20,7 +20,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { ValidateArgs, ndjsonLineOutput } from './commands/validate.js';
+import type { ValidateArgs, ndjsonLineOutput } from './validate-document.js';
 import { UsageError, cliIo, describeFsError, inputName, looksLikeUtf16, ndjsonLine, type NdjsonLine } from './io.js';
 
 /** Sizes of the reading; only tests change them. */
@@ -313,7 +313,7 @@ export async function validateNdjsonInWorkers(
   limits: NdjsonLimits = {},
 ): Promise<NdjsonCounts> {
   const maxLineLength = limits.maxLineLength ?? 64 * 1024 * 1024;
-  const { ndjsonLineOutput, prepareChecks } = await import('./commands/validate.js');
+  const { ndjsonLineOutput, prepareChecks } = await import('./validate-document.js');
   const { name, ...args } = options;
   await prepareChecks(args);
   const run: RunState = { counts: { docs: 0, invalid: 0, broken: 0, workerBatches: 0, peakInFlight: 0 }, failure: undefined };

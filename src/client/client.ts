@@ -18,7 +18,8 @@ import { RetryBudget, numberOption, resolveRetryPolicy, sleep, type RetryOptions
 import type { SessionToken } from './session.js';
 import { runBatch, type SubmitOptions, type SubmitSummary } from './submit.js';
 import { TokenCache, bearerTokenProblem } from './token.js';
-import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type EndpointInfo, type FetchLike, type SleepLike, type TransportConfig } from './transport.js';
+import type { EndpointInfo } from './endpoint-info.js';
+import { TimeoutSignals, callEndpoint, type CallOptions, type CallResult, type FetchLike, type SleepLike, type TransportConfig } from './transport.js';
 
 /**
  * Options of {@link createClient}. Only `baseUrl` and `apiKey` are required.

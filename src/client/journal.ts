@@ -28,6 +28,8 @@ import { link, open, readFile, realpath, rm, stat, writeFile, type FileHandle } 
 import { basename, dirname, join } from 'node:path';
 import { AbhaLinkError } from '../errors.js';
 import { linkRequestKey, type LinkRequestIdentity } from '../link-key.js';
+import { LineCutter } from '../lines.js';
+import { isProcessAlive } from '../process.js';
 
 /** The state of an item in the journal. */
 export type JournalState = 'sending' | 'acknowledged' | 'already-linked' | 'failed' | 'unknown';
@@ -282,8 +284,8 @@ async function readFrom(fh: FileHandle, path: string, options: ReadJournalOption
     else unknown.delete(e.key);
   };
   const buffer = Buffer.alloc(CHUNK_BYTES);
-  let carry: Buffer[] = [];
-  let carryBytes = 0;
+  const cutter = new LineCutter(MAX_JOURNAL_LINE_BYTES);
+  const tooLong = (): JournalError => damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
   let position = 0;
   try {
     for (;;) {
@@ -291,33 +293,22 @@ async function readFrom(fh: FileHandle, path: string, options: ReadJournalOption
       const { bytesRead } = await fh.read(buffer, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
       position += bytesRead;
-      let start = 0;
-      for (;;) {
-        const nl = buffer.indexOf(0x0a, start);
-        if (nl === -1 || nl >= bytesRead) break;
-        const piece = buffer.subarray(start, nl);
-        if (carryBytes + piece.length > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
-        take(carryBytes === 0 ? piece : Buffer.concat([...carry, piece]));
-        carry = [];
-        carryBytes = 0;
-        start = nl + 1;
-      }
-      if (start < bytesRead) {
-        const rest = Buffer.from(buffer.subarray(start, bytesRead));
-        carryBytes += rest.length;
-        carry.push(rest);
-        if (carryBytes > MAX_JOURNAL_LINE_BYTES) throw damaged(lineNo + 1, `is longer than ${MAX_JOURNAL_LINE_BYTES} bytes: not a journal's line`);
-      }
+      cutter.push(buffer.subarray(0, bytesRead), (line) => {
+        if (line === undefined) throw tooLong();
+        take(line);
+      });
+      if (cutter.overLimit) throw tooLong();
     }
   } catch (e) {
     if (e instanceof JournalError) throw e;
     throw new JournalError(`journal ${path}: cannot be read (${codeOf(e)})`);
   }
-  const endsCleanly = carryBytes === 0;
+  // The last line has no newline: a write cut short, unless it is a whole entry.
+  const tail: Buffer[] = [];
+  const endsCleanly = !cutter.end((line) => line !== undefined && tail.push(Buffer.from(line)));
   let tornBytes = 0;
-  if (!endsCleanly) {
-    // The last line has no newline: a write cut short, unless it is a whole entry.
-    const last = Buffer.concat(carry);
+  const last = tail[0];
+  if (last !== undefined) {
     let e: JournalEntry | 'header' | undefined;
     try {
       e = read(last);
@@ -362,15 +353,6 @@ export async function readJournal(path: string, options: ReadJournalOptions = {}
     return await readFrom(fh, path, options);
   } finally {
     await fh.close();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === 'EPERM';
   }
 }
 
@@ -434,7 +416,7 @@ async function acquireLock(lockPath: string, journalPath: string, fileIdentity: 
     const holder = await readLock(lockPath);
     if (holder === undefined) continue; // released meanwhile: try again
     const pid = lockPid(holder);
-    if (pid !== undefined && (pid === process.pid || processAlive(pid))) {
+    if (pid !== undefined && (pid === process.pid || isProcessAlive(pid))) {
       throw new JournalError(`journal ${journalPath} is in use by process ${pid} (lock file ${lockPath}); wait for it to finish, or remove the lock file if no batch is running`);
     }
     if (await createExclusive(takeoverPath, token, journalPath)) {
@@ -451,7 +433,7 @@ async function acquireLock(lockPath: string, journalPath: string, fileIdentity: 
     // Another batch is taking the stale lock over; a takeover lock left by a process that died
     // within those few milliseconds is removed.
     const taker = lockPid((await readLock(takeoverPath)) ?? '');
-    if (taker !== undefined && taker !== process.pid && !processAlive(taker)) await rm(takeoverPath, { force: true });
+    if (taker !== undefined && taker !== process.pid && !isProcessAlive(taker)) await rm(takeoverPath, { force: true });
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new JournalError(`journal ${journalPath}: cannot take its lock ${lockPath}`);

@@ -30,7 +30,7 @@ import { validate } from '../validation/validate.js';
 import type { NetworkFailure, UnknownOutcomeReason } from './errors.js';
 import { isAlreadyLinkedAnswer } from './link-answer.js';
 import { backoffDelay, type RetryPolicy } from './retry.js';
-import type { EndpointInfo } from './transport.js';
+import type { EndpointInfo } from './endpoint-info.js';
 
 /** The endpoint facts the decision reads. */
 export type DecisionEndpoint = Pick<EndpointInfo, 'auth' | 'idempotent'>;

@@ -28,24 +28,7 @@ import { redactServiceMessage } from './redact.js';
 import { parseRetryAfter, type RetryBudget, type RetryPolicy } from './retry.js';
 import { decideAfterAttempt, readSuccessBody, type AttemptOutcome, type Failure } from './retry-decision.js';
 import type { TokenCache } from './token.js';
-
-/** What the transport needs to know about an endpoint. */
-export interface EndpointInfo {
-  /** The endpoint id of the spec definition, e.g. `link-carecontext`; `<id>-response` is its response schema. */
-  readonly id: string;
-  readonly path: string;
-  readonly auth: 'none' | 'bearer';
-  /** True when repeating the call changes nothing the first call did not (the token, reads). */
-  readonly idempotent: boolean;
-  /** `token` for the token endpoint's `status` envelope, `standard` for `success`. */
-  readonly envelope: 'standard' | 'token';
-  /**
-   * True when the spec shows a `data` payload for the endpoint: a `success: true`
-   * answer without one (or with `null`) is then off the spec. False for the link
-   * call (its response shape is not shown).
-   */
-  readonly dataRequired: boolean;
-}
+import type { EndpointInfo } from './endpoint-info.js';
 
 /** The fetch function the client uses (the global one by default). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

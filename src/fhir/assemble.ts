@@ -4,7 +4,7 @@
  * and the visit, the Composition, the Bundle, warnings); the sections come
  * from the record profile's builder (`profiles/`).
  */
-import { text } from '../builders/check.js';
+import { text } from '../util.js';
 import type { Issue } from '../errors.js';
 import type { Doctor, Hospital } from '../generated/types.js';
 import {
@@ -22,12 +22,13 @@ import {
 import { documentUuid, resourceUuid } from './ids.js';
 import { coded, li, narrative } from './narrative.js';
 import { ownValue } from './own.js';
-import { withPrintedDocument, type FhirPrintedDocument } from './printed.js';
+import { withPrintedDocument } from './printed.js';
 import { ENCOUNTER_DETAILS, PROFILE_BUILDERS } from './profiles/index.js';
 import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, type ContentField, type HiType } from '../spec/hi-types.js';
 import type { Bundle, BundleEntry, Composition, CompositionSection, ContactPoint, Encounter, FhirResource, Identifier, Organization, Patient, Practitioner, Reference } from './r4.js';
-import { fhirInstant, instantOf } from './time.js';
-import type { ToFhirOptions, FhirDocument } from './to-fhir.js';
+import { instantOf } from '../time.js';
+import { fhirInstant } from './time.js';
+import type { ToFhirOptions, FhirDocument, FhirPrintedDocument } from './to-fhir-types.js';
 import { escapeXhtml, isolatedXhtml as iso } from './xhtml.js';
 import { issue, printOnly, type Assembly, type CommonRefs, type DocumentJob, type EncounterDetails } from './assembly.js';
 

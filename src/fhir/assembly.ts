@@ -9,7 +9,7 @@ import type { BundleData, CareContext, CareContextInput, VitalsInput } from '../
 import type { CareContextDetails } from '../resolve.js';
 import type { FhirHiType, RecordProfile } from './constants.js';
 import type { CompositionSection, Encounter, FhirResource, Reference } from './r4.js';
-import type { ToFhirOptions } from './to-fhir.js';
+import type { ToFhirOptions } from './to-fhir-types.js';
 
 /** Where each part of a care context came from in the caller's input (JSON Pointers). */
 export interface Locator {

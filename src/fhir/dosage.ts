@@ -7,7 +7,7 @@
  * wrote is lost.
  */
 import { normalizeDuration } from '../builders/duration.js';
-import { WEEKDAYS, normalizeFrequency, readFrequency, type FoodTiming, type FrequencyCore, type Weekday } from '../builders/frequency.js';
+import { WEEKDAYS, normalizeFrequency, readFrequency, type FoodTiming, type FrequencyCore, type Weekday } from '../spec/frequency.js';
 import type { Medication } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';

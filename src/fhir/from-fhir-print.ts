@@ -8,7 +8,7 @@
  * WellnessRecord). What does not fit is reported, never guessed.
  */
 import type { BloodPressureInput, MedicationInput, ObservationsInput, PatientInput, VitalsInput } from '../generated/types.js';
-import { checkList, codings, conceptText, eachObject, leftOut, type Json, type Path, type Reader } from './from-fhir.js';
+import { checkList, codings, conceptText, eachObject, leftOut, type Json, type Path, type Reader } from './from-fhir-reader.js';
 import type { Mutable } from '../util.js';
 import { CELSIUS_UP_TO, PATIENT_MEASURE_MAXIMA, PATTERNS } from '../spec/definition.js';
 import { bloodPressureOf } from './patient-vitals.js';

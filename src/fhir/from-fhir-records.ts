@@ -5,10 +5,10 @@
  * the clinical input does not hold, a second pulse) is reported, never
  * converted or guessed.
  */
-import type { Mutable } from '../util.js';
+import { isObject, type Mutable } from '../util.js';
 import type { InvoiceInput, InvoiceLineInput, InvoiceTaxInput, LifestyleInput, MeasurementInput, ObservationsInput, TemperatureInput } from '../generated/types.js';
 import { SYSTEMS } from './constants.js';
-import { codings, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
+import { codings, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir-reader.js';
 import { BILLING_CODES, PRICE_COMPONENTS } from './profiles/invoice.js';
 import { MEASURE_RULES, TEMPERATURE_UNITS, WELLNESS_CODES } from './profiles/wellness.js';
 

@@ -13,7 +13,8 @@ import type { FindingInput, ImmunizationInput, InvestigationInput, ProcedureInpu
 import { DISCHARGE_SUMMARY_SECTIONS, ENCOUNTER_CLASS_INPATIENT, STAY_CODES, SYSTEMS } from './constants.js';
 import { ownValue } from './own.js';
 import { isMeasurement } from './from-fhir-records.js';
-import { codings, conceptText, hiTypeOfComposition, isObject, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir.js';
+import { isObject } from '../util.js';
+import { codings, conceptText, hiTypeOfComposition, reportRest, take, type Item, type Json, type Path, type Reader } from './from-fhir-reader.js';
 
 /** The stay as it is read, before the builders check it. */
 export interface StayDraft {

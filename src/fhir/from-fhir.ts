@@ -6,7 +6,7 @@
  */
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { pointer, type Issue } from '../errors.js';
-import type { Mutable } from '../util.js';
+import { isObject, type Mutable } from '../util.js';
 import type {
   ClinicalInput,
   Diagnosis,
@@ -25,12 +25,13 @@ import type {
 import { measuresIntoPatient, readAddress, readMedicationNotes, readPatientContacts, readQualifications } from './from-fhir-print.js';
 import { readRecordContent } from './from-fhir-records.js';
 import { codeFromText } from './terminology.js';
-import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, OTHER_RECORD_TYPES, RECORD_PROFILES, SYSTEMS, VERIFICATION_STATUSES, type RecordProfile } from './constants.js';
+import { ENCOUNTER_CLASS_AMBULATORY, IDENTIFIER_TYPES, KNOWN_IDENTIFIER_SYSTEMS, SYSTEMS, VERIFICATION_STATUSES } from './constants.js';
 import { NO_DOSAGE_TEXT, doseFromSentence, durationInFrequency, durationText, frequencyFromRepeat } from './dosage.js';
 import { ownValue } from './own.js';
 import type { Bundle, FhirResource } from './r4.js';
-import { RESOURCES, safeElementName, safeResourceType } from './structure.js';
+import { safeElementName, safeResourceType } from './structure.js';
 import { narrativeText } from './xhtml.js';
+import { Reader, checkList, codings, conceptText, eachObject, elementName, hiTypeOfComposition, last, leftOut, reportRest, take, type Item, type Json, type Path } from './from-fhir-reader.js';
 import { isInpatient, readImmunizations, readStayContent, readStayEncounter, readStayText, settleStay, type ClinicalDraft } from './from-fhir-stay.js';
 
 /** Values to use where the FHIR resources do not say (an EMR Patient without an ABHA address, say). */
@@ -52,142 +53,7 @@ export interface FromFhirOptions {
 /** What {@link fromFhir} returns. Warnings list everything that was not carried over. */
 export type FromFhirResult = { readonly success: true; readonly value: ClinicalInput; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
 
-/** @internal */
-export type Json = Record<string, unknown>;
-/** @internal */
-export type Path = ReadonlyArray<string | number>;
-
-/** @internal */
-export const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const MAX_RESOURCES = 10_000;
-
-/** @internal */
-export interface Item {
-  readonly resourceType: string;
-  readonly resource: Json;
-  readonly path: Path;
-  used: boolean;
-}
-
-/** @internal The reading of one input: issues, origins, the resources. */
-export class Reader {
-  readonly issues: Issue[] = [];
-  /** Clinical-input JSON Pointer → the FHIR path it came from. */
-  readonly origin = new Map<string, string>();
-  readonly items: Item[] = [];
-  /** Request dates (authoredOn) to compare with the visit date once it is known. */
-  readonly requestDates: Array<{ readonly path: Path; readonly value: unknown; readonly what: string }> = [];
-  private readonly byUrl = new Map<string, Item>();
-
-  warn(path: Path, code: string, message: string): void {
-    this.issues.push({ path: pointer(...path), code, message, severity: 'warning' });
-  }
-  error(path: Path, code: string, message: string): void {
-    this.issues.push({ path: pointer(...path), code, message, severity: 'error' });
-  }
-  from(inputPath: string, fhirPath: Path): void {
-    this.origin.set(inputPath, pointer(...fhirPath));
-  }
-  /** A value read into `fromInput` moved to `toInput`: its origin (that of its `value` when it has one) goes with it. */
-  moveOrigin(fromInput: string, toInput: string): void {
-    const at = this.origin.get(`${fromInput}/value`) ?? this.origin.get(fromInput);
-    for (const k of [...this.origin.keys()]) if (k === fromInput || k.startsWith(`${fromInput}/`)) this.origin.delete(k);
-    if (at !== undefined) this.origin.set(toInput, at);
-  }
-
-  /** A trimmed non-empty string at `path`, or undefined (with a warning when the value is there but not text). */
-  text(value: unknown, path: Path): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') {
-      this.warn(path, 'type', `${safeElementName(last(path))} must be a string; it is left out`);
-      return undefined;
-    }
-    const t = value.trim();
-    return t === '' ? undefined : t;
-  }
-
-  index(item: Item, fullUrl: string | undefined): void {
-    this.items.push(item);
-    const id = typeof item.resource.id === 'string' ? item.resource.id : undefined;
-    if (fullUrl !== undefined && !this.byUrl.has(fullUrl)) this.byUrl.set(fullUrl, item);
-    if (id !== undefined && !this.byUrl.has(`${item.resourceType}/${id}`)) this.byUrl.set(`${item.resourceType}/${id}`, item);
-  }
-
-  resolve(ref: unknown, container?: Item): Item | undefined {
-    if (!isObject(ref) || typeof ref.reference !== 'string') return undefined;
-    const r = ref.reference;
-    if (r.startsWith('#') && container !== undefined) {
-      const contained = container.resource.contained;
-      if (!Array.isArray(contained)) return undefined;
-      const i = contained.findIndex((c) => isObject(c) && c.id === r.slice(1));
-      const c = contained[i];
-      return isObject(c) && typeof c.resourceType === 'string' ? { resourceType: c.resourceType, resource: c, path: [...container.path, 'contained', i], used: true } : undefined;
-    }
-    const hit = this.byUrl.get(r) ?? this.byUrl.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/[^/]*)?$/.exec(r)?.[1] ?? '');
-    return hit;
-  }
-
-  ofType(type: string): Item[] {
-    return this.items.filter((i) => i.resourceType === type);
-  }
-}
-
-function last(path: Path): string {
-  for (let i = path.length - 1; i >= 0; i--) if (typeof path[i] === 'string') return String(path[i]);
-  return 'value';
-}
-
-/** Reports every element of `r` that is neither mapped nor bookkeeping. */
-export function reportRest(rd: Reader, r: Json, path: Path, handled: readonly string[], what: string): void {
-  const known = new Set(['resourceType', 'id', 'meta', 'text', 'implicitRules', 'language', ...handled]);
-  for (const k of Object.keys(r)) {
-    if (known.has(k) || (k.startsWith('_') && known.has(k.slice(1)))) continue;
-    rd.warn([...path, k], 'not-mapped', `${what}.${elementName(what, k)} has no place in the clinical input; it is left out`);
-  }
-}
-
-/** An element's name for a message: only names FHIR R4 defines, never an arbitrary key (which could be data). */
-function elementName(resourceType: string, key: string): string {
-  const def = Object.hasOwn(RESOURCES, resourceType) ? RESOURCES[resourceType] : undefined;
-  if (def !== undefined) return Object.hasOwn(def, key) ? key : '(an element FHIR R4 does not define)';
-  return safeElementName(key);
-}
-
-/**
- * Why element `key` of a `what` is left out, naming the element only when
- * FHIR R4 defines it there (`elements`, or an extension): a key could be data.
- */
-export function leftOut(what: string, key: string, elements: readonly string[], why = 'has no place in the clinical input'): string {
-  if (key === 'extension' || key === 'modifierExtension') return `${what}.${key}: abha-link does not read extensions; it is left out`;
-  return `${what}.${elements.includes(key) ? key : '(an element FHIR R4 does not define)'} ${why}; it is left out`;
-}
-
-/** Warns about a mapped element that is present but not an array of objects, and about items that are not objects. */
-export function checkList(rd: Reader, r: Json, key: string, path: Path): void {
-  const v = r[key];
-  if (v === undefined) return;
-  if (!Array.isArray(v)) return rd.warn([...path, key], 'type', `${key} must be an array; it is left out`);
-  v.forEach((x, i) => !isObject(x) && rd.warn([...path, key, i], 'type', `${key}[${i}] must be an object; it is left out`));
-}
-
-/** Calls `fn` with each object of the list `r[key]` and its path; a value that is not an array, or an item that is not an object, is skipped ({@link checkList} reports them). */
-export function eachObject(r: Json, key: string, path: Path, fn: (item: Json, itemPath: Path) => void): void {
-  const v = r[key];
-  if (Array.isArray(v)) v.forEach((x, i) => isObject(x) && fn(x, [...path, key, i]));
-}
-
-export function codings(cc: unknown): Json[] {
-  return isObject(cc) && Array.isArray(cc.coding) ? cc.coding.filter(isObject) : [];
-}
-
-/** The words of a CodeableConcept: its text, else the display of its first coding with one. */
-export function conceptText(rd: Reader, cc: unknown, path: Path): string | undefined {
-  if (!isObject(cc)) return undefined;
-  const t = rd.text(cc.text, [...path, 'text']);
-  if (t !== undefined) return t;
-  for (const c of codings(cc)) if (typeof c.display === 'string' && c.display.trim() !== '') return c.display.trim();
-  return undefined;
-}
 
 function typeCodes(identifier: Json): string[] {
   return codings(identifier.type).map((c) => `${String(c.system)}|${String(c.code)}`);
@@ -234,13 +100,6 @@ function eachIdentifier(rd: Reader, r: Json, p: Path, take: (id: Json, value: st
     if (value === undefined) return rd.warn(ip, 'not-mapped', 'an identifier without a value is left out');
     take(id, value, ip);
   });
-}
-
-/** Marks `item` read and warns about those of its mapped lists that are not arrays of objects. */
-export function take(rd: Reader, item: Item, lists: readonly string[]): { r: Json; p: Path } {
-  item.used = true;
-  for (const key of lists) checkList(rd, item.resource, key, item.path);
-  return { r: item.resource, p: item.path };
 }
 
 /** A person's name (the official one first) into `into.name`, with its origin; other names are reported. */
@@ -737,23 +596,6 @@ function readDocumentReference(rd: Reader, item: Item, encounter: Item | undefin
   else if (r.context !== undefined) rd.warn([...p, 'context'], 'type', 'context must be an object; it is left out');
   reportRest(rd, r, p, ['identifier', 'masterIdentifier', 'status', 'subject', 'author', 'custodian', 'content', 'context', 'description'], 'DocumentReference');
   return url;
-}
-
-export function hiTypeOfComposition(c: Json): string | undefined {
-  const profiles = isObject(c.meta) && Array.isArray(c.meta.profile) ? c.meta.profile : [];
-  const records = Object.values(RECORD_PROFILES) as RecordProfile[];
-  for (const rp of records) if (profiles.includes(rp.url)) return rp.hiType;
-  for (const o of OTHER_RECORD_TYPES) if (profiles.some((x) => typeof x === 'string' && x.endsWith(`/StructureDefinition/${o.id}`))) return o.hiType;
-  for (const c0 of codings(c.type)) {
-    if (c0.system !== SYSTEMS.snomed) continue;
-    const rp = records.find((x) => x.typeFixed && x.type?.code === c0.code);
-    if (rp !== undefined) return rp.hiType;
-    const o = OTHER_RECORD_TYPES.find((x) => x.code === c0.code);
-    if (o !== undefined) return o.hiType;
-  }
-  // WellnessRecord and InvoiceRecord fix type.text only.
-  const typeText = isObject(c.type) && typeof c.type.text === 'string' ? c.type.text : undefined;
-  return typeText === undefined ? undefined : records.find((x) => x.typeText === typeText)?.hiType;
 }
 
 /** Moves the mapped issue path to the FHIR element the clinical-input field came from. */

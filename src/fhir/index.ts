@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 export { toFhirBundles, type ToFhirOptions, type ToFhirResult, type FhirDocument, type FhirAttachmentInput } from './to-fhir.js';
-export type { FhirPrintedDocument } from './printed.js';
+export type { FhirPrintedDocument } from './to-fhir-types.js';
 export { parseIcd10Titles, type Icd10TitleTable, type Icd10TitleIssue, type Icd10TitleFormat, type ParseIcd10TitlesOptions } from './icd10-titles.js';
 export { fromFhir, type FromFhirOptions, type FromFhirResult, type FromFhirDefaults } from './from-fhir.js';
 export { FHIR_LIMITS, FHIR_MAX_ISSUES, validateFhirBundle, type FhirValidationResult, type FhirValidateOptions } from './nrces/validate.js';

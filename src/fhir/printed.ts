@@ -9,22 +9,10 @@ import { issue, type Assembly } from './assembly.js';
 import { DISCHARGE_SUMMARY_SECTIONS, OP_CONSULT_SECTIONS, PROFILES, type FixedCoding } from './constants.js';
 import { coded, narrative } from './narrative.js';
 import type { Attachment, Binary, CompositionSection, DocumentReference, Reference } from './r4.js';
-import { fhirInstant, instantOf } from './time.js';
+import { instantOf } from '../time.js';
+import { fhirInstant } from './time.js';
 import { isolatedXhtml } from './xhtml.js';
-
-/** The printed document of one care context, as {@link ToFhirOptions.printedDocuments} takes it. */
-export interface FhirPrintedDocument {
-  /** The document's bytes (a PDF from `abha-link/render`), or base64 text. */
-  readonly data: Uint8Array | string;
-  /** MIME type; default `application/pdf`. */
-  readonly contentType?: string;
-  /** The title a PHR app shows; default the record title and "(printed)", e.g. `Prescription record (printed)`. */
-  readonly title?: string;
-  /** When the page was printed (`attachment.creation`); default the bundle's timestamp. */
-  readonly creation?: Date | string;
-  /** Base64 SHA-1 of the bytes (`attachment.hash`), when the caller computed it (the CLI does). */
-  readonly sha1?: string;
-}
+import type { FhirPrintedDocument } from './to-fhir-types.js';
 
 /**
  * Where a record profile keeps a printed document:

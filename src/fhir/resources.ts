@@ -4,7 +4,7 @@
  * added to the document being assembled, plus the warnings for content a
  * profile has no place for. Never a code that was not given.
  */
-import { text } from '../builders/check.js';
+import { text } from '../util.js';
 import { issue, type Assembly } from './assembly.js';
 import { PROFILES, VERIFICATION_STATUSES } from './constants.js';
 import { NO_DOSAGE_TEXT, dosageOf } from './dosage.js';

@@ -5,100 +5,22 @@
  * care context is assembled by `assemble.ts` with its profile's sections
  * (`profiles/`).
  */
-import { compact, text } from '../builders/check.js';
+import { compact, text } from '../util.js';
 import { pointer, type Issue } from '../errors.js';
 import type { CareContext, CareContextInput, ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { detectInputKind } from '../input-kind.js';
 import { resolveCareContexts, type CareContextDetails, type ResolvedVisit } from '../resolve.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
-import { isKnownTimeZone } from '../time.js';
+import { instantOf, isKnownTimeZone } from '../time.js';
 import type { LintOptions } from '../validation/lint.js';
 import { assembleDocument } from './assemble.js';
 import { issue, printOnly, PRINT_ONLY, type DocumentJob, type Locator } from './assembly.js';
-import { DEFAULT_IDENTIFIER_SYSTEMS, type FhirHiType, type IdentifierSystems } from './constants.js';
+import { DEFAULT_IDENTIFIER_SYSTEMS, type IdentifierSystems } from './constants.js';
 import { givenMeasures } from './patient-vitals.js';
-import type { FhirPrintedDocument } from './printed.js';
-import type { Bundle } from './r4.js';
-import { instantOf, visitDateTime } from './time.js';
+import type { FhirDocument, ToFhirOptions, ToFhirResult } from './to-fhir-types.js';
+import { visitDateTime } from './time.js';
 
-/** The bytes of a document named by a `documentUrl`, to embed in the bundle. */
-export interface FhirAttachmentInput {
-  /** MIME type, e.g. `application/pdf`. */
-  readonly contentType: string;
-  /** The document itself: bytes, or base64 text. */
-  readonly data: Uint8Array | string;
-  /** A title for the document, shown to the patient. */
-  readonly title?: string;
-}
-
-/** Options of {@link toFhirBundles}. */
-export interface ToFhirOptions {
-  /**
-   * When the bundles were assembled: `Bundle.timestamp` and `meta.lastUpdated`
-   * (a Date, or ISO text with an offset). The library never reads the clock;
-   * by default the visit time is used, so the output depends on the input only.
-   */
-  readonly timestamp?: Date | string;
-  /** Emit every care context as this hiType (overrides the input's). */
-  readonly hiType?: string;
-  /**
-   * The documents named by `documentUrl`, keyed by the URL. NRCeS
-   * DocumentReference and Binary need the bytes (`data`); a URL alone is
-   * never embedded.
-   */
-  readonly attachments?: Readonly<Record<string, FhirAttachmentInput>>;
-  /**
-   * The printed page of each care context (e.g. the PDF `abha-link/render`
-   * prints), keyed by its referenceNumber, carried in the bundle where the
-   * record profile has a place for a document (PrescriptionRecord: a
-   * Binary; OPConsultRecord: a DocumentReference in the document section;
-   * HealthDocumentRecord: a DocumentReference), so that a PHR app shows
-   * the page the clinic handed over. Elsewhere a warning
-   * `printed-document-not-embedded`. The library never prints: the CLI's
-   * `fhir --embed-pdf` renders the pages with Chromium and passes them here.
-   */
-  readonly printedDocuments?: Readonly<Record<string, FhirPrintedDocument>>;
-  /** Identifier systems (namespaces) to write; default {@link DEFAULT_IDENTIFIER_SYSTEMS}. */
-  readonly identifierSystems?: Partial<IdentifierSystems>;
-  /**
-   * `Bundle.identifier.system`. When given, the identifier value is the
-   * care-context referenceNumber; by default the identifier is the bundle's
-   * own UUID (`urn:ietf:rfc:3986` / `urn:uuid:…`).
-   */
-  readonly bundleIdentifierSystem?: string;
-  /**
-   * ICD-10 titles by code (WHO ICD-10), from a table you are licensed to
-   * use. An ICD-10 `icdCode` becomes a Condition coding only when its title
-   * is here: the NRCeS profile requires the coding's display, and it must
-   * be the code's title, not the diagnosis as written. Otherwise the code is
-   * kept in `Condition.code.text` with a warning (`icd10-title-unknown`).
-   */
-  readonly icd10Titles?: Readonly<Record<string, string>>;
-  /** The OPConsultRecord section for diagnoses: `ChiefComplaints` (default) or `MedicalHistory`. */
-  readonly opConsultDiagnosisSection?: 'ChiefComplaints' | 'MedicalHistory';
-  /** Facility time zone for link requests, whose visit has a date only. Default Asia/Kolkata. */
-  readonly timeZone?: string;
-  /**
-   * Lint the input as `buildLinkRequest` does (lint errors stop the
-   * conversion, lint warnings are returned as warnings). Default: on, with
-   * default lint options; `false` skips lint (the schema checks always run).
-   * The "visit date in the future" rule runs only when `lint.now` is given:
-   * the library never reads the clock, the CLI passes it.
-   */
-  readonly lint?: LintOptions | false;
-}
-
-/** One document: the bundle of one care context. */
-export interface FhirDocument {
-  readonly referenceNumber: string;
-  readonly hiType: FhirHiType;
-  /** The record profile URL of its Composition. */
-  readonly profile: string;
-  readonly bundle: Bundle;
-}
-
-/** What {@link toFhirBundles} returns. */
-export type ToFhirResult = { readonly success: true; readonly bundles: readonly FhirDocument[]; readonly warnings: readonly Issue[] } | { readonly success: false; readonly issues: readonly Issue[] };
+export type { FhirAttachmentInput, FhirDocument, ToFhirOptions, ToFhirResult } from './to-fhir-types.js';
 
 /** Where the parts of care context `index` are in a link request. */
 function linkRequestLocator(index: number): Locator {

@@ -17,7 +17,7 @@
  *   the connection closed), all with the envelope.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Issue } from '../errors.js';
+import { summarizeIssues, type Issue } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
 import { ENDPOINT_BY_ID, ENDPOINT_IDS, type Endpoint } from '../spec/endpoints.js';
@@ -28,7 +28,7 @@ import type { Fault } from './faults.js';
 import { authorizationProblem, closingAfter, jsonMediaType, readBody, requestIdOf, send } from './http.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { fail, failIn, type Reply } from './reply.js';
-import type { MockEvent } from './server.js';
+import type { MockEvent } from './types.js';
 import type { MockState } from './state.js';
 
 /** What the pipeline needs besides the state. */
@@ -87,17 +87,10 @@ class Exchange {
   }
 }
 
-function firstIssues(issues: readonly Issue[]): string {
-  const first = issues[0];
-  if (first === undefined) return 'the request body does not match the spec';
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return `${first.path || '/'}: ${first.message}${more}`;
-}
-
 /** The failure a checked body gets: 400 naming the first field, and up to 20 issues in data. */
 function schemaViolation(ep: Endpoint, issues: readonly Issue[]): Reply {
   const errors = issues.slice(0, 20).map((i) => ({ path: i.path, code: i.code, message: i.message }));
-  return failIn(ep.response.envelope, 400, firstIssues(issues), { errors });
+  return failIn(ep.response.envelope, 400, issues.length === 0 ? 'the request body does not match the spec' : summarizeIssues(issues), { errors });
 }
 
 /**

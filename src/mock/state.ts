@@ -10,7 +10,7 @@ import { linkRequestKey } from '../link-key.js';
 import { syntheticAccounts, type MockAccount, type MockSeed } from './accounts.js';
 import { FaultController } from './faults.js';
 import { MockJwt } from './jwt.js';
-import type { LinkRecord, MockEvent, MockStats } from './server.js';
+import type { LinkRecord, MockEvent, MockStats } from './types.js';
 
 /** The settings the state needs, resolved from the server's options. */
 export interface StateConfig {

@@ -5,7 +5,7 @@
  * words) is printed as given; only what abha-link generated or recognises
  * exactly is translated.
  */
-import { FOOD_TIMING, parseFrequency, type FoodTiming, type FrequencyCore, type FrequencyExtras, type ParsedFrequency } from '../builders/frequency.js';
+import { FOOD_TIMING, parseFrequency, type FoodTiming, type FrequencyCore, type FrequencyExtras, type ParsedFrequency } from '../spec/frequency.js';
 import { formatDate, fill, list, plural, weekdayName } from './messages/format.js';
 import type { Messages, PluralMessage } from './messages/types.js';
 

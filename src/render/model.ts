@@ -4,7 +4,7 @@
  * caller's objects or their prototypes. Every field is always present
  * (`null` when unknown), because templates run in strict mode.
  */
-import { readFrequency } from '../builders/frequency.js';
+import { readFrequency } from '../spec/frequency.js';
 import type { CareContext, CareContextInput } from '../generated/types.js';
 import type { CareContextDetails, PatientDetails } from '../resolve.js';
 import { CELSIUS_UP_TO } from '../spec/definition.js';

@@ -13,6 +13,7 @@ import { statSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../process.js';
 import { PdfUnavailableError } from './errors.js';
 import type { PageSize } from './model.js';
 import { dropUnusedSoftHyphens } from './pdf-soft-hyphens.js';
@@ -161,16 +162,6 @@ export const PROFILE_FOLDER_PREFIX = 'abha-link-chromium-';
 
 const hostTag = (): string => createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, as another user.
-    return (e as { code?: string }).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the profile folders of ours in `directory` that a printer left
  * when its process was killed: only folders named {@link PROFILE_FOLDER_PREFIX}
@@ -195,7 +186,7 @@ export async function sweepStaleProfileFolders(directory: string): Promise<strin
     const m = /^abha-link-chromium-([0-9a-f]{8})-(\d{1,10})-[A-Za-z0-9]{6}$/.exec(name);
     if (m === null || m[1] !== host) continue;
     const pid = Number(m[2]);
-    if (pid === process.pid || isRunning(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     const path = join(directory, name);
     try {
       const st = await lstat(path);

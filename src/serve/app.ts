@@ -10,64 +10,20 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { AbhaClient } from '../client/client.js';
-import type { PdfPrinter } from '../render/pdf.js';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
-import { DEFAULT_TIMEOUTS, hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy, type ServeTimeouts } from './request-guard.js';
+import { DEFAULT_TIMEOUTS, hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy } from './request-guard.js';
 export { DEFAULT_TIMEOUTS, type ServeTimeouts } from './request-guard.js';
 import { notFoundHandler, trackRouteMethods } from './methods.js';
 import { createMetrics, type ServeMetrics } from './metrics.js';
 import { HttpProblem, problem, validationIssues, type ServeIssue } from './problems.js';
-import type { Queue } from './queue-contract.js';
-import type { CallbackAllow } from './queue/callback-policy.js';
-import { registerCoreRoutes, type ServeWorkLimits } from './routes-core.js';
+import { registerCoreRoutes } from './routes-core.js';
 import { registerOpsRoutes } from './routes-ops.js';
 import { registerServiceRoutes } from './routes-service.js';
 import { registerSubmissionRoutes } from './routes-submissions.js';
+import type { ServeAppOptions, ServeContext } from './context.js';
 
-/** Options of {@link createServeApp}. */
-export interface ServeAppOptions {
-  /** The bearer token every /v1 request must carry; undefined: /v1 needs none (loopback only: the CLI checks). */
-  readonly token?: string;
-  /** The client of the upstream service (identity pass-through, readiness); undefined when none is configured. */
-  readonly client?: AbhaClient;
-  /** The submissions queue; undefined: the submissions routes answer 503. */
-  readonly queue?: Queue;
-  /** The clock (lint rules, FHIR timestamps). */
-  readonly now: () => Date;
-  /** Where JSON log lines go; none: no logs. */
-  readonly logStream?: { write(line: string): unknown };
-  /** The largest request body, in bytes (default 8 MiB). */
-  readonly bodyLimit?: number;
-  /** Requests handled at once; more are answered 503 with Retry-After (default 64). */
-  readonly maxConcurrent?: number;
-  /** Whether the upstream service answers (for /readyz); default: true when a client is configured. */
-  readonly probeUpstream?: () => Promise<boolean>;
-  /** Opens the PDF printer (a Chromium) on the first PDF request; rejects with a PdfUnavailableError when there is none. */
-  readonly openPrinter?: () => Promise<PdfPrinter>;
-  /** The hospital's ICD-10 title table (code → title): with it, /v1/fhir writes an icdCode as an ICD-10 coding. */
-  readonly icd10Titles?: Readonly<Record<string, string>>;
-  /** The address the server listens on: a Host header naming it is accepted (default 127.0.0.1). */
-  readonly listenHost?: string;
-  /** More Host names the server answers to (a reverse proxy's name); loopback names always are. */
-  readonly allowedHosts?: readonly string[];
-  /** Time limits of connections (see {@link ServeTimeouts}); default {@link DEFAULT_TIMEOUTS}. */
-  readonly timeouts?: Partial<ServeTimeouts>;
-  /** How long an unauthenticated /readyz may answer from the last check, in ms (default 5000; a request with the token checks again). */
-  readonly readinessMaxAgeMs?: number;
-  /** Limits of the document routes' work in worker threads (validate, build, render, FHIR). */
-  readonly work?: ServeWorkLimits;
-  /** Hosts a callbackUrl may name whatever their address (`--callback-allow`); see queue/callback-policy.ts. */
-  readonly callbackAllow?: readonly CallbackAllow[];
-}
-
-/** What the routes share. */
-export interface ServeContext {
-  readonly options: ServeAppOptions;
-  /** Whether a request carries the token (always true when the server has none). */
-  readonly authorized: (request: FastifyRequest) => boolean;
-}
+export type { ServeAppOptions, ServeContext } from './context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,5 +1,5 @@
 /** Request bodies: strict UTF-8 JSON, or a 400 that says where it breaks without quoting it. */
-import { encodingProblem, looksLikeUtf16, parseJson } from '../cli/io.js';
+import { encodingProblem, looksLikeUtf16, parseJson } from '../json.js';
 import { HttpProblem, issue } from './problems.js';
 
 /** Refuses bytes that are not UTF-8 (never U+FFFD in their place); drops a byte-order mark. */

@@ -12,7 +12,7 @@ import { LANGUAGES, type Language } from '../render/labels.js';
 import { PAGE_SIZES, type PageSize } from '../render/model.js';
 import { TEMPLATE_NAMES, type RenderedDocument } from '../render/render.js';
 import type { PdfPrinter } from '../render/pdf.js';
-import type { ServeContext } from './app.js';
+import type { ServeContext } from './context.js';
 import { HttpProblem, problem } from './problems.js';
 import { createWorkPool, WorkRefusedError } from './work-pool.js';
 import { DEFAULT_MAX_ISSUES, runWork, type WorkAnswer, type WorkMessage, type WorkReply, type WorkSettings } from './work-tasks.js';
@@ -80,18 +80,6 @@ async function sendDocument(context: ServeContext, reply: FastifyReply, doc: Ren
   if (!wantsPdf(accept)) return reply.type('text/html; charset=utf-8').send(doc.html);
   const pdf = await printPdf(context, doc);
   return reply.type('application/pdf').header('content-disposition', `inline; filename="${doc.fileName}.pdf"`).send(Buffer.from(pdf));
-}
-
-/** Limits of the work of the document routes, done in worker threads (see work-pool.ts). */
-export interface ServeWorkLimits {
-  /** Worker threads at most (default: the cores Node may use). */
-  readonly workers?: number;
-  /** Requests that may wait for a worker; more are answered 503 with Retry-After (default 4 per worker). */
-  readonly maxWaiting?: number;
-  /** Milliseconds of work one request may take; past it the worker is stopped and the request answered 503 (default 20,000). */
-  readonly timeLimitMs?: number;
-  /** Issues in one answer at most; beyond it `truncated: true` and `issueCount` (default 1,000). */
-  readonly maxIssues?: number;
 }
 
 /**

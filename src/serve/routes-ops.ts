@@ -1,6 +1,6 @@
 /** The operations routes: health, readiness, the OpenAPI document and the playground page (public), and the metrics (with the token). */
 import type { FastifyInstance } from 'fastify';
-import type { ServeContext } from './app.js';
+import type { ServeContext } from './context.js';
 import type { ServeMetrics } from './metrics.js';
 import { buildServeOpenApi } from './openapi.js';
 import { PLAYGROUND_CSP, playgroundHtml } from './playground.js';

@@ -12,7 +12,7 @@ import { isTransportError } from '../client/errors.js';
 import { isValidationError } from '../errors.js';
 import { ENDPOINTS } from '../spec/definition.js';
 import type { EndpointId } from '../spec/endpoints.js';
-import type { ServeContext } from './app.js';
+import type { ServeContext } from './context.js';
 import { requireBody } from './json-body.js';
 import { HttpProblem, problem, upstreamProblem } from './problems.js';
 

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
 import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { detectInputKind } from '../input-kind.js';
-import type { ServeContext } from './app.js';
+import type { ServeContext } from './context.js';
 import { requireBody } from './json-body.js';
 import { isQueueError } from './queue/types.js';
 import { HttpProblem, problem } from './problems.js';

@@ -8,6 +8,7 @@
  * Sources: shared/reference/abdm-and-fhir.md §1 (codes and displays), §4
  * (what each record profile has a place for).
  */
+import type { CareContextInput } from '../generated/types.js';
 
 /**
  * ABDM's hiType codes, exact spellings (reference §1: NHA ABDM-wrapper
@@ -254,4 +255,22 @@ export function explainHiTypeForContent(present: ReadonlySet<ContentField>): HiT
     if (present.has(requires)) passedOver.push({ hiType, requires });
   }
   return { hiType: hiTypeForContent(present), reason: 'no rule chose another type' };
+}
+
+/**
+ * The hiType a care context gets when none is given, from its content
+ * (the `chosenByDefault` facts of `HI_TYPE_FACTS`): an inpatient stay makes
+ * a `DischargeSummary`, immunisations an `ImmunizationRecord` (each with
+ * only the other content its record holds); medications alone (with
+ * or without diagnoses) make a `Prescription`; a document URL alone makes a
+ * `HealthDocumentRecord`; anything else (lab orders, advice, diagnoses) an
+ * `OPConsultation`, the record that holds all of them.
+ *
+ * @example
+ * defaultHiType({ medications: [{ drugName: 'Amoxicillin 500 mg' }] }) //=> 'Prescription'
+ * defaultHiType({ labInvestigations: [{ testName: 'CBC' }] })          //=> 'OPConsultation'
+ * defaultHiType({ inpatientStay: { admittedAt: '2026-11-15' } })       //=> 'DischargeSummary'
+ */
+export function defaultHiType(content: CareContextInput): HiType {
+  return hiTypeForContent(contentPresent(content));
 }

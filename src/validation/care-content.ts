@@ -4,7 +4,7 @@
  * invoice included), where it is, and its hiType (given, or the default of
  * its content); and the arithmetic of an invoice.
  */
-import { defaultHiType } from '../builders/care-context.js';
+import { defaultHiType } from '../spec/hi-types.js';
 import type { CareContextInput, ClinicalInput, InvoiceInput, InvoiceLineInput } from '../generated/types.js';
 
 /** A care context of a clinical input: its content, its JSON Pointer tokens and its hiType. */

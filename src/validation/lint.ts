@@ -4,7 +4,7 @@
  * (section numbers in each rule's description).
  */
 import { pointer, type Issue, type Severity } from '../errors.js';
-import { readFrequency } from '../builders/frequency.js';
+import { readFrequency } from '../spec/frequency.js';
 import type { CareContext, CareContextInput, ClinicalInput, Diagnosis, LinkCareContextRequest, Medication } from '../generated/types.js';
 import {
   ABDM_DISPLAY_CHARS,

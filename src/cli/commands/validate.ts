@@ -1,47 +1,13 @@
-import type { Issue } from '../../errors.js';
-import type { LinkCareContextRequest } from '../../generated/types.js';
-import type { lintLinkRequest } from '../../validation/lint.js';
-import { detectInputKind } from '../../input-kind.js';
 import { SCHEMA_MANIFEST } from '../../generated/manifest.js';
-import type { SchemaName } from '../../generated/manifest.js';
-import { isSchemaName, loadValidate, type ValidationResult } from '../../validation/validate-core.js';
+import { isSchemaName } from '../../validation/validate-core.js';
 import { plural } from '../../util.js';
 import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
-import {
-  EXIT,
-  cliIo,
-  UsageError,
-  inputName,
-  issueLines,
-  outputClosed,
-  stopForClosedOutput,
-  parseJson,
-  pointerLocator,
-  problemLine,
-  readText,
-  streamLines,
-  writeOut,
-  type JsonSyntaxProblem,
-  type NdjsonLine,
-} from '../io.js';
+import { EXIT, cliIo, UsageError, inputName, outputClosed, stopForClosedOutput, parseJson, pointerLocator, readText, streamLines, writeOut } from '../io.js';
 import { didYouMean } from '../../suggest.js';
+import { check, jsonLine, ndjsonLineOutput, prepareChecks, syntaxResult, textLines, type DocResult, type ValidateArgs } from '../validate-document.js';
 
-export interface ValidateArgs {
-  schema: string;
-  ndjson: boolean;
-  format: 'text' | 'json';
-  lint: boolean;
-  /** The inputs (FILE arguments after glob expansion; `-` is stdin). */
-  files: readonly string[];
-  /** Name the file in each JSON result (several FILE arguments or a pattern were given). */
-  nameFiles: boolean;
-  /** Show unknown keys themselves in issue paths (they can be data: a mobile number typed as a key). */
-  showKeys: boolean;
-  now: Date;
-  /** Threads for --ndjson: the main one and jobs - 1 workers (default: see jobsFor). */
-  jobs?: number;
-}
+export type { ValidateArgs } from '../validate-document.js';
 
 /** One input of a run: the file, and the run's options. */
 interface OneInput extends ValidateArgs {
@@ -53,109 +19,6 @@ interface Counts {
   docs: number;
   invalid: number;
   broken: number;
-}
-
-export interface DocResult {
-  index: number;
-  valid: boolean;
-  errors: Issue[];
-  warnings: Issue[];
-  syntax?: JsonSyntaxProblem;
-  /** Advice for a document that is not what the schema expects (a clinical input given as a link request). */
-  hint?: string;
-}
-
-const LINK_SCHEMA = 'link-carecontext-request';
-
-let lintRules: typeof lintLinkRequest | undefined;
-let schemaCheck: { readonly schema: string; readonly validate: (value: unknown, options: { revealKeys: boolean }) => ValidationResult<unknown> } | undefined;
-
-/**
- * Loads what the checks of a run need before its first document, on the main
- * thread and in each worker: the validator module of the run's schema alone
- * (not the other schemas'), and the lint rules (and the builders they read)
- * only with --lint.
- */
-export async function prepareChecks(args: Pick<ValidateArgs, 'schema' | 'lint'>): Promise<void> {
-  if (schemaCheck?.schema !== args.schema) schemaCheck = { schema: args.schema, validate: await loadValidate(args.schema as SchemaName) };
-  if (args.lint) lintRules ??= (await import('../../validation/lint.js')).lintLinkRequest;
-}
-const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
-
-/** Lint findings of a document that passed the schema, or of one that did not (see lintBesideSchema); none without --lint. */
-function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly Issue[]): Issue[] {
-  if (!args.lint || args.schema !== LINK_SCHEMA) return [];
-  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareChecks)');
-  return schemaIssues.length === 0 ? lintRules(value as LinkCareContextRequest, { now: args.now }) : lintBesideSchema(lintRules, value, schemaIssues, args.now);
-}
-
-/**
- * The lint rules of a document the schema refused, so that every issue comes
- * in one pass: findings at or under a path the schema already refused are
- * left out (they read a value of the wrong shape), and a rule that cannot
- * read the document at all gives none.
- */
-function lintBesideSchema(rules: typeof lintLinkRequest, value: unknown, schemaIssues: readonly Issue[], now: Date): Issue[] {
-  if (schemaIssues.some((i) => i.path === '')) return [];
-  const refused = (p: string): boolean => schemaIssues.some((i) => p === i.path || p.startsWith(`${i.path}/`) || i.path.startsWith(`${p}/`));
-  let findings: readonly Issue[];
-  try {
-    findings = rules(value as LinkCareContextRequest, { now });
-  } catch {
-    return [];
-  }
-  return findings.filter((f) => !refused(f.path));
-}
-
-function check(value: unknown, args: ValidateArgs, index: number): DocResult {
-  if (schemaCheck?.schema !== args.schema) throw new Error('internal: the validator was not loaded (prepareChecks)');
-  const r = schemaCheck.validate(value, { revealKeys: args.showKeys });
-  // A document of another kind (a clinical input given as a link request) gets a hint, not the link request's lint rules.
-  const clinical = !r.success && args.schema !== 'clinical-input' && detectInputKind(value) === 'clinical-input';
-  const findings = clinical ? [] : lintFindings(value, args, r.success ? [] : r.issues);
-  const errors = findings.filter((f) => f.severity === 'error');
-  const warnings = findings.filter((f) => f.severity === 'warning');
-  if (!r.success) return { index, valid: false, errors: [...r.issues, ...errors], warnings, ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
-  return { index, valid: errors.length === 0, errors, warnings };
-}
-
-function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
-  return {
-    index,
-    valid: false,
-    errors: [{ path: '', code: 'invalid-json', message: `line ${problem.line}, column ${problem.column}: ${problem.reason}`, severity: 'error' }],
-    warnings: [],
-    syntax: problem,
-  };
-}
-
-const slim = (i: Issue): { path: string; message: string; code: string } => ({ path: i.path, message: i.message, code: i.code });
-
-function jsonLine(r: DocResult, lint: boolean, file?: string): string {
-  const named = file === undefined ? '' : `"file":${JSON.stringify(file)},`;
-  if (r.valid && r.warnings.length === 0) return `{${named}"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
-  const o: Record<string, unknown> = { ...(file === undefined ? {} : { file }), index: r.index, valid: r.valid, errors: r.errors.map(slim) };
-  if (lint) o.warnings = r.warnings.map(slim);
-  if (r.hint !== undefined) o.hint = r.hint;
-  return `${JSON.stringify(o)}\n`;
-}
-
-function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
-  if (r.syntax !== undefined) return `${problemLine(name, r.syntax)}\n`;
-  const hint = r.hint === undefined ? '' : `${name}:${lineOf('')} hint: ${r.hint}\n`;
-  return issueLines([...r.errors, ...r.warnings], name, lineOf, undefined, 'use --format json for all') + hint;
-}
-
-/** The output and result of one NDJSON line: the same on the main thread (--jobs 1) and in the workers. */
-export function ndjsonLineOutput(l: NdjsonLine, index: number, args: ValidateArgs, name: string): { text: string; result: DocResult } {
-  let r: DocResult;
-  if (l.tooLong) r = syntaxResult(index, { line: l.line, column: 1, reason: 'line is too long (over 64 MiB)' });
-  else if (l.unreadable !== undefined) r = syntaxResult(index, l.unreadable);
-  else {
-    const parsed = parseJson(l.text);
-    r = parsed.ok ? check(parsed.value, args, index) : syntaxResult(index, { ...parsed.problem, line: l.line });
-  }
-  return { text: args.format === 'json' ? jsonLine(r, args.lint, args.nameFiles ? name : undefined) : textLines(r, name, () => l.line), result: r };
 }
 
 /** `abha-link validate`: returns the exit code. */

@@ -11,13 +11,12 @@
 import type { Severity } from '../../errors.js';
 import { PROFILES } from '../constants.js';
 import { safeResourceType } from '../structure.js';
+import { isObject } from '../../util.js';
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
 /** Reports one issue at a path of the bundle. */
 export type Report = (path: Path, code: string, message: string, severity?: Severity) => void;
-
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The invariants these rules decide (not evaluated again from the profiles), and dom-6 (a best-practice guideline). */
 export const DOCUMENT_RULE_INVARIANTS: ReadonlySet<string> = new Set(['dom-6', 'bdl-3', 'bdl-7', 'bdl-8', 'bdl-9', 'bdl-10', 'bdl-11', 'cmp-1', 'cmp-2']);

@@ -8,9 +8,9 @@
  * test/fhir-nrces.test.ts compares each with FHIRPath on passing and failing
  * values.
  */
-type Json = Record<string, unknown>;
+import { isObject } from '../../util.js';
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+type Json = Record<string, unknown>;
 
 /** `x.exists()` of one element: the value, or the extensions of a primitive (`_x`). */
 const has = (v: Json, k: string): boolean => v[k] !== undefined || v[`_${k}`] !== undefined;

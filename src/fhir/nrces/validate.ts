@@ -21,6 +21,7 @@ import { bundleRules, DOCUMENT_RULE_INVARIANTS, sectionRules } from './document.
 import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
 import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
+import { isObject } from '../../util.js';
 
 /**
  * What {@link validateFhirBundle} returns: errors make it fail; warnings and information never do.
@@ -57,7 +58,6 @@ const STOP = Symbol('stop');
 
 type Json = Record<string, unknown>;
 type Path = ReadonlyArray<string | number>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `['entry', 3, 'resource']` under `Bundle` → `Bundle.entry[3].resource`. */
 export function fhirPathOf(root: string, path: Path): string {

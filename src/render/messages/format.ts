@@ -4,7 +4,7 @@
  * dates (day, month name from Intl.DateTimeFormat, year). Formatters are
  * created once per locale.
  */
-import { WEEKDAYS, type Weekday } from '../../builders/frequency.js';
+import { WEEKDAYS, type Weekday } from '../../spec/frequency.js';
 import type { Messages, PluralMessage } from './types.js';
 
 const cache = new Map<string, unknown>();

@@ -11,18 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { isProcessAlive } from '../../process.js';
 import { QueueError } from './types.js';
 
 const codeOf = (e: unknown): string => String((e as { code?: unknown } | null)?.code ?? 'unknown error');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return codeOf(e) === 'EPERM';
-  }
-}
 
 /** The start time of process `pid` (field 22 of /proc/PID/stat, in clock ticks since boot), or undefined without /proc. */
 export function startTimeOf(pid: number): string | undefined {
@@ -51,7 +43,7 @@ function commandOf(pid: number): string | undefined {
  * process). A pid reused by another process after a crash or a reboot is no holder.
  */
 export function holderRunning(pid: number, startTime: string | undefined): boolean {
-  if (!alive(pid)) return false;
+  if (!isProcessAlive(pid)) return false;
   const now = startTimeOf(pid);
   if (now === undefined) return true;
   if (startTime !== undefined) return now === startTime;
