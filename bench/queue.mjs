@@ -27,11 +27,12 @@
  *   BENCH_QUEUE_STORES       embedded, postgresql or both (comma-separated; default both)
  *   BENCH_BEFORE             the root of another build to measure beside this one
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startMock } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(join(ROOT, 'dist', 'serve', 'queue', 'index.js'))) {
@@ -62,23 +63,6 @@ const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'opd-prescription.re
 const RUN = Date.now().toString(36);
 let serial = 0;
 const batch = () => Array.from({ length: ITEMS }, () => ({ ...base, visitId: `BQ-${RUN}-${++serial}` }));
-
-/** The mock in a child process; resolves to { url, stop }. */
-function startMock() {
-  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
-const m = await startMockServer({ apiKey: ${JSON.stringify(KEY)}, keepBodies: 0 });
-process.stdout.write(m.url + '\\n');
-process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
-    });
-    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
-  });
-}
 
 /** A throwaway PostgreSQL cluster; resolves to { url, stop } or { skip }. */
 function startPostgres() {
@@ -116,7 +100,7 @@ function startPostgres() {
 
 const DATA = join(ROOT, 'bench', '.data', `queue-${process.pid}`);
 mkdirSync(DATA, { recursive: true });
-const mock = await startMock();
+const mock = await startMock(KEY);
 const client = createClient({ baseUrl: mock.url, apiKey: KEY });
 
 let journals = 0;

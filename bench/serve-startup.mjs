@@ -29,7 +29,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from './lib.mjs';
+import { median, startMock } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'bench-startup-token';
@@ -44,23 +44,6 @@ async function bare() {
   app.get('/healthz', async () => ({ status: 'ok' }));
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`listening on ${url}\n`);
-}
-
-/** The mock upstream in a child process; resolves to { url, stop }. */
-function startMock() {
-  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
-const m = await startMockServer({ apiKey: ${JSON.stringify(KEY)}, keepBodies: 0 });
-process.stdout.write(m.url + '\\n');
-process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
-    });
-    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
-  });
 }
 
 /**
@@ -128,7 +111,7 @@ async function main() {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   if (before !== undefined && !existsSync(join(before, 'dist', 'cli', 'main.js'))) throw new Error(`BENCH_BEFORE: ${before}/dist/cli/main.js is missing`);
   const builds = [{ name: 'this build', root: ROOT }, ...(before === undefined ? [] : [{ name: `before (${before})`, root: before }])];
-  const mock = await startMock();
+  const mock = await startMock(KEY);
   const load0 = os.loadavg()[0];
   const bareMs = [];
   const samples = new Map(builds.map((b) => [b.name, []]));
