@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, createWrite
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
+import { startMock } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = join(ROOT, 'bench', '.data');
@@ -54,31 +55,6 @@ const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'opd-prescription.re
 let serial = 0;
 const nextRequest = () => ({ ...base, visitId: `BENCH-${++serial}` });
 
-/** Starts the mock in a child process; resolves to { url, stop }. */
-function startMock() {
-  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
-const m = await startMockServer({ apiKey: ${JSON.stringify(KEY)}, keepBodies: 0 });
-process.stdout.write(m.url + '\\n');
-process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n'))
-        resolve({
-          url: out.trim(),
-          stop: () =>
-            new Promise((r) => {
-              child.on('exit', r);
-              child.kill('SIGTERM');
-            }),
-        });
-    });
-    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
-  });
-}
-
 /** Runs `concurrency` workers calling `one()` for `ms`; returns requests per second. */
 async function measure(one, concurrency, ms) {
   const end = performance.now() + ms;
@@ -94,7 +70,7 @@ async function measure(one, concurrency, ms) {
   return done / ((performance.now() - t0) / 1000);
 }
 
-const mock = await startMock();
+const mock = await startMock(KEY);
 const linkUrl = `${mock.url}/api/m2/multiple/link-carecontext`;
 const tokenRes = await fetch(`${mock.url}/api/m1/abha/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: KEY }) });
 const bearer = (await tokenRes.json()).data;

@@ -2,6 +2,7 @@
  * Timing helpers shared by the benchmarks. Figures are reported as ratios to a
  * baseline measured in the same run, because these machines are shared and noisy.
  */
+import { spawn } from 'node:child_process';
 
 /** The median of a list of numbers. */
 export const median = (xs) => {
@@ -67,4 +68,24 @@ export function compare(subject, baseline, { rounds, ms }) {
     r.push(rs / rb);
   }
   return { subject: summary(s), baseline: summary(b), ratio: summary(r), sink };
+}
+
+/**
+ * The mock of the upstream service (the built dist/mock) in a child process,
+ * so that its work is not counted in this one's; resolves to { url, stop }.
+ */
+export function startMock(apiKey) {
+  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
+const m = await startMockServer({ apiKey: ${JSON.stringify(apiKey)}, keepBodies: 0 });
+process.stdout.write(m.url + '\\n');
+process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
+    });
+    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
+  });
 }

@@ -16,16 +16,23 @@
  * directory (as the postgres user when run as root); without them the
  * PostgreSQL rows are skipped, saying why.
  *
+ * BENCH_BEFORE=DIR also measures the queue of another build (DIR/dist, with
+ * a node_modules in DIR) in the same rounds, for a before/after comparison in
+ * one run; each queue is compared with its own `submit` run of the round.
+ *
  * Environment:
  *   BENCH_QUEUE_ITEMS        link requests per round, default 400
  *   BENCH_QUEUE_ROUNDS       measured rounds, default 3
  *   BENCH_QUEUE_CONCURRENCY  requests in flight, default 16
+ *   BENCH_QUEUE_STORES       embedded, postgresql or both (comma-separated; default both)
+ *   BENCH_BEFORE             the root of another build to measure beside this one
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startMock } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(join(ROOT, 'dist', 'serve', 'queue', 'index.js'))) {
@@ -57,23 +64,6 @@ const RUN = Date.now().toString(36);
 let serial = 0;
 const batch = () => Array.from({ length: ITEMS }, () => ({ ...base, visitId: `BQ-${RUN}-${++serial}` }));
 
-/** The mock in a child process; resolves to { url, stop }. */
-function startMock() {
-  const code = `import { startMockServer } from ${JSON.stringify(new URL('../dist/mock/index.js', import.meta.url).href)};
-const m = await startMockServer({ apiKey: ${JSON.stringify(KEY)}, keepBodies: 0 });
-process.stdout.write(m.url + '\\n');
-process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
-    });
-    child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
-  });
-}
-
 /** A throwaway PostgreSQL cluster; resolves to { url, stop } or { skip }. */
 function startPostgres() {
   const rootDir = '/usr/lib/postgresql';
@@ -94,8 +84,13 @@ function startPostgres() {
   const user = asRoot ? 'postgres' : os.userInfo().username;
   as('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', user]);
   as('pg_ctl', ['-D', join(dir, 'data'), '-w', '-s', '-l', join(dir, 'log'), '-o', `-k ${dir} -p 5432 -c listen_addresses=''`, 'start']);
+  const urlOf = (db) => `postgresql://${user}@localhost/${db}?host=${encodeURIComponent(dir)}`;
   return {
-    url: `postgresql://${user}@localhost/postgres?host=${encodeURIComponent(dir)}`,
+    url: urlOf('postgres'),
+    urlOf: (db) => {
+      as('createdb', ['-h', dir, '-p', '5432', '-U', user, db]);
+      return urlOf(db);
+    },
     stop: () => {
       as('pg_ctl', ['-D', join(dir, 'data'), '-w', '-s', '-m', 'fast', 'stop']);
       rmSync(dir, { recursive: true, force: true });
@@ -105,7 +100,7 @@ function startPostgres() {
 
 const DATA = join(ROOT, 'bench', '.data', `queue-${process.pid}`);
 mkdirSync(DATA, { recursive: true });
-const mock = await startMock();
+const mock = await startMock(KEY);
 const client = createClient({ baseUrl: mock.url, apiKey: KEY });
 
 let journals = 0;
@@ -119,26 +114,52 @@ async function viaSubmit() {
   return ITEMS / secs;
 }
 
-/** Enqueues a batch at once (as concurrent API calls would) and waits until every item is acknowledged. */
+/** The link requests the mock has linked so far (asked of the mock's process: the queue's thread does no work for it). */
+async function mockLinked() {
+  const r = await fetch(`${mock.url}/__mock/stats`);
+  return (await r.json()).data.linked;
+}
+
+/**
+ * Enqueues a batch at once (as concurrent API calls would) and waits until
+ * every item is acknowledged: first until the mock has linked them all
+ * (polled in the mock's process), then until the queue has recorded them
+ * (the queue's counts, a scan of its table, asked only then).
+ */
 async function viaQueue(queue) {
   const items = batch();
   const before = await queue.counts();
+  const linked = await mockLinked();
   const t0 = performance.now();
   await Promise.all(items.map((i) => queue.enqueue(i)));
+  while ((await mockLinked()) - linked < ITEMS) await new Promise((r) => setTimeout(r, 20));
   for (;;) {
     const c = await queue.counts();
     if (c.failed + c.unknown > before.failed + before.unknown) throw new Error(`queue: ${c.failed - before.failed} failed, ${c.unknown - before.unknown} unknown`);
     if (c.acknowledged - before.acknowledged === ITEMS) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 5));
   }
   return ITEMS / ((performance.now() - t0) / 1000);
 }
 
+const wanted = (process.env.BENCH_QUEUE_STORES ?? 'embedded,postgresql').split(',').map((x) => x.trim());
+const BEFORE = process.env.BENCH_BEFORE;
+const builds = [{ label: '', openQueue }];
+if (BEFORE) builds.push({ label: ', before', openQueue: (await import(pathToFileURL(join(BEFORE, 'dist', 'serve', 'queue', 'index.js')).href)).openQueue });
 const pgSetting = process.env.ABHA_LINK_DATABASE_URL;
-const pgServer = pgSetting === undefined ? startPostgres() : { url: pgSetting };
-const stores = [{ name: 'embedded (PGlite)', options: { dataDir: join(DATA, 'embedded') } }];
-if (pgServer.url !== undefined) stores.push({ name: 'PostgreSQL', options: { dataDir: join(DATA, 'replica'), databaseUrl: pgServer.url } });
-else log(`bench/queue: PostgreSQL rows skipped: ${pgServer.skip}`);
+const pgServer = !wanted.includes('postgresql') ? { skip: 'not in BENCH_QUEUE_STORES' } : pgSetting === undefined ? startPostgres() : { url: pgSetting };
+const stores = [];
+for (const [i, b] of builds.entries()) {
+  if (wanted.includes('embedded')) stores.push({ name: `embedded (PGlite)${b.label}`, open: b.openQueue, options: { dataDir: join(DATA, `embedded-${i}`) } });
+  // Each build its own schema: a database of one build is not opened by another.
+  if (pgServer.url !== undefined)
+    stores.push({
+      name: `PostgreSQL${b.label}`,
+      open: b.openQueue,
+      options: { dataDir: join(DATA, `replica-${i}`), databaseUrl: i === 0 ? pgServer.url : (pgServer.urlOf?.(`before${i}`) ?? pgServer.url) },
+    });
+}
+if (pgServer.url === undefined) log(`bench/queue: PostgreSQL rows skipped: ${pgServer.skip}`);
 
 log(
   `bench/queue: Node ${process.version}, ${os.cpus().length} CPUs, load ${os
@@ -148,23 +169,28 @@ log(
 );
 const rows = [];
 try {
+  const queues = [];
   for (const store of stores) {
-    const queue = await openQueue({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY });
+    const queue = await store.open({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY });
     queue.start();
     await viaQueue(queue); // warm-up
-    await viaSubmit();
-    const s = [];
-    const q = [];
-    for (let i = 0; i < ROUNDS; i++) {
+    queues.push({ store, queue, s: [], q: [] });
+  }
+  await viaSubmit();
+  for (let i = 0; i < ROUNDS; i++) {
+    // Every store in each round, in alternating order; each next to a submit run of its own.
+    for (const m of i % 2 === 0 ? queues : [...queues].reverse()) {
       if (i % 2 === 0) {
-        s.push(await viaSubmit());
-        q.push(await viaQueue(queue));
+        m.s.push(await viaSubmit());
+        m.q.push(await viaQueue(m.queue));
       } else {
-        q.push(await viaQueue(queue));
-        s.push(await viaSubmit());
+        m.q.push(await viaQueue(m.queue));
+        m.s.push(await viaSubmit());
       }
-      log(`  ${store.name}, round ${i + 1}: submit ${fmt(s[i])}/s, queue ${fmt(q[i])}/s (${fmt(q[i] / s[i], 2)})`);
+      log(`  ${m.store.name}, round ${i + 1}: submit ${fmt(m.s[i])}/s, queue ${fmt(m.q[i])}/s (${fmt(m.q[i] / m.s[i], 2)})`);
     }
+  }
+  for (const { store, queue, s, q } of queues) {
     await queue.close();
     const ratios = q.map((x, i) => x / s[i]);
     rows.push({ store: store.name, submit: median(s), queue: median(q), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) });

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createServeApp, type ServeAppOptions } from '../src/serve/app.js';
 import type { Queue } from '../src/serve/queue-contract.js';
 import { PASSED_THROUGH } from '../src/serve/routes-service.js';
+import { StartingQueue } from '../src/serve/starting-queue.js';
 import { fakeQueue } from './support/fake-queue.js';
 
 const TOKEN = 'ops-token-Zq81-secret';
@@ -112,6 +113,38 @@ describe('serve: readiness and metrics', () => {
     expect((await broken.inject({ method: 'GET', url: '/readyz' })).json()).toMatchObject({ checks: { storage: 'ok', upstream: 'failing' } });
     await a.close();
     await broken.close();
+  });
+
+  it('answers while the queue opens: /readyz says starting, a submission waits for the opening and is stored, one past the wait is refused 503 with Retry-After', async () => {
+    const opened = fakeQueue();
+    let open = (_q: Queue): void => undefined;
+    const starting = new StartingQueue(new Promise<Queue>((resolve) => (open = resolve)), 60_000);
+    const a = await app({ queue: starting });
+    // Before the opening: the server answers, and says why it is not ready yet.
+    expect((await a.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const notYet = await a.inject({ method: 'GET', url: '/readyz', headers: auth });
+    expect(notYet.statusCode).toBe(503);
+    expect(notYet.json()).toEqual({ status: 'not-ready', checks: { storage: 'starting', upstream: 'not-configured' } });
+    expect((await a.inject({ method: 'GET', url: '/metrics', headers: auth })).body).not.toContain('abha_link_submissions{');
+    // A submission sent meanwhile waits for the store, and is stored once it is open.
+    let answered = false;
+    const submitted = a.inject({ method: 'POST', url: '/v1/submissions', headers: auth, payload: request }).finally(() => (answered = true));
+    // Another request's whole round trip meanwhile: the submission is still waiting.
+    expect((await a.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect(answered).toBe(false);
+    open(opened);
+    expect((await submitted).statusCode).toBe(202);
+    expect(opened.items.size).toBe(1);
+    expect((await a.inject({ method: 'GET', url: '/readyz', headers: auth })).json()).toMatchObject({ status: 'ready', checks: { storage: 'ok' } });
+    await a.close();
+
+    // A store that takes longer than the wait: the caller is told to come back, nothing is stored.
+    const slow = await app({ queue: new StartingQueue(new Promise<Queue>(() => undefined), 1) });
+    const refused = await slow.inject({ method: 'POST', url: '/v1/submissions', headers: auth, payload: request });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.json()).toMatchObject({ issues: [{ code: 'storage-unavailable' }] });
+    await slow.close();
   });
 
   it('counts requests by route pattern and status, their latency, and the queue by status, in Prometheus text', async () => {

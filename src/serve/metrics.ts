@@ -33,7 +33,7 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
       help: 'Submissions waiting to be sent (status queued)',
       registers: [registry],
       async collect() {
-        this.set((await queue.counts()).queued);
+        if (queue.starting?.() !== true) this.set((await queue.counts()).queued);
       },
     });
     new Gauge({
@@ -42,6 +42,8 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
       labelNames: ['status'],
       registers: [registry],
       async collect() {
+        // While the store opens there is nothing to count yet: a scrape is not held up.
+        if (queue.starting?.() === true) return;
         const counts = await queue.counts();
         for (const s of SUBMISSION_STATUSES) this.set({ status: s }, counts[s]);
       },

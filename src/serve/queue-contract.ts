@@ -29,6 +29,8 @@ export interface Queue {
   counts(): Promise<Record<SubmissionStatus, number>>;
   /** True when the store can be read and written. */
   ready(): Promise<boolean>;
+  /** True while the store is still opening (the server listens meanwhile; see starting-queue.ts). */
+  starting?(): boolean;
   start(): void;
   /** Stops taking work and waits for the sends in flight. */
   close(): Promise<void>;

@@ -29,7 +29,8 @@ interface Readiness {
 async function checkReadiness(options: ServeContext['options']): Promise<Readiness> {
   const queue = options.queue;
   const [storage, upstream] = await Promise.all([settles(queue === undefined ? undefined : () => queue.ready(), 2000), settles(options.probeUpstream, 2000)]);
-  const checks = { storage: storage === undefined ? 'not-configured' : storage ? 'ok' : 'failing', upstream: upstream === undefined ? 'not-configured' : upstream ? 'ok' : 'failing' };
+  const stored = storage === undefined ? 'not-configured' : storage ? 'ok' : queue?.starting?.() === true ? 'starting' : 'failing';
+  const checks = { storage: stored, upstream: upstream === undefined ? 'not-configured' : upstream ? 'ok' : 'failing' };
   return { ready: storage !== false && upstream !== false, checks };
 }
 

@@ -2,6 +2,12 @@
  * Starting and stopping the service: the app, the queue (src/serve/queue/,
  * when present), the PDF printer, listening, and an orderly stop (no new
  * connections, the requests in flight answered, the queue's sends drained).
+ *
+ * The server listens before the queue's database is open: the data
+ * directory is locked and the data key read first (so that a second server
+ * on the directory, or a bad key, is refused before anything listens), then
+ * the database opens behind the listening server (starting-queue.ts).
+ * Chromium starts on the first PDF request, never here.
  */
 import { mkdir } from 'node:fs/promises';
 import type { AbhaClient, ClientOptions } from '../client/client.js';
@@ -9,7 +15,9 @@ import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
 import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
 import { serveDataKeys } from './queue/data-key.js';
-import { openQueue } from './queue/index.js';
+import { reserveQueue } from './queue/queue.js';
+import { StartingQueue } from './starting-queue.js';
+import { QueueError } from './queue/types.js';
 import type { CallbackAllow } from './queue/callback-policy.js';
 
 /** What {@link startServe} needs; the CLI reads these from options, files and the environment. */
@@ -48,17 +56,25 @@ export interface StartOptions {
 
 export interface RunningServe {
   readonly url: string;
+  /** Rejects when the queue's database, opening behind the listening server, cannot be opened (the server should stop then); never resolves. */
+  readonly failed: Promise<never>;
   /** Stops accepting, answers the requests in flight, drains the queue's sends. */
   close(): Promise<void>;
 }
 
-async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined> {
+/**
+ * The queue, when an upstream is configured: the data directory locked and
+ * the key read now, the database opening in the background.
+ *
+ * @throws QueueError `data-dir-in-use`, `data-dir-unsafe`, `invalid-data-key`, `invalid-options`
+ */
+async function reserveQueueIfAny(options: StartOptions): Promise<{ queue: Queue; opened: Promise<unknown>; listening: (yes: boolean) => void } | undefined> {
   if (options.client === undefined || options.clientOptions === undefined) {
     options.warn('no upstream service (ABHA_LINK_BASE_URL): /v1/submissions and /v1/service answer 503');
     return undefined;
   }
   const dataKeys = await serveDataKeys({ env: options.dataKey, file: options.dataKeyFile, dataDir: options.dataDir, warn: options.warn });
-  const queue = await openQueue({
+  const reserved = await reserveQueue({
     dataDir: options.dataDir,
     dataKeys,
     client: options.clientOptions,
@@ -66,8 +82,16 @@ async function openQueueIfAny(options: StartOptions): Promise<Queue | undefined>
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     ...(options.callbackSecret === undefined ? {} : { callback: { secret: options.callbackSecret, allow: options.callbackAllow ?? [] } }),
   });
+  // Opened once the server listens (the database's start does not compete with the server's own); released when it cannot.
+  let listening: (yes: boolean) => void = () => undefined;
+  const opening = new Promise<boolean>((resolve) => (listening = resolve)).then(async (yes) => {
+    if (yes) return reserved.open();
+    await reserved.release();
+    throw new QueueError('closed', 'the server did not start');
+  });
+  const queue = new StartingQueue(opening);
   queue.start();
-  return queue;
+  return { queue, opened: opening, listening };
 }
 
 /** A HEAD request to the service's base URL: any HTTP answer means it is reachable. */
@@ -136,37 +160,43 @@ function batchedLines(out: { write(text: string): unknown }): { stream: { write(
 /** Starts the service; resolves once it listens. */
 export async function startServe(options: StartOptions): Promise<RunningServe> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const queue = await openQueueIfAny(options);
+  const reserved = await reserveQueueIfAny(options);
+  const queue = reserved?.queue;
   const printer = printerOpener(options.chromium);
   const probe = upstreamProbe(options.client);
   const logs = batchedLines(options.logStream);
-  const app = await createServeApp({
-    now: options.now,
-    logStream: logs.stream,
-    openPrinter: printer.open,
-    listenHost: options.host,
-    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
-    ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
-    callbackAllow: options.callbackAllow ?? [],
-    ...(options.workTimeLimitMs === undefined ? {} : { work: { timeLimitMs: options.workTimeLimitMs } }),
-    ...(options.token === undefined ? {} : { token: options.token }),
-    ...(options.client === undefined ? {} : { client: options.client }),
-    ...(queue === undefined ? {} : { queue }),
-    ...(probe === undefined ? {} : { probeUpstream: probe }),
-    ...(options.icd10Titles === undefined ? {} : { icd10Titles: options.icd10Titles }),
-  });
+  let app: Awaited<ReturnType<typeof createServeApp>>;
   try {
+    app = await createServeApp({
+      now: options.now,
+      logStream: logs.stream,
+      openPrinter: printer.open,
+      listenHost: options.host,
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      callbackAllow: options.callbackAllow ?? [],
+      ...(options.workTimeLimitMs === undefined ? {} : { work: { timeLimitMs: options.workTimeLimitMs } }),
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.client === undefined ? {} : { client: options.client }),
+      ...(queue === undefined ? {} : { queue }),
+      ...(probe === undefined ? {} : { probeUpstream: probe }),
+      ...(options.icd10Titles === undefined ? {} : { icd10Titles: options.icd10Titles }),
+    });
     await app.listen({ host: options.host, port: options.port });
   } catch (e) {
+    reserved?.listening(false);
     await queue?.close();
     logs.flush();
     throw e;
   }
+  reserved?.listening(true);
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const failed = (reserved?.opened ?? new Promise<never>(() => undefined)).then(() => new Promise<never>(() => undefined));
   return {
     url: `http://${host}:${port}`,
+    failed,
     close: async () => {
       await app.close();
       await queue?.close();

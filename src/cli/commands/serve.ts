@@ -271,7 +271,15 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
       throw e;
     }
     cliIo().stdout.write(`listening on ${running.url}\n`);
-    const signal = await nextStopSignal();
+    let signal: NodeJS.Signals;
+    try {
+      signal = await Promise.race([nextStopSignal(), running.failed]);
+    } catch (e) {
+      // The queue's database did not open behind the listening server: stop, saying why (the message holds no data).
+      cliIo().stderr.write(`abha-link serve: the queue could not be opened${isQueueError(e) ? `: ${e.message}` : ''}; stopping\n`);
+      await running.close();
+      throw e;
+    }
     cliIo().stderr.write("abha-link serve: stopping: no new requests; finishing those in flight and the queue's sends\n");
     await running.close();
     cliIo().stderr.write('abha-link serve: stopped\n');

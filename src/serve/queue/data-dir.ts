@@ -8,8 +8,8 @@
  * gone, or whose pid now belongs to another process, is taken over.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isProcessAlive } from '../../process.js';
 import { QueueError } from './types.js';
@@ -50,14 +50,24 @@ export function holderRunning(pid: number, startTime: string | undefined): boole
   return /abha-link|node/.test(commandOf(pid) ?? '');
 }
 
-/** Makes every file under `dir` 0600 and every folder 0700 (files made by earlier versions, or by PGlite, which sets their modes itself). */
+/**
+ * Makes every file under `dir` 0600 and every folder 0700 (files made by
+ * earlier versions, or by PGlite, which sets their modes itself). The
+ * embedded database has about a thousand files: synchronous calls take
+ * milliseconds where a thousand trips through the thread pool take a second
+ * on a busy machine.
+ */
 export async function makePrivate(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
+  makePrivateSync(dir);
+}
+
+function makePrivateSync(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      await chmod(path, 0o700);
-      await makePrivate(path);
-    } else if (entry.isFile()) await chmod(path, 0o600);
+      chmodSync(path, 0o700);
+      makePrivateSync(path);
+    } else if (entry.isFile()) chmodSync(path, 0o600);
   }
 }
 
@@ -97,12 +107,18 @@ const heldHere = new Set<string>();
 /** The data directory, locked. `release()` removes the lock if it is still this process's. */
 export interface DataDir {
   readonly replicaId: string;
+  /**
+   * Makes the files in the directory private (see {@link makePrivate}); called before the database opens.
+   *
+   * @throws QueueError `storage-failed`
+   */
+  makePrivate(): Promise<void>;
   release(): Promise<void>;
 }
 
 /**
- * Creates (if needed, 0700) and locks `dir`, makes its files private, and
- * reads or makes the replica id.
+ * Creates (if needed, 0700) and locks `dir`, and reads or makes the
+ * replica id; `makePrivate()` of the result makes its files private.
  *
  * @throws QueueError `data-dir-unsafe` when other users can read it; `data-dir-in-use` when a running process holds it; `storage-failed` when it cannot be written
  */
@@ -127,13 +143,6 @@ export async function lockDataDir(dir: string, replicaId: string | undefined): P
   }
   if (!taken) throw new QueueError('data-dir-in-use', `cannot take the lock ${lock}`);
   heldHere.add(resolve(dir));
-  try {
-    await makePrivate(dir);
-  } catch (e) {
-    heldHere.delete(resolve(dir));
-    await rm(lock, { force: true });
-    throw new QueueError('storage-failed', `cannot restrict the files of the data directory ${dir} (${codeOf(e)})`);
-  }
   let id = replicaId;
   if (id === undefined) {
     const file = join(dir, 'replica-id');
@@ -145,6 +154,13 @@ export async function lockDataDir(dir: string, replicaId: string | undefined): P
   }
   return {
     replicaId: id,
+    makePrivate: async () => {
+      try {
+        await makePrivate(dir);
+      } catch (e) {
+        throw new QueueError('storage-failed', `cannot restrict the files of the data directory ${dir} (${codeOf(e)})`);
+      }
+    },
     release: async () => {
       heldHere.delete(resolve(dir));
       if ((await readFile(lock, 'utf8').catch(() => undefined)) === token) await rm(lock, { force: true });

@@ -4,12 +4,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createClient } from '../../client/client.js';
+import { createClient, type AbhaClient } from '../../client/client.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import { linkRequestKey } from '../../link-key.js';
 import { lintLinkRequest } from '../../validation/lint.js';
 import { validateLinkRequest } from '../../validation/validate.js';
-import { lockDataDir } from './data-dir.js';
+import { lockDataDir, type DataDir } from './data-dir.js';
 import { dataKeys, defaultKeyFile, readKeyFile, type DataKeys, type SealedBody } from './data-key.js';
 import { migrate } from './migrate.js';
 import { openEmbedded, openPostgres, type Database } from './sql.js';
@@ -139,18 +139,27 @@ function checkCallbackUrl(url: string | undefined, configured: boolean): string 
 }
 
 /**
- * Opens the queue: locks the data directory, opens the database (PostgreSQL
- * at `databaseUrl`, else the embedded one in `dataDir/queue-db`), migrates
- * its schema, and reports as `unknown` the items this replica was sending
- * when it last stopped. Call `start()` to send.
- *
- * @throws QueueError `invalid-options`, `data-dir-in-use`, `storage-failed`
- * @example
- * const queue = await openQueue({ dataDir: 'abha-link-data', client: { baseUrl: mock.url, apiKey: mock.apiKey } })
- * queue.start()
- * const { submission } = await queue.enqueue(linkRequest) //=> { submission: { id: '…', status: 'queued', attempts: 0, … }, created: true }
+ * A queue whose data directory is locked and whose keys are read, its
+ * database not open yet: what can be refused at once (another process on
+ * the directory, its permissions, the key, an option) has been. `open()`
+ * does the slow part (the database's start, the migrations), so that a
+ * server can listen meanwhile.
  */
-export async function openQueue(options: QueueOptions): Promise<Queue> {
+export interface ReservedQueue {
+  readonly replicaId: string;
+  /** Opens the database (see {@link openQueue}); on failure the data directory is released. */
+  open(): Promise<Queue>;
+  /** Releases the data directory without opening. */
+  release(): Promise<void>;
+}
+
+/**
+ * The first half of {@link openQueue}: checks the options, locks the data
+ * directory and reads (or makes) the data key.
+ *
+ * @throws QueueError `invalid-options`, `data-dir-in-use`, `data-dir-unsafe`, `invalid-data-key`, `storage-failed`
+ */
+export async function reserveQueue(options: QueueOptions): Promise<ReservedQueue> {
   const concurrency = wholeNumber('concurrency', options.concurrency, 4, 1, 256);
   const leaseMs = wholeNumber('leaseMs', options.leaseMs, 30_000, 1000, 60_000);
   const pollMs = wholeNumber('pollMs', options.pollMs, 1000, 10, 60_000);
@@ -169,13 +178,33 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   }
   const keepFailedDays = wholeNumber('keepFailedDays', options.keepFailedDays, 30, 1, 3650);
   const dir = await lockDataDir(options.dataDir, options.replicaId);
+  let keys: DataKeys;
+  try {
+    const read = await keysOf(options);
+    keys = read.keys;
+    if (read.createdFile !== undefined) {
+      options.logger?.warn({ component: 'queue', keyFile: read.createdFile }, 'made a new data key file (0600): back it up apart from the data; replicas sharing a database need the same key');
+    }
+  } catch (e) {
+    await dir.release();
+    throw e;
+  }
+  const settings = { concurrency, leaseMs, tickMs: Math.min(pollMs, Math.floor(leaseMs / 3)), keepBodiesMs: keepFailedDays * 86_400_000 };
+  return { replicaId: dir.replicaId, open: () => openReserved(options, dir, keys, client, settings), release: () => dir.release() };
+}
+
+/** The second half of {@link openQueue}: the database opened and migrated, the items this replica was sending when it last stopped made `unknown`. */
+async function openReserved(
+  options: QueueOptions,
+  dir: DataDir,
+  keys: DataKeys,
+  client: AbhaClient,
+  settings: { concurrency: number; leaseMs: number; tickMs: number; keepBodiesMs: number },
+): Promise<Queue> {
   let db: Database | undefined;
   try {
-    const { keys, createdFile } = await keysOf(options);
-    if (createdFile !== undefined) {
-      options.logger?.warn({ component: 'queue', keyFile: createdFile }, 'made a new data key file (0600): back it up apart from the data; replicas sharing a database need the same key');
-    }
-    db = options.databaseUrl !== undefined ? await openPostgres(options.databaseUrl, options.poolSize ?? concurrency + 4) : await openEmbedded(join(options.dataDir, 'queue-db'));
+    await dir.makePrivate();
+    db = options.databaseUrl !== undefined ? await openPostgres(options.databaseUrl, options.poolSize ?? settings.concurrency + 4) : await openEmbedded(join(options.dataDir, 'queue-db'));
     const { applied, salt } = await migrate(db);
     const sealed = await sealLegacyRequests(db, (id, request) => sealRequest(keys, id, request as LinkCareContextRequest));
     // The rows of earlier versions that still hold their request get their visit fields once, when migration 4 is applied.
@@ -192,15 +221,15 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       db,
       client,
       replicaId: dir.replicaId,
-      concurrency,
-      leaseMs,
-      tickMs: Math.min(pollMs, Math.floor(leaseMs / 3)),
+      concurrency: settings.concurrency,
+      leaseMs: settings.leaseMs,
+      tickMs: settings.tickMs,
       now,
       sleep: options.sleep ?? timerSleep,
       logger: options.logger,
       callback: options.callback,
       keys,
-      keepBodiesMs: keepFailedDays * 86_400_000,
+      keepBodiesMs: settings.keepBodiesMs,
     });
     return new OpenQueue(db, worker, { salt, keys }, now, options.callback !== undefined, dir);
   } catch (e) {
@@ -208,6 +237,22 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
     await dir.release();
     throw e;
   }
+}
+
+/**
+ * Opens the queue: locks the data directory, opens the database (PostgreSQL
+ * at `databaseUrl`, else the embedded one in `dataDir/queue-db`), migrates
+ * its schema, and reports as `unknown` the items this replica was sending
+ * when it last stopped. Call `start()` to send.
+ *
+ * @throws QueueError `invalid-options`, `data-dir-in-use`, `storage-failed`
+ * @example
+ * const queue = await openQueue({ dataDir: 'abha-link-data', client: { baseUrl: mock.url, apiKey: mock.apiKey } })
+ * queue.start()
+ * const { submission } = await queue.enqueue(linkRequest) //=> { submission: { id: '…', status: 'queued', attempts: 0, … }, created: true }
+ */
+export async function openQueue(options: QueueOptions): Promise<Queue> {
+  return (await reserveQueue(options)).open();
 }
 
 class OpenQueue implements Queue {

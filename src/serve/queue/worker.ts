@@ -2,8 +2,11 @@
  * The worker of one replica: claims queued items while it has free slots,
  * sends each with the client (its guarantees: the token, retries only when
  * provably unsent, an unknown outcome never repeated, Retry-After honoured),
- * and records each outcome. Outcomes finished at the same time are written
- * in one statement (group commit). A tick renews this replica's leases,
+ * and records each outcome. Recording and claiming run in cycles, one at a
+ * time: a cycle records every outcome that came in since the last one in one
+ * statement, then claims items for every free slot in one more, so that a
+ * busy replica writes twice per batch of answers instead of twice per item
+ * (the embedded store runs its statements on this thread). A tick renews this replica's leases,
  * turns other replicas' expired leases into `unknown`, picks up items
  * queued elsewhere and delivers callbacks.
  */
@@ -41,8 +44,6 @@ const PAUSING = new Set(['authentication', 'rate-limited', 'server-error', 'conn
 const MAX_PAUSE_MS = 30_000;
 /** How often a replica looks for stored requests to delete (failed or unknown items past their time). */
 const EXPIRY_EVERY_MS = 60_000;
-/** Claims of one replica on their way to the database at once. */
-const MAX_CLAIMS = 4;
 
 /**
  * What one send became (pure; a table test covers it).
@@ -92,42 +93,15 @@ export function itemEndLine(end: ItemEnd): ['info' | 'warn' | 'error', Record<st
   return [level, fields, message];
 }
 
-/** Group commit of outcomes: those that arrive while a write runs go together in the next. */
-class OutcomeWriter {
-  #pending: { outcome: Outcome; done: () => void }[] = [];
-  #running: Promise<void> | undefined;
-  constructor(readonly write: (batch: Outcome[]) => Promise<void>) {}
-
-  add(outcome: Outcome): Promise<void> {
-    return new Promise((resolve) => {
-      this.#pending.push({ outcome, done: resolve });
-      this.#running ??= this.#drain();
-    });
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0);
-      await this.write(batch.map((b) => b.outcome)).catch(() => undefined);
-      for (const b of batch) b.done();
-    }
-    this.#running = undefined;
-  }
-
-  idle(): Promise<void> {
-    return this.#running ?? Promise.resolve();
-  }
-}
-
 export class Worker {
   readonly #c: WorkerConfig;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #writer: OutcomeWriter;
+  /** Outcomes of sends that ended, to be recorded by the next cycle. */
+  #outcomes: Outcome[] = [];
+  /** The cycles running (see {@link Worker.poke}); undefined when idle. */
+  #cycles: Promise<void> | undefined;
   #started = false;
-  readonly #claiming = new Set<Promise<void>>();
-  /** Slots promised to claims on their way. */
-  #reserved = 0;
   #again = false;
   #pausedUntil = 0;
   #pauseMs = 0;
@@ -139,15 +113,6 @@ export class Worker {
 
   constructor(config: WorkerConfig) {
     this.#c = config;
-    this.#writer = new OutcomeWriter(async (batch) => {
-      try {
-        await finish(config.db, config.replicaId, batch, new Date(config.now()));
-      } catch (e) {
-        // The items stay `sending`: when the lease runs out they become `unknown`, never sent again.
-        this.#log('error', { code: (e as { code?: unknown }).code, items: batch.length }, 'could not record outcomes');
-        throw e;
-      }
-    });
   }
 
   #log(level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
@@ -171,39 +136,53 @@ export class Worker {
   }
 
   /**
-   * Looks for work now (after an enqueue, a retry, a send that ended): claims
-   * as many items as there are free slots. Up to MAX_CLAIMS claims run at
-   * once, so that slots freed while a claim is on its way to the database
-   * are filled by the next one instead of waiting for it.
+   * Looks for work now (after an enqueue, a retry, a send that ended): starts
+   * the cycles unless they run, in which case one more cycle follows. The
+   * first cycle waits one turn of the event loop, so that the answers that
+   * arrived together are recorded together.
    */
   poke(): void {
-    if (!this.#started || this.#stop.signal.aborted || this.#c.now() < this.#pausedUntil) return;
-    const free = this.#c.concurrency - this.#inFlight.size - this.#reserved;
-    if (free <= 0) return;
-    if (this.#claiming.size >= MAX_CLAIMS) {
+    if (this.#cycles !== undefined) {
       this.#again = true;
       return;
     }
-    this.#reserved += free;
-    const p: Promise<void> = this.#claim(free).finally(() => {
-      this.#claiming.delete(p);
-      if (this.#again) {
-        this.#again = false;
-        this.poke();
-      }
-    });
-    this.#claiming.add(p);
+    if (this.#outcomes.length === 0 && !this.#mayClaim()) return;
+    this.#cycles = this.#runCycles();
   }
 
-  async #claim(free: number): Promise<void> {
+  /** Whether this worker may claim now: started, not stopping, not paused, a slot free. */
+  #mayClaim(): boolean {
+    return this.#started && !this.#stop.signal.aborted && this.#c.now() >= this.#pausedUntil && this.#inFlight.size < this.#c.concurrency;
+  }
+
+  async #runCycles(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    do {
+      this.#again = false;
+      await this.#cycle();
+    } while (this.#again || this.#outcomes.length > 0);
+    this.#cycles = undefined;
+  }
+
+  /** One cycle: records the outcomes that came in, then claims an item for each free slot and sends it. */
+  async #cycle(): Promise<void> {
+    const outcomes = this.#outcomes.splice(0);
+    if (outcomes.length > 0) {
+      try {
+        await finish(this.#c.db, this.#c.replicaId, outcomes, new Date(this.#c.now()));
+      } catch (e) {
+        // The items stay `sending`: when the lease runs out they become `unknown`, never sent again.
+        this.#log('error', { code: (e as { code?: unknown }).code, items: outcomes.length }, 'could not record outcomes');
+      }
+    }
+    if (!this.#mayClaim()) return;
+    const free = this.#c.concurrency - this.#inFlight.size;
     const now = this.#c.now();
     let items: Claimed[] = [];
     try {
       items = await claim(this.#c.db, this.#c.replicaId, this.#c.keys.ids, free, new Date(now), new Date(now + this.#c.leaseMs));
     } catch (e) {
       this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
-    } finally {
-      this.#reserved -= free;
     }
     for (const item of items) {
       const p: Promise<void> = this.#send(item).finally(() => {
@@ -213,7 +192,12 @@ export class Worker {
       this.#inFlight.add(p);
     }
     // A full claim: there may be more.
-    if (items.length === free) this.poke();
+    if (items.length === free) this.#again = true;
+  }
+
+  /** An outcome to record: the next cycle writes it with the others that came in meanwhile. */
+  #record(outcome: Outcome): void {
+    this.#outcomes.push(outcome);
   }
 
   /** The stored request of a claimed item, or undefined when it cannot be opened (altered, or its key is gone). */
@@ -228,7 +212,7 @@ export class Worker {
     if (request === undefined) {
       // Nothing left: the request is not sent, and cannot be.
       this.#end({ id: item.id, visitId: item.visitId, status: 'failed', code: 'stored-request-unreadable' });
-      void this.#writer.add({
+      this.#record({
         id: item.id,
         attempts: item.attempts,
         status: 'failed',
@@ -247,10 +231,10 @@ export class Worker {
       if (o.status !== 'acknowledged') this.#end({ id: item.id, visitId: item.visitId, status: o.status, code: o.code ?? o.status });
       if (o.code !== null && PAUSING.has(o.code)) this.#pause();
     }
-    // The slot is free once the answer is in: the outcome's write goes on in the background
-    // (grouped with others), and close() waits for it. A replica that dies before it lands leaves
-    // the item `sending`, which becomes `unknown`: never sent twice.
-    void this.#writer.add(outcome);
+    // The slot is free once the answer is in: the outcome is written by the next cycle (grouped
+    // with others), and stop() waits for it. A replica that dies before it lands leaves the item
+    // `sending`, which becomes `unknown`: never sent twice.
+    this.#record(outcome);
   }
 
   /** After a failure that says the service is down or refuses us: claim nothing for a while (1 s, doubling up to 30 s). */
@@ -296,8 +280,7 @@ export class Worker {
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#loop;
-    while (this.#claiming.size > 0) await Promise.all(this.#claiming);
-    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
-    await this.#writer.idle();
+    // The cycles claim nothing more once stopping; the sends in flight end, each pokes a cycle that records it.
+    while (this.#cycles !== undefined || this.#inFlight.size > 0) await Promise.all([this.#cycles, ...this.#inFlight]);
   }
 }
