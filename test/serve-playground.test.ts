@@ -207,26 +207,36 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         payload: { ...input, visit: { ...input.visit, id: visitId } },
       });
+    // A page of its own: the shared page's earlier runs are no part of this one.
+    const q = await openPage(1280, 900);
     const done = await post('OPD-2026-0101');
     refuse = true;
     const failed = await post('OPD-2026-0102');
     refuse = false;
     const failedId = (failed.json() as { id: string }).id;
     expect(queue.items.get(failedId)?.submission.status).toBe('failed');
-    await page.click('#tab-queue');
-    await expect.poll(async () => page.locator('#subs .sub').count(), { timeout: 90_000 }).toBe(2);
-    const card = page.locator(`#subs .sub[data-id="${failedId}"]`);
+    await q.click('#tab-queue');
+    await expect.poll(async () => q.locator('#subs .sub').count(), { timeout: 90_000 }).toBe(2);
+    const card = q.locator(`#subs .sub[data-id="${failedId}"]`);
     expect(await card.locator('.badge').textContent()).toBe('failed');
-    // Today's list has no visit, HIP, care contexts or hiTypes: a dash for each; no cursor: no "load more".
-    expect(await card.locator('dd').allTextContents()).toEqual(['\u2014', '\u2014', '\u2014', '\u2014', expect.stringMatching(/^2026-11-24 \d\d:\d\d:\d\d$/), '1', 'error']);
-    expect(await page.isVisible('#more')).toBe(false);
-    expect(await page.locator(`#subs .sub[data-id="${(done.json() as { id: string }).id}"] button[data-action="retry"]`).count()).toBe(0);
+    // The visit, HIP, care contexts and hiTypes the queue keeps in clear; one page only: no "load more".
+    expect(await card.locator('dd').allTextContents()).toEqual([
+      'OPD-2026-0102',
+      'IN2910000123',
+      'OPD-2026-0102-Prescription',
+      'Prescription',
+      expect.stringMatching(/^2026-11-24 \d\d:\d\d:\d\d$/),
+      '1',
+      'error',
+    ]);
+    expect(await q.isVisible('#more')).toBe(false);
+    expect(await q.locator(`#subs .sub[data-id="${(done.json() as { id: string }).id}"] button[data-action="retry"]`).count()).toBe(0);
 
     await card.getByRole('button', { name: 'Open' }).click();
-    await page.locator('#detail code').getByText(failedId).waitFor();
+    await q.locator('#detail code').getByText(failedId).waitFor();
     const sent = requested.length;
     await card.getByRole('button', { name: 'Retry' }).click();
-    await expect.poll(async () => page.locator(`#subs .sub[data-id="${failedId}"] .badge`).textContent(), { timeout: 90_000 }).toBe('acknowledged');
+    await expect.poll(async () => q.locator(`#subs .sub[data-id="${failedId}"] .badge`).textContent(), { timeout: 90_000 }).toBe('acknowledged');
     const retry = requested.slice(sent).find((r) => r.url().endsWith('/retry'));
     expect(retry?.method()).toBe('POST');
     expect(retry?.url()).toBe(`${url}/v1/submissions/${failedId}/retry`);
@@ -234,11 +244,10 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
     expect(queue.items.get(failedId)?.submission).toMatchObject({ status: 'acknowledged', attempts: 2 });
 
     // The status filter goes to the API as a query parameter.
-    await page.selectOption('#f-status', 'acknowledged');
-    await page.click('#list');
+    await q.selectOption('#f-status', 'acknowledged');
+    await q.click('#list');
     await expect.poll(async () => requested.some((r) => r.url().includes('/v1/submissions?status=acknowledged&limit=50')), { timeout: 90_000 }).toBe(true);
-    await page.selectOption('#f-status', '');
-    await page.click('#tab-check');
+    await q.close();
   });
 
   it("shows the paged list's fields and loads more with its cursor, the filters sent", async () => {
