@@ -373,21 +373,19 @@ class Engine {
     const pel = el?.children.get(name);
     if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
       return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
-    if (repeats && !Array.isArray(v)) return this.add(p, 'type', `${label(p)} must be an array`);
-    if (!repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
-    const items: unknown[] = Array.isArray(v) ? v : [v];
-    if (Array.isArray(v) && v.length === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
+    const array = Array.isArray(v);
+    if (repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
+    if (!repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
+    const count = array ? v.length : 1;
+    if (count === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
     if (pel !== undefined) {
-      if (items.length > pel.maximum)
-        this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
-      if (items.length < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
+      if (count > pel.maximum) this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
+      if (count < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
     }
-    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(items, pel, p, Array.isArray(v), container) : undefined;
-    items.forEach((item, i) => {
-      const ip = Array.isArray(v) ? at(p, i) : p;
-      const iel = assigned?.[i] ?? pel;
-      this.item(item, baseType, childOwner, iel, ip, container, depth, info);
-    });
+    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(array ? v : [v], pel, p, array, container) : undefined;
+    // A plain loop, no item array or closure per element: this is the walk's innermost step.
+    if (!array) return this.item(v, baseType, childOwner, assigned?.[0] ?? pel, p, container, depth, info);
+    for (let i = 0; i < count; i++) this.item(v[i], baseType, childOwner, assigned?.[i] ?? pel, at(p, i), container, depth, info);
   }
 
   /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
