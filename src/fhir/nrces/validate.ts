@@ -310,6 +310,7 @@ class Engine {
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
     let choices: string[] | undefined;
+    const byKey = keysOf(owner);
     for (const key of keys) {
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
@@ -317,24 +318,24 @@ class Engine {
         this.primitiveExtension(value, key, owner, path, container, depth);
         continue;
       }
-      const choice = this.child(value, key, owner, el, path, container, depth);
+      const choice = this.child(value, key, owner, el, path, container, depth, byKey);
       if (choice === undefined) continue;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
-    if (el !== undefined) for (const c of el.children.values()) if (c.minimum > 0) this.required(value, keys, c.name, path, 'by the profile');
+    if (el !== undefined) for (const name of requiredOf(el)) this.required(value, keys, name, path, 'by the profile');
     for (const name of this.tables.baseRequired.get(owner) ?? []) this.required(value, keys, name, path, '');
   }
 
   /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
   private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
-    const what = `${name} is required${by === '' ? '' : ` ${by}`}`;
+    const what = (): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
     if (!name.endsWith('[x]')) {
-      if (value[name] === undefined) this.add(at(path, name), 'required', what);
+      if (value[name] === undefined) this.add(at(path, name), 'required', what());
       return;
     }
     const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', what);
+    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', what());
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -356,9 +357,9 @@ class Engine {
 
   /** One element of a complex value: its base definition, its profile element, its items. */
   /** Returns the element's name when it is a choice (`value[x]`), for the one-type-only rule. */
-  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): string | undefined {
+  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, byKey: Map<string, KeyInfo | null>): string | undefined {
     const p = at(path, key);
-    const info = keyInfo(owner, key);
+    const info = keyInfo(owner, key, byKey);
     if (info === undefined) {
       this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
       return undefined;
@@ -587,6 +588,18 @@ class Engine {
   }
 }
 
+const requiredCache = new WeakMap<Element, readonly string[]>();
+
+/** The names of the children a profile element requires (minimum above 0), listed once per element. */
+function requiredOf(el: Element): readonly string[] {
+  let names = requiredCache.get(el);
+  if (names === undefined) {
+    names = [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
+    requiredCache.set(el, names);
+  }
+  return names;
+}
+
 const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
 
 /** The resource types and NRCeS profiles a Reference element may target (cached per element). */
@@ -617,13 +630,18 @@ interface KeyInfo {
 
 const keyCache = new Map<string, Map<string, KeyInfo | null>>();
 
-/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
-function keyInfo(owner: string, key: string): KeyInfo | undefined {
+/** The cache of the base definitions of one owner's keys (made once per owner). */
+function keysOf(owner: string): Map<string, KeyInfo | null> {
   let byKey = keyCache.get(owner);
   if (byKey === undefined) {
     byKey = new Map();
     keyCache.set(owner, byKey);
   }
+  return byKey;
+}
+
+/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
+function keyInfo(owner: string, key: string, byKey = keysOf(owner)): KeyInfo | undefined {
   const cached = byKey.get(key);
   if (cached !== undefined) return cached ?? undefined;
   let info: KeyInfo | null = null;
