@@ -57,12 +57,39 @@ export const FHIR_LIMITS = { entries: 100_000, references: 1_000_000, depth: 64,
 const STOP = Symbol('stop');
 
 type Json = Record<string, unknown>;
-type Path = ReadonlyArray<string | number>;
+type Steps = ReadonlyArray<string | number>;
+
+/**
+ * A place in the bundle, built lazily as the walk descends: the place above and one step down (a key or an
+ * index). It costs one small object per element and becomes a path string only when an issue is reported there.
+ */
+interface Step {
+  readonly up: Path;
+  readonly key: string | number;
+}
+type Path = Step | null;
+
+/** The place one step below `path`. */
+const at = (up: Path, key: string | number): Step => ({ up, key });
+
+/** The place some steps below `path`. */
+function below(path: Path, keys: Steps): Path {
+  let p = path;
+  for (const key of keys) p = at(p, key);
+  return p;
+}
+
+/** The steps from the top down to a place: `['entry', 3, 'resource']`. */
+function stepsOf(path: Path): Array<string | number> {
+  const out: Array<string | number> = [];
+  for (let p = path; p !== null; p = p.up) out.push(p.key);
+  return out.reverse();
+}
 
 /** `['entry', 3, 'resource']` under `Bundle` → `Bundle.entry[3].resource`. */
-export function fhirPathOf(root: string, path: Path): string {
+function fhirPathOf(root: string, steps: Steps): string {
   let s = root;
-  for (const t of path) s += typeof t === 'number' ? `[${t}]` : `.${t}`;
+  for (const t of steps) s += typeof t === 'number' ? `[${t}]` : `.${t}`;
   return s;
 }
 
@@ -153,8 +180,8 @@ class Engine {
     readonly maxIssues: number,
   ) {}
 
-  add(path: Path | string, code: string, message: string, severity: Severity = 'error'): void {
-    const p = typeof path === 'string' ? path : fhirPathOf(this.root, path);
+  add(path: Path | Steps | string, code: string, message: string, severity: Severity = 'error'): void {
+    const p = typeof path === 'string' ? path : fhirPathOf(this.root, Array.isArray(path) ? path : stepsOf(path as Path));
     const key = `${p}\u0000${code}`;
     if (this.seen.has(key)) return;
     if (this.issues.length >= this.maxIssues) this.stop();
@@ -181,10 +208,10 @@ class Engine {
 
   index(): void {
     const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
-    if (entries.length > FHIR_LIMITS.entries) this.tooLarge(['entry'], `${FHIR_LIMITS.entries} entries`);
+    if (entries.length > FHIR_LIMITS.entries) this.tooLarge(at(null, 'entry'), `${FHIR_LIMITS.entries} entries`);
     entries.forEach((en, i) => {
       if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string') return;
-      const t: Target = { resource: en.resource, path: ['entry', i, 'resource'] };
+      const t: Target = { resource: en.resource, path: below(null, ['entry', i, 'resource']) };
       if (typeof en.fullUrl === 'string' && !this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, t);
       if (typeof en.resource.id === 'string') {
         const key = `${en.resource.resourceType}/${en.resource.id}`;
@@ -205,20 +232,20 @@ class Engine {
   /** Validates a resource against base R4 and the given profiles (its own meta.profile ones added). */
   resource(resource: Json, path: Path, extra: readonly string[], depth = 0): void {
     const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
-    if (rt === undefined) return this.add([...path, 'resourceType'], 'required', 'resourceType is required');
+    if (rt === undefined) return this.add(at(path, 'resourceType'), 'required', 'resourceType is required');
     const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
     const implied = this.implied?.resource === resource ? [this.implied.url] : [];
     const urls = [...new Set([...declared, ...extra, ...implied].map((u) => u.split('|')[0] ?? u))];
     const profiles = urls.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
     for (const u of extra) {
       const p = this.tables.profiles.get(u);
-      if (p !== undefined && p.type !== rt) this.add([...path, 'resourceType'], 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
+      if (p !== undefined && p.type !== rt) this.add(at(path, 'resourceType'), 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
     }
     const applied = this.applied.get(resource) ?? new Set<string>();
     if (!this.applied.has(resource)) {
       this.applied.set(resource, applied);
       if (Array.isArray(resource.contained)) this.containedRules(resource, path);
-      if (rt === 'Composition' && this.documentRules) sectionRules(resource.section, [...path, 'section'], (p, c, m, sv) => this.add(p, c, m, sv));
+      if (rt === 'Composition' && this.documentRules) sectionRules(resource.section, stepsOf(at(path, 'section')), (p, c, m, sv) => this.add(p, c, m, sv));
     }
     const container: Container = { resource, path };
     if (profiles.length === 0) {
@@ -241,11 +268,11 @@ class Engine {
     collectLocalReferences(resource, refs, 0);
     contained.forEach((c, i) => {
       if (!isObject(c)) return;
-      const p = [...path, 'contained', i];
+      const p = below(path, ['contained', i]);
       if (c.contained !== undefined) this.add(p, 'dom-2', 'a contained resource cannot contain other resources (invariant dom-2)');
       if (isObject(c.meta) && (c.meta.versionId !== undefined || c.meta.lastUpdated !== undefined))
-        this.add([...p, 'meta'], 'dom-4', 'a contained resource cannot have meta.versionId or meta.lastUpdated (invariant dom-4)');
-      if (isObject(c.meta) && c.meta.security !== undefined) this.add([...p, 'meta', 'security'], 'dom-5', 'a contained resource cannot have a security label (invariant dom-5)');
+        this.add(at(p, 'meta'), 'dom-4', 'a contained resource cannot have meta.versionId or meta.lastUpdated (invariant dom-4)');
+      if (isObject(c.meta) && c.meta.security !== undefined) this.add(below(p, ['meta', 'security']), 'dom-5', 'a contained resource cannot have a security label (invariant dom-5)');
       if (typeof c.id !== 'string' || !(refs.has(`#${c.id}`) || refs.has('#')))
         this.add(p, 'dom-3', 'a contained resource must be referenced from elsewhere in the resource that contains it, or refer to it (invariant dom-3)');
     });
@@ -268,11 +295,11 @@ class Engine {
 
   /** The earlier validator's warning says no NRCeS rule was applied to a resource: say which profile was, instead. */
   checkedAs(path: Path, what: string): void {
-    const at = fhirPathOf(this.root, [...path, 'meta', 'profile']);
-    const issue: Issue = { path: at, code: 'missing-profile', message: `this resource declares no profile in meta.profile; it was checked as ${what}`, severity: 'warning' };
-    const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === at);
+    const where = fhirPathOf(this.root, stepsOf(below(path, ['meta', 'profile'])));
+    const issue: Issue = { path: where, code: 'missing-profile', message: `this resource declares no profile in meta.profile; it was checked as ${what}`, severity: 'warning' };
+    const w = this.issues.findIndex((x) => x.code === 'missing-profile' && x.path === where);
     if (w >= 0) this.issues[w] = issue;
-    else this.add(at, issue.code, issue.message, issue.severity);
+    else this.add(where, issue.code, issue.message, issue.severity);
   }
 
   /** A complex value: each of its elements, then the required ones. */
@@ -283,6 +310,7 @@ class Engine {
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
     let choices: string[] | undefined;
+    const byKey = keysOf(owner);
     for (const key of keys) {
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
@@ -290,29 +318,29 @@ class Engine {
         this.primitiveExtension(value, key, owner, path, container, depth);
         continue;
       }
-      const choice = this.child(value, key, owner, el, path, container, depth);
+      const choice = this.child(value, key, owner, el, path, container, depth, byKey);
       if (choice === undefined) continue;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
-    if (el !== undefined) for (const c of el.children.values()) if (c.minimum > 0) this.required(value, keys, c.name, path, 'by the profile');
+    if (el !== undefined) for (const name of requiredOf(el)) this.required(value, keys, name, path, 'by the profile');
     for (const name of this.tables.baseRequired.get(owner) ?? []) this.required(value, keys, name, path, '');
   }
 
   /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
   private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
-    const what = `${name} is required${by === '' ? '' : ` ${by}`}`;
+    const what = (): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
     if (!name.endsWith('[x]')) {
-      if (value[name] === undefined) this.add([...path, name], 'required', what);
+      if (value[name] === undefined) this.add(at(path, name), 'required', what());
       return;
     }
     const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add([...path, prefix], 'required', what);
+    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', what());
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
   private primitiveExtension(value: Json, key: string, owner: string, path: Path, container: Container, depth: number): void {
-    const p = [...path, key];
+    const p = at(path, key);
     const info = keyInfo(owner, key.slice(1));
     if (info === undefined || !PRIMITIVE_TYPES.has(info.type))
       return this.add(p, 'unknown-element', `this is not the extension of a primitive element of ${label(path)} in FHIR R4 (the part after _ must name one)`);
@@ -321,7 +349,7 @@ class Engine {
     if (!info.repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single object, not an array`);
     items.forEach((item, i) => {
       if (item === null && info.repeats) return; // a null keeps the arrays aligned
-      const ip = info.repeats ? [...p, i] : p;
+      const ip = info.repeats ? at(p, i) : p;
       if (!isObject(item)) return this.add(ip, 'type', `${label(ip)} must be an object with id or extension`);
       this.object(item, 'Element', undefined, ip, container, depth + 1);
     });
@@ -329,9 +357,9 @@ class Engine {
 
   /** One element of a complex value: its base definition, its profile element, its items. */
   /** Returns the element's name when it is a choice (`value[x]`), for the one-type-only rule. */
-  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): string | undefined {
-    const p = [...path, key];
-    const info = keyInfo(owner, key);
+  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, byKey: Map<string, KeyInfo | null>): string | undefined {
+    const p = at(path, key);
+    const info = keyInfo(owner, key, byKey);
     if (info === undefined) {
       this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
       return undefined;
@@ -346,21 +374,19 @@ class Engine {
     const pel = el?.children.get(name);
     if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
       return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
-    if (repeats && !Array.isArray(v)) return this.add(p, 'type', `${label(p)} must be an array`);
-    if (!repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
-    const items: unknown[] = Array.isArray(v) ? v : [v];
-    if (Array.isArray(v) && v.length === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
+    const array = Array.isArray(v);
+    if (repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
+    if (!repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
+    const count = array ? v.length : 1;
+    if (count === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
     if (pel !== undefined) {
-      if (items.length > pel.maximum)
-        this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
-      if (items.length < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
+      if (count > pel.maximum) this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
+      if (count < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
     }
-    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(items, pel, p, Array.isArray(v), container) : undefined;
-    items.forEach((item, i) => {
-      const ip = Array.isArray(v) ? [...p, i] : p;
-      const iel = assigned?.[i] ?? pel;
-      this.item(item, baseType, childOwner, iel, ip, container, depth, info);
-    });
+    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(array ? v : [v], pel, p, array, container) : undefined;
+    // A plain loop, no item array or closure per element: this is the walk's innermost step.
+    if (!array) return this.item(v, baseType, childOwner, assigned?.[0] ?? pel, p, container, depth, info);
+    for (let i = 0; i < count; i++) this.item(v[i], baseType, childOwner, assigned?.[i] ?? pel, at(p, i), container, depth, info);
   }
 
   /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
@@ -371,7 +397,7 @@ class Engine {
     const out = items.map((item) => el.slices.find((sl) => slicing.discriminator.every((d) => this.discriminate(item, sl, d, container))));
     let unmatchedBefore = false;
     out.forEach((s, i) => {
-      const ip = array ? [...path, i] : path;
+      const ip = array ? at(path, i) : path;
       if (s !== undefined) {
         counts.set(s, (counts.get(s) ?? 0) + 1);
         // openAtEnd: FHIR says unmatched items come last, but the HL7 reference validator treats openAtEnd as open (its
@@ -390,9 +416,9 @@ class Engine {
       if (slicing.rules !== 'closed') return;
       const d = slicing.discriminator[0];
       const simple = slicing.discriminator.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
-      const at = simple && d !== undefined ? [...ip, ...d.path.split('.')] : ip;
+      const there = simple && d !== undefined ? below(ip, partsOf(d.path)) : ip;
       const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
-      this.add(at, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
+      this.add(there, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
     });
     for (const s of el.slices) {
       const n = counts.get(s) ?? 0;
@@ -457,7 +483,7 @@ class Engine {
     }
     if (type === 'Reference') this.reference(item, el, path, container);
     if (type === 'Extension') {
-      if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add([...path, 'url'], 'required', 'extension url is required');
+      if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add(at(path, 'url'), 'required', 'extension url is required');
       const nested = item.extension !== undefined;
       if (nested === Object.keys(item).some((k) => k.startsWith('value') && k.length > 5))
         this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
@@ -478,16 +504,15 @@ class Engine {
     if (++this.references > FHIR_LIMITS.references) this.tooLarge(path, `${FHIR_LIMITS.references} references`);
     const target = this.resolve(ref.reference, container);
     if (target === undefined) {
-      if (this.isDocument)
-        this.add([...path, 'reference'], 'unresolved-reference', 'the reference does not resolve to an entry of this document; a document must contain every resource it references');
+      if (this.isDocument) this.add(at(path, 'reference'), 'unresolved-reference', 'the reference does not resolve to an entry of this document; a document must contain every resource it references');
       return;
     }
     const rt = target.resource.resourceType;
-    if (typeof ref.type === 'string' && ref.type !== rt) this.add([...path, 'type'], 'wrong-target', 'Reference.type does not match the type of the resource referenced');
+    if (typeof ref.type === 'string' && ref.type !== rt) this.add(at(path, 'type'), 'wrong-target', 'Reference.type does not match the type of the resource referenced');
     const targets = el === undefined ? undefined : targetsOf(this.tables, el);
     if (targets === undefined) return;
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
-      return this.add([...path, 'reference'], 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
+      return this.add(at(path, 'reference'), 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
     const candidates = targets.profiles.filter((p) => p.type === rt);
     const only = candidates.length === 1 ? candidates[0] : undefined;
     if (only === undefined) return;
@@ -563,6 +588,18 @@ class Engine {
   }
 }
 
+const requiredCache = new WeakMap<Element, readonly string[]>();
+
+/** The names of the children a profile element requires (minimum above 0), listed once per element. */
+function requiredOf(el: Element): readonly string[] {
+  let names = requiredCache.get(el);
+  if (names === undefined) {
+    names = [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
+    requiredCache.set(el, names);
+  }
+  return names;
+}
+
 const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
 
 /** The resource types and NRCeS profiles a Reference element may target (cached per element). */
@@ -593,13 +630,18 @@ interface KeyInfo {
 
 const keyCache = new Map<string, Map<string, KeyInfo | null>>();
 
-/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
-function keyInfo(owner: string, key: string): KeyInfo | undefined {
+/** The cache of the base definitions of one owner's keys (made once per owner). */
+function keysOf(owner: string): Map<string, KeyInfo | null> {
   let byKey = keyCache.get(owner);
   if (byKey === undefined) {
     byKey = new Map();
     keyCache.set(owner, byKey);
   }
+  return byKey;
+}
+
+/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
+function keyInfo(owner: string, key: string, byKey = keysOf(owner)): KeyInfo | undefined {
   const cached = byKey.get(key);
   if (cached !== undefined) return cached ?? undefined;
   let info: KeyInfo | null = null;
@@ -680,7 +722,7 @@ function describe(v: unknown): string {
   return s.length > 160 ? `${s.slice(0, 157)}...` : s;
 }
 
-const label = (path: Path): string => pathLabel(path, 'the resource');
+const label = (path: Path): string => pathLabel(stepsOf(path), 'the resource');
 
 /**
  * Validates any FHIR R4 bundle or resource: base R4 structure and, for each
@@ -719,10 +761,10 @@ function impliedRecordProfile(tables: Tables, engine: Engine, bundle: Json): voi
   const type = isObject(composition.type) ? composition.type : {};
   const codings = Array.isArray(type.coding) ? type.coding.filter(isObject) : [];
   const record = tables.recordTypes.find((r) => (r.text !== undefined && type.text === r.text) || codings.some((c) => c.system === r.system && typeof c.code === 'string' && r.codes.includes(c.code)));
-  const path = ['entry', 0, 'resource'];
+  const path = below(null, ['entry', 0, 'resource']);
   if (record === undefined) {
     engine.add(
-      [...path, 'type'],
+      at(path, 'type'),
       'unknown-record-type',
       `the Composition declares no NRCeS record profile in meta.profile, and its type is the type of none (${tables.recordTypes.map((r) => r.name).join(', ')}): no record profile could be applied`,
     );
@@ -749,7 +791,7 @@ function run(bundle: unknown, options: FhirValidateOptions, documentRules: boole
       engine.add(root, 'unknown-profile', `the profile is not one of the NRCeS IG ${tables.igVersion} profiles abha-link knows`);
     if (isDocument) impliedRecordProfile(tables, engine, bundle);
     engine.index();
-    engine.resource(bundle, [], options.profile !== undefined ? [options.profile] : []);
+    engine.resource(bundle, null, options.profile !== undefined ? [options.profile] : []);
     engine.runPending();
   } catch (e) {
     if (e !== STOP) engine.issues.push({ path: root, code: 'unreadable', message: 'the bundle could not be read as FHIR JSON', severity: 'error' });
