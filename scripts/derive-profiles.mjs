@@ -14,7 +14,9 @@
  * lists where their compose allows; a system included without a code list
  * whose codes are unknown here is kept as "any code of this system".
  *
- *   node scripts/derive-profiles.mjs [IG_DIR]     # writes src/generated/ndhm-profiles.ts
+ *   node scripts/derive-profiles.mjs [IG_DIR]     # writes src/generated/ndhm-profiles.ts and src/generated/r4-model.ts
+ *
+ * The second is the base R4 model the validator walks with, by scripts/derive-r4-model.mjs.
  *
  * IG_DIR defaults to $NDHM_IG_DIR, else ../shared/reference/ndhm-6.5.0 beside the
  * repository (or two levels up, for a worktree). test/fhir-profiles-drift.test.ts re-derives and compares.
@@ -23,6 +25,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deriveR4Model, R4_OUTPUT } from './derive-r4-model.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUTPUT = join(root, 'src', 'generated', 'ndhm-profiles.ts');
@@ -280,4 +283,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   const text = derive(process.argv[2] ?? defaultIgDir());
   writeFileSync(OUTPUT, text);
   console.log(`wrote ${OUTPUT} (${Math.round(text.length / 1024)} KiB)`);
+  const model = deriveR4Model();
+  writeFileSync(R4_OUTPUT, model);
+  console.log(`wrote ${R4_OUTPUT} (${Math.round(model.length / 1024)} KiB)`);
 }

@@ -358,6 +358,22 @@ describe('validateFhirBundle (profile-driven)', () => {
       'Organization.address': [{ use: 'home' }, { use: 'work' }, { city: 'x' }],
       'Organization.telecom': [{ use: 'home' }, { use: 'work' }, { value: 'x' }],
       'Patient.contact': [{ name: { text: 'x' } }, { organization: { reference: 'x' } }, { gender: 'male' }, { telecom: [{ value: 'x' }] }],
+      // inv-1: lastModified >= authoredOn, at equal and different precisions and time zones; the last two are left to the engine.
+      Task: [
+        { resourceType: 'Task', authoredOn: '2026-01-02' },
+        { resourceType: 'Task', lastModified: '2026-01-01', authoredOn: '2026-01-02' },
+        { resourceType: 'Task', lastModified: '2026-01-02', authoredOn: '2026-01-02' },
+        { resourceType: 'Task', lastModified: '2026', authoredOn: '2026-01-02' },
+        { resourceType: 'Task', lastModified: '2025', authoredOn: '2026-01-02' },
+        { resourceType: 'Task', lastModified: '2026-01', authoredOn: '2026-02' },
+        { resourceType: 'Task', lastModified: '2026-01-01T09:00:00Z', authoredOn: '2026-01-01T10:00:00Z' },
+        { resourceType: 'Task', lastModified: '2026-01-01T10:00:00+05:30', authoredOn: '2026-01-01T05:00:00Z' },
+        { resourceType: 'Task', lastModified: '2026-01-01T10:00:00Z', authoredOn: '2026-01-01T10:00:00.500Z' },
+        { resourceType: 'Task', lastModified: '2026-01-01T10:00:00.000Z', authoredOn: '2026-01-01T10:00:00Z' },
+        { resourceType: 'Task', _lastModified: { id: 'a' }, authoredOn: '2026-01-01' },
+        { resourceType: 'Task', lastModified: '2026-01-01T10:00Z', authoredOn: '2026-01-01T10:00:00Z' },
+        { resourceType: 'Task', lastModified: '2026-01-01', authoredOn: '2026-01-01T10:00:00Z' },
+      ],
       ServiceRequest: [
         { resourceType: 'ServiceRequest', orderDetail: [{ text: 'x' }] },
         { resourceType: 'ServiceRequest', orderDetail: [{ text: 'x' }], code: { text: 'x' } },
@@ -374,7 +390,10 @@ describe('validateFhirBundle (profile-driven)', () => {
       for (const v of values) {
         const resource = typeof v.resourceType === 'string' ? v : { resourceType: (w?.base ?? '').split('.')[0] };
         const expected = (fn(v, { resource, rootResource: resource }) as unknown[])[0] !== false;
-        expect(native(v, resource), `${key} on ${JSON.stringify(v).slice(0, 100)}`).toBe(expected);
+        const got = native(v, resource);
+        // undefined: a value the invariant leaves to the engine (inv-1 on a time without seconds, or a date against a time).
+        if (got === undefined) continue;
+        expect(got, `${key} on ${JSON.stringify(v).slice(0, 100)}`).toBe(expected);
         if (!expected) failing++;
       }
     }

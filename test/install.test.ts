@@ -86,6 +86,22 @@ describe("serve's packages", () => {
   });
 });
 
+describe('fhirpath', () => {
+  it('is an optional peer dependency and a devDependency, never a dependency, so a library install leaves it and its 28 packages out', () => {
+    expect(pkg.dependencies).not.toHaveProperty(['fhirpath']);
+    expect(pkg.peerDependenciesMeta['fhirpath']).toEqual({ optional: true });
+    expect(pkg.devDependencies['fhirpath']).toBe(pkg.peerDependencies['fhirpath']);
+  });
+
+  it('is imported by no module of any entry point or command (the validator requires it lazily, for an invariant not decided in code)', () => {
+    const entries = ['dist/index.js', 'dist/render/index.js', 'dist/client/index.js', 'dist/mock/index.js', 'dist/fhir/index.js', 'dist/cli/main.js'];
+    const commands = readdirSync(join(root, 'dist/cli/commands'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => `dist/cli/commands/${f}`);
+    for (const entry of [...entries, ...commands]) expect(reach(entry, true).packages.has('fhirpath'), entry).toBe(false);
+  });
+});
+
 describe('abha-link validate FILE', () => {
   it('loads at start-up neither the lint rules and the builders they read, nor the NDJSON workers, nor the glob matcher', () => {
     const { files, packages } = reach('dist/cli/main.js', false);

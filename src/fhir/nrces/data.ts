@@ -4,8 +4,8 @@
  * tables: per profile, each element by id, its children by name and its
  * slices; value sets as code lists per system.
  */
-import r4 from 'fhirpath/fhir-context/r4';
 import { NDHM_PROFILES_JSON } from '../../generated/ndhm-profiles.js';
+import { R4_MODEL_JSON } from '../../generated/r4-model.js';
 
 export interface TypeRef {
   readonly code: string;
@@ -182,8 +182,44 @@ export function profileTables(): Tables {
   return tables;
 }
 
-/** The base FHIR R4 model (from the fhirpath library): element types, repetition, choice types. */
-export const R4 = r4;
+/** The base FHIR R4 model the validator walks with (fhirpath's model, in fhirpath's shape). */
+export interface R4Model {
+  /** Element path → its type (`Observation.code` → `CodeableConcept`, `Patient.active` → `boolean`). */
+  readonly path2Type: Readonly<Record<string, string | undefined>>;
+  /** Element paths that repeat. */
+  readonly path2Repeating: Readonly<Record<string, boolean | undefined>>;
+  /** Choice element path (`Observation.value`) → its types. */
+  readonly choiceTypePaths: Readonly<Record<string, readonly string[] | undefined>>;
+  /** Backbone element path → the path that defines its elements (`Bundle.entry.link` → `Bundle.link`). */
+  readonly pathsDefinedElsewhere: Readonly<Record<string, string | undefined>>;
+}
+
+let r4Model: R4Model | undefined;
+
+/**
+ * The base R4 model, expanded on first use from src/generated/r4-model.ts
+ * (derived from fhirpath's R4 model by scripts/derive-r4-model.mjs: holder
+ * path → `name:Type` entries, `name*:Type` for one that repeats).
+ */
+export function r4(): R4Model {
+  if (r4Model !== undefined) return r4Model;
+  const data = JSON.parse(R4_MODEL_JSON) as { elements: Record<string, string>; choiceTypes: Record<string, string[]>; definedElsewhere: Record<string, string> };
+  const path2Type: Record<string, string> = Object.create(null) as Record<string, string>;
+  const path2Repeating: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+  for (const [holder, entries] of Object.entries(data.elements)) {
+    for (const entry of entries.split(' ')) {
+      const colon = entry.indexOf(':');
+      const repeats = entry.charCodeAt(colon - 1) === 42; /* * */
+      const path = `${holder}.${entry.slice(0, repeats ? colon - 1 : colon)}`;
+      path2Type[path] = entry.slice(colon + 1);
+      if (repeats) path2Repeating[path] = true;
+    }
+  }
+  const choiceTypePaths = Object.assign(Object.create(null) as Record<string, string[]>, data.choiceTypes);
+  const pathsDefinedElsewhere = Object.assign(Object.create(null) as Record<string, string>, data.definedElsewhere);
+  r4Model = { path2Type, path2Repeating, choiceTypePaths, pathsDefinedElsewhere };
+  return r4Model;
+}
 
 /** FHIR primitive type names. */
 export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
@@ -218,7 +254,7 @@ const baseCache = new Map<string, string | undefined>();
 export function basePath(path: string): string | undefined {
   if (baseCache.has(path)) return baseCache.get(path);
   let out: string | undefined;
-  if (R4.path2Type[path] !== undefined) out = path;
+  if (r4().path2Type[path] !== undefined) out = path;
   else {
     const dot = path.lastIndexOf('.');
     if (dot > 0) {
@@ -226,7 +262,7 @@ export function basePath(path: string): string | undefined {
       if (parent !== undefined) {
         const own = ownerOf(parent);
         const candidate = `${own}.${path.slice(dot + 1)}`;
-        out = R4.path2Type[candidate] !== undefined ? candidate : undefined;
+        out = r4().path2Type[candidate] !== undefined ? candidate : undefined;
       }
     }
   }
@@ -236,14 +272,14 @@ export function basePath(path: string): string | undefined {
 
 /** The type whose elements a value at `path` has: a datatype name, or the path itself for a backbone element. */
 export function ownerOf(path: string): string {
-  const elsewhere = R4.pathsDefinedElsewhere[path];
+  const elsewhere = r4().pathsDefinedElsewhere[path];
   if (elsewhere !== undefined) return elsewhere;
-  const t = R4.path2Type[path];
+  const t = r4().path2Type[path];
   if (t === undefined || t === 'BackboneElement' || t === 'Element') return path;
   return t;
 }
 
-/** A FHIR type name from fhirpath's model (`System.String` → `string`). */
+/** A FHIR type name from the R4 model (`System.String` → `string`). */
 export function fhirType(modelType: string): string {
   if (modelType.startsWith('System.')) return 'string';
   return modelType;

@@ -4,7 +4,8 @@
  * its comment) on the value the invariant is about, `resource` being the
  * resource that holds it (`%resource`). The engine costs tens of microseconds
  * per evaluation; these cost a property read or two. An invariant with no
- * entry here is evaluated by the engine (compiled once).
+ * entry here, or whose entry returns undefined (a case it leaves to the
+ * engine), is evaluated by the optional fhirpath engine (compiled once).
  * test/fhir-nrces.test.ts compares each with FHIRPath on passing and failing
  * values.
  */
@@ -51,8 +52,35 @@ const ALLERGY_VERIFICATION = 'http://terminology.hl7.org/CodeSystem/allergyintol
 const CONDITION_VERIFICATION = 'http://terminology.hl7.org/CodeSystem/condition-ver-status';
 const CONDITION_CLINICAL = 'http://terminology.hl7.org/CodeSystem/condition-clinical';
 
-/** Invariant key → its result on a value (`v`) in `resource`. */
-export const NATIVE_INVARIANTS: Readonly<Record<string, (v: Json, resource: Json) => boolean>> = {
+const PARTIAL_DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * FHIRPath `a >= b` on two dateTimes, with an empty result (different
+ * precisions equal as far as both go) as true; undefined where abha-link
+ * does not decide it (a time without seconds or zone, a date against a time).
+ */
+export function notBefore(a: string, b: string): boolean | undefined {
+  if (INSTANT.test(a) && INSTANT.test(b)) return Date.parse(a) >= Date.parse(b);
+  const x = PARTIAL_DATE.exec(a);
+  const y = PARTIAL_DATE.exec(b);
+  if (x === null || y === null) return undefined;
+  for (let i = 1; i <= 3; i++) {
+    const [p, q] = [x[i], y[i]];
+    if (p === undefined || q === undefined) return true;
+    if (p !== q) return p > q;
+  }
+  return true;
+}
+
+/** Invariant key → its result on a value (`v`) in `resource`, or undefined for a value left to the FHIRPath engine. */
+export const NATIVE_INVARIANTS: Readonly<Record<string, (v: Json, resource: Json) => boolean | undefined>> = {
+  // lastModified.exists().not() or authoredOn.exists().not() or lastModified >= authoredOn   (Task)
+  'inv-1': (v) => {
+    if (!has(v, 'lastModified') || !has(v, 'authoredOn')) return true;
+    if (v.lastModified === undefined || v.authoredOn === undefined) return true;
+    return typeof v.lastModified === 'string' && typeof v.authoredOn === 'string' ? notBefore(v.lastModified, v.authoredOn) : undefined;
+  },
   // resource.exists() or request.exists() or response.exists()
   'bdl-5': (v) => has(v, 'resource') || has(v, 'request') || has(v, 'response'),
   // dataAbsentReason.empty() or value.empty()

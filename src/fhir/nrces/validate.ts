@@ -1,25 +1,25 @@
 /**
  * The profile-driven FHIR validator: any FHIR R4 bundle or resource, checked
  * against base R4 structure (unknown elements, primitive types, repetition,
- * from the fhirpath library's R4 model) and, for every resource that declares
+ * from the R4 model generated into src/generated/r4-model.ts) and, for every resource that declares
  * (or is referenced as) an NRCeS profile of the IG `ndhm.in` 6.5.0, against
  * the profile's snapshot: cardinality, types (choice types included), fixed
  * and pattern values, slicing with discriminators (closed slicing enforced,
  * each slice's own rules), required and extensible bindings, reference target
- * profiles, and the profile's FHIRPath invariants (evaluated with the fhirpath
- * library). Document bundles also get the rules of the earlier hand-written
+ * profiles, and the profile's FHIRPath invariants (decided in code; any other
+ * by the optional fhirpath package). Document bundles also get the rules of the earlier hand-written
  * validator that the profiles do not carry (docs/fhir.md lists them).
  *
  * Issues are `{ path, code, message, severity }` with `path` a FHIRPath-like
  * location (`Bundle.entry[3].resource.section[0].entry[1]`); messages say
  * what was expected, never the value found.
  */
-import { compile } from 'fhirpath';
 import type { Issue, Severity } from '../../errors.js';
 import { pathLabel } from '../structure.js';
 import { bundleRules, DOCUMENT_RULE_INVARIANTS, sectionRules } from './document.js';
-import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, R4, type Element, type Profile, type Tables } from './data.js';
+import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, r4, type Element, type Profile, type Tables } from './data.js';
 import { checkPrimitive } from './primitive.js';
+import { compiledInvariant, ENGINE_MISSING } from './fhirpath-engine.js';
 import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
 import { isObject } from '../../util.js';
 
@@ -95,22 +95,6 @@ function fhirPathOf(root: string, steps: Steps): string {
 
 /** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
 const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
-
-type Compiled = (resource: unknown, env?: Record<string, unknown>) => unknown[];
-const compiledCache = new Map<string, Compiled | null>();
-function compiled(base: string, expression: string): Compiled | null {
-  const key = `${base}\u0000${expression}`;
-  let fn = compiledCache.get(key);
-  if (fn === undefined) {
-    try {
-      fn = compile({ base, expression }, R4, { traceFn: () => undefined }) as unknown as Compiled;
-    } catch {
-      fn = null;
-    }
-    compiledCache.set(key, fn);
-  }
-  return fn;
-}
 
 /** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
 function matchesPattern(value: unknown, pattern: unknown): boolean {
@@ -566,14 +550,15 @@ class Engine {
       // Decided in code: the document rules, and dom-2 to dom-5 (containedRules).
       if (DOCUMENT_RULE_INVARIANTS.has(c.key) || CONTAINED_INVARIANTS.has(c.key)) continue;
       const native = NATIVE_INVARIANTS[c.key];
-      if (native !== undefined) {
-        if (!native(value, container.resource)) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+      const verdict = native?.(value, container.resource);
+      if (verdict !== undefined) {
+        if (!verdict) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
         continue;
       }
       const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
-      const fn = compiled(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
-      if (fn === null) {
-        this.unevaluated(path, `invariant ${c.key}`);
+      const fn = compiledInvariant(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
+      if (fn === null || fn === 'missing') {
+        this.unevaluated(path, `invariant ${c.key}${fn === 'missing' ? ` (${ENGINE_MISSING})` : ''}`);
         continue;
       }
       let result: unknown[];
@@ -650,11 +635,11 @@ function keyInfo(owner: string, key: string, byKey = keysOf(owner)): KeyInfo | u
   else {
     const base = basePath(`${owner}.${key}`);
     if (base !== undefined) {
-      const type = fhirType(R4.path2Type[base] ?? 'string');
+      const type = fhirType(r4().path2Type[base] ?? 'string');
       const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
       const tables = profileTables();
       const binding = tables.baseBindings.get(base);
-      info = { name: key, type, repeats: R4.path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
+      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
       if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
     }
   }
@@ -668,7 +653,7 @@ function choiceOf(owner: string, key: string): { name: string; type: string } | 
     const ch = key.charCodeAt(i);
     if (ch < 65 || ch > 90) continue;
     const prefix = key.slice(0, i);
-    const choices = R4.choiceTypePaths[`${owner}.${prefix}`];
+    const choices = r4().choiceTypePaths[`${owner}.${prefix}`];
     const suffix = key.slice(i);
     if (choices === undefined || !choices.includes(suffix)) continue;
     const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
