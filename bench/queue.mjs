@@ -20,6 +20,10 @@
  * a node_modules in DIR) in the same rounds, for a before/after comparison in
  * one run; each queue is compared with its own `submit` run of the round.
  *
+ * The embedded store is measured twice: with its default durability (each
+ * write flushed to disk before it resolves) and with `embeddedDurability:
+ * 'relaxed'`, for what the flushes cost.
+ *
  * Environment:
  *   BENCH_QUEUE_ITEMS        link requests per round, default 400
  *   BENCH_QUEUE_ROUNDS       measured rounds, default 3
@@ -151,6 +155,9 @@ const pgServer = !wanted.includes('postgresql') ? { skip: 'not in BENCH_QUEUE_ST
 const stores = [];
 for (const [i, b] of builds.entries()) {
   if (wanted.includes('embedded')) stores.push({ name: `embedded (PGlite)${b.label}`, open: b.openQueue, options: { dataDir: join(DATA, `embedded-${i}`) } });
+  // What a 202 on disk costs: the embedded store with its flushes off (this build only; earlier builds have no flushes).
+  if (wanted.includes('embedded') && i === 0)
+    stores.push({ name: 'embedded (PGlite), --embedded-durability relaxed', open: b.openQueue, options: { dataDir: join(DATA, 'embedded-relaxed'), embeddedDurability: 'relaxed' } });
   // Each build its own schema: a database of one build is not opened by another.
   if (pgServer.url !== undefined)
     stores.push({

@@ -34,6 +34,7 @@ export const INTEGRATION_FILES: readonly string[] = [
   'test/serve-operations.test.ts',
   'test/serve-playground.test.ts',
   'test/serve-queue-at-rest.test.ts',
+  'test/serve-queue-durability.test.ts',
   'test/serve-queue-listing.test.ts',
   'test/serve-queue-replicas.test.ts',
   'test/serve-queue.test.ts',

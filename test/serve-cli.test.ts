@@ -70,4 +70,11 @@ describe('abha-link serve options', () => {
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain('no API key');
   });
+
+  it('refuses an --embedded-durability that is not full or relaxed (exit 2)', async () => {
+    const env = { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: undefined };
+    const r = await runInProcess(['serve', '--port', '0', '--embedded-durability', 'off'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--embedded-durability must be full or relaxed');
+  });
 });

@@ -19,6 +19,7 @@ import { reserveQueue } from './queue/queue.js';
 import { StartingQueue } from './starting-queue.js';
 import { QueueError } from './queue/types.js';
 import type { CallbackAllow } from './queue/callback-policy.js';
+import type { EmbeddedDurability } from './queue/durable.js';
 
 /** What {@link startServe} needs; the CLI reads these from options, files and the environment. */
 export interface StartOptions {
@@ -37,6 +38,8 @@ export interface StartOptions {
   readonly workTimeLimitMs?: number | undefined;
   /** ABHA_LINK_DATABASE_URL: the queue in PostgreSQL instead of the data folder. */
   readonly databaseUrl: string | undefined;
+  /** --embedded-durability: `relaxed` answers 202 before the embedded store's write is on disk (default `full`). */
+  readonly embeddedDurability?: EmbeddedDurability | undefined;
   /** ABHA_LINK_SERVE_DATA_KEY: the keys of the stored requests (base64, newest first). */
   readonly dataKey?: string | undefined;
   /** --data-key-file: the key file (default DIR.key beside the data directory, made when missing). */
@@ -80,6 +83,7 @@ async function reserveQueueIfAny(options: StartOptions): Promise<{ queue: Queue;
     client: options.clientOptions,
     now: () => options.now().getTime(),
     ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
+    ...(options.embeddedDurability === undefined ? {} : { embeddedDurability: options.embeddedDurability }),
     ...(options.callbackSecret === undefined ? {} : { callback: { secret: options.callbackSecret, allow: options.callbackAllow ?? [] } }),
   });
   // Opened once the server listens (the database's start does not compete with the server's own); released when it cannot.

@@ -140,7 +140,7 @@ const START_USAGE: ReadonlySet<QueueErrorCode> = new Set(['data-dir-in-use', 'da
 
 export const command = defineCommand({
   usage:
-    'abha-link serve [--host H] [--port N] [--data DIR] [--data-key-file FILE] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--callback-allow HOST[:PORT]]... [--work-time-limit S] [--icd10-titles FILE]',
+    'abha-link serve [--host H] [--port N] [--data DIR] [--data-key-file FILE] [--api-key-file FILE] [--token-file FILE] [--allowed-host NAME]... [--callback-allow HOST[:PORT]]... [--work-time-limit S] [--icd10-titles FILE] [--embedded-durability full|relaxed]',
   help: `Runs the abha-link HTTP service: validate, build, render and FHIR over HTTP,
 a submissions queue that stores each link request before answering 202 and
 sends it with the client's guarantees, and the identity endpoints of the spec
@@ -187,6 +187,11 @@ Options:
                         loopback HOST:PORT given here (repeatable)
   --work-time-limit S   seconds one validate/build/render/FHIR request may
                         work before it is stopped with 503 (default 20)
+  --embedded-durability full|relaxed
+                        the queue in DIR (not PostgreSQL): full (default)
+                        answers 202 once the request is on disk; relaxed
+                        once the system has it, which is faster but may lose
+                        the last requests accepted to a power cut
   -h, --help            show this help
   -v, --version         print the version
 
@@ -206,6 +211,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     'callback-allow': { type: 'string', multiple: true },
     'work-time-limit': { type: 'string' },
     'data-key-file': { type: 'string' },
+    'embedded-durability': { type: 'string' },
   },
   async run({ values, positionals }) {
     if (positionals.length > 0) throw new UsageError('abha-link serve takes no FILE');
@@ -237,6 +243,8 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const limitText = values['work-time-limit'];
     if (limitText !== undefined && !(/^\d{1,3}(\.\d+)?$/.test(limitText) && Number(limitText) >= 0.1 && Number(limitText) <= 600))
       throw optionError('work-time-limit', 'a number of seconds from 0.1 to 600');
+    const durability = values['embedded-durability'];
+    if (durability !== undefined && durability !== 'full' && durability !== 'relaxed') throw optionError('embedded-durability', 'full or relaxed');
     // Loaded here, not at the top: `abha-link serve --help` and the other commands never load the server stack.
     const { startServe } = await import('../../serve/start.js');
     let running;
@@ -254,6 +262,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
         databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
         dataKey: cliIo().env.ABHA_LINK_SERVE_DATA_KEY,
         dataKeyFile: values['data-key-file'],
+        embeddedDurability: durability,
         chromium: cliIo().env.ABHA_LINK_CHROMIUM || undefined,
         icd10Titles,
         allowedHosts,

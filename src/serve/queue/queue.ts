@@ -12,6 +12,7 @@ import { validateLinkRequest } from '../../validation/validate.js';
 import { lockDataDir, type DataDir } from './data-dir.js';
 import { dataKeys, defaultKeyFile, readKeyFile, type DataKeys, type SealedBody } from './data-key.js';
 import { migrate } from './migrate.js';
+import { EMBEDDED_DURABILITIES } from './durable.js';
 import { openEmbedded, openPostgres, type Database } from './sql.js';
 import { GroupCommit } from './group-commit.js';
 import { ledgerRange, listFilter, visitFields } from './listing.js';
@@ -167,6 +168,9 @@ export async function reserveQueue(options: QueueOptions): Promise<ReservedQueue
   if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) {
     throw new QueueError('invalid-options', 'the database URL must start with postgres:// or postgresql://');
   }
+  if (options.embeddedDurability !== undefined && !EMBEDDED_DURABILITIES.includes(options.embeddedDurability)) {
+    throw new QueueError('invalid-options', `embeddedDurability must be one of ${EMBEDDED_DURABILITIES.join(', ')}`);
+  }
   if (options.callback !== undefined && (typeof options.callback.secret !== 'string' || options.callback.secret.length < 16)) {
     throw new QueueError('invalid-options', 'the callback secret must be at least 16 characters');
   }
@@ -204,7 +208,10 @@ async function openReserved(
   let db: Database | undefined;
   try {
     await dir.makePrivate();
-    db = options.databaseUrl !== undefined ? await openPostgres(options.databaseUrl, options.poolSize ?? settings.concurrency + 4) : await openEmbedded(join(options.dataDir, 'queue-db'));
+    db =
+      options.databaseUrl !== undefined
+        ? await openPostgres(options.databaseUrl, options.poolSize ?? settings.concurrency + 4)
+        : await openEmbedded(join(options.dataDir, 'queue-db'), options.embeddedDurability);
     const { applied, salt } = await migrate(db);
     const sealed = await sealLegacyRequests(db, (id, request) => sealRequest(keys, id, request as LinkCareContextRequest));
     // The rows of earlier versions that still hold their request get their visit fields once, when migration 4 is applied.

@@ -9,6 +9,7 @@
  * value), and rows hold link requests.
  */
 import { makePrivate } from './data-dir.js';
+import { DiskFlusher, type EmbeddedDurability } from './durable.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -121,11 +122,13 @@ function holdPrivateUmask(): () => void {
 
 /**
  * Opens the embedded database (PGlite) in `dir`, made on first use; its
- * files are made private to this user (see holdPrivateUmask).
+ * files are made private to this user (see holdPrivateUmask). With
+ * `durability` `full` (the default) every write resolves once it is on disk
+ * (see DiskFlusher); `relaxed` leaves that to the operating system.
  *
  * @throws QueueError `storage-failed` when it cannot be opened
  */
-export async function openEmbedded(dir: string): Promise<Database> {
+export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const release = holdPrivateUmask();
   let db: InstanceType<typeof PGlite>;
@@ -142,11 +145,17 @@ export async function openEmbedded(dir: string): Promise<Database> {
     release();
     throw storageError('restricting the files of the embedded database', e);
   }
-  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => (await db.query<Row>(text, params as unknown[])).rows;
+  const flusher = durability === 'full' ? new DiskFlusher(dir) : undefined;
+  const durable = async <T>(written: T, text?: string): Promise<T> => {
+    if (flusher !== undefined && (text === undefined || !/^\s*SELECT\b/i.test(text))) await flusher.flush();
+    return written;
+  };
+  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => durable((await db.query<Row>(text, params as unknown[])).rows, text);
   return {
     kind: 'embedded',
     query,
-    transaction: <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows })),
+    transaction: async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
+      durable(await db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows }))),
     close: () =>
       db
         .close()

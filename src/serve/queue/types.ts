@@ -7,6 +7,7 @@ import { AbhaLinkError } from '../../errors.js';
 import type { LinkCareContextRequest } from '../../generated/types.js';
 import type { Issue } from '../../errors.js';
 import type { CallbackAllow, LookupFn } from './callback-policy.js';
+import type { EmbeddedDurability } from './durable.js';
 
 /**
  * Where a submission is: see docs/serve.md (## Queue) for the transitions.
@@ -119,6 +120,12 @@ export interface QueueOptions {
   readonly dataDir: string;
   /** `postgres://…` (ABHA_LINK_DATABASE_URL): share the queue with other replicas in PostgreSQL; default: the embedded store in `dataDir`. */
   readonly databaseUrl?: string;
+  /**
+   * The embedded store only (`--embedded-durability`): `full` (default), a write (a 202, an outcome)
+   * resolves once it is on disk; `relaxed`, once committed to the operating system, which keeps it
+   * through a crash of the process but may lose the last seconds of writes to a power cut.
+   */
+  readonly embeddedDurability?: EmbeddedDurability;
   /** The client the worker sends with (`createClient`'s options: base URL, API key, retry, timeouts, fetch). */
   readonly client: ClientOptions;
   /** Requests in flight at once in this replica (default 4, 1 to 256). */

@@ -1,0 +1,84 @@
+/**
+ * Durability of the embedded store (src/serve/queue/durable.ts): PGlite's
+ * filesystem never flushes, so with `embeddedDurability` `full` (the
+ * default) a write resolves only once its write-ahead log was flushed to
+ * disk; `relaxed` flushes nothing. The flushes are observed on
+ * node:fs/promises' file handles.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const flushed: string[] = [];
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const fsp = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof fsp.open>) => {
+    const handle = await fsp.open(...args);
+    const sync = handle.sync.bind(handle);
+    handle.sync = async () => {
+      await sync();
+      flushed.push(String(args[0]));
+    };
+    return handle;
+  };
+  return { ...fsp, default: { ...fsp, open }, open };
+});
+
+const { openEmbedded } = await import('../src/serve/queue/sql.js');
+const { openQueue } = await import('../src/serve/queue/index.js');
+
+const tmp = mkdtempSync(join(tmpdir(), 'abha-durable-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+beforeEach(() => void flushed.splice(0));
+
+/** The flushed paths under `dir`, relative, with `/`. */
+const flushedIn = (dir: string): string[] => flushed.filter((p) => p.startsWith(dir)).map((p) => relative(dir, p).split(sep).join('/'));
+
+describe('the embedded store on disk', () => {
+  it('resolves a write only after flushing the write-ahead log and pg_control (full, the default), and every file after a checkpoint', async () => {
+    const dir = join(tmp, 'full');
+    const db = await openEmbedded(dir);
+    try {
+      await db.query('CREATE TABLE t (v text)');
+      flushed.splice(0);
+      await db.query(`INSERT INTO t VALUES ('a')`);
+      const afterInsert = flushedIn(dir);
+      expect(afterInsert.some((p) => /^pg_wal\/[0-9A-F]{24}$/.test(p))).toBe(true);
+      expect(afterInsert).toContain('global/pg_control');
+      expect(afterInsert.some((p) => p.startsWith('base/'))).toBe(false);
+
+      flushed.splice(0);
+      await db.query('SELECT v FROM t');
+      expect(flushedIn(dir)).toEqual([]);
+
+      await db.transaction(async (tx) => void (await tx.query(`INSERT INTO t VALUES ('b')`)));
+      expect(flushedIn(dir).some((p) => p.startsWith('pg_wal/'))).toBe(true);
+
+      flushed.splice(0);
+      await db.query('CHECKPOINT');
+      expect(flushedIn(dir).some((p) => p.startsWith('base/'))).toBe(true);
+      expect(flushedIn(dir).at(-1)).toBe('global/pg_control');
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('flushes nothing with relaxed durability', async () => {
+    const dir = join(tmp, 'relaxed');
+    const db = await openEmbedded(dir, 'relaxed');
+    try {
+      await db.query('CREATE TABLE t (v text)');
+      await db.query(`INSERT INTO t VALUES ('a')`);
+      await db.transaction(async (tx) => void (await tx.query(`INSERT INTO t VALUES ('b')`)));
+      expect(flushedIn(dir)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('refuses an embeddedDurability that is not full or relaxed, naming the option', async () => {
+    const options = { dataDir: join(tmp, 'opts'), client: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }, embeddedDurability: 'off' as 'full' };
+    await expect(openQueue(options)).rejects.toMatchObject({ code: 'invalid-options', message: expect.stringMatching(/embeddedDurability must be one of full, relaxed/) });
+  });
+});
