@@ -4,8 +4,7 @@
  * `strict`), saying to install it. The engine's loader is replaced by one that
  * finds no fhirpath, as in a library install.
  */
-import { describe, expect, it, vi } from 'vitest';
-import { validateFhirBundle } from '../src/fhir/index.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../src/fhir/nrces/fhirpath-engine.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../src/fhir/nrces/fhirpath-engine.js')>();
@@ -25,6 +24,13 @@ const task = (lastModified: string): Record<string, unknown> => ({
 });
 
 describe('validateFhirBundle without the fhirpath package', () => {
+  let validateFhirBundle: typeof import('../src/fhir/index.js').validateFhirBundle;
+  beforeAll(async () => {
+    // The unit project shares modules between files (isolate: false): load the validator anew, over the mocked engine.
+    vi.resetModules();
+    ({ validateFhirBundle } = await import('../src/fhir/index.js'));
+  });
+
   it('reports an invariant it leaves to the engine as unevaluated information, saying to install fhirpath', () => {
     const issues = validateFhirBundle(task('2026-01-01T10:00Z'), { profile: TASK }).issues;
     const inv = issues.filter((i) => i.code === 'unevaluated');
