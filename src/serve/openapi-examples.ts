@@ -28,6 +28,21 @@ const ACCOUNT: Json = {
   mobileVerified: true,
 };
 
+/** The answer of a verification that opens a session: a token, its refresh token and the account. */
+const SESSION_ANSWER: Json = {
+  success: true,
+  message: 'OTP verified',
+  data: {
+    txnId: TXN_ID,
+    authResult: 'success',
+    token: JWT,
+    expiresIn: 1800,
+    refreshToken: JWT,
+    refreshExpiresIn: 1296000,
+    accounts: [ACCOUNT],
+  },
+};
+
 /** The example request and answer of each endpoint passed through. */
 export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request: Json; readonly response: Json }>> = {
   'search-abha': {
@@ -77,19 +92,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       txnId: TXN_ID,
       otp: '246810',
     },
-    response: {
-      success: true,
-      message: 'OTP verified',
-      data: {
-        txnId: TXN_ID,
-        authResult: 'success',
-        token: JWT,
-        expiresIn: 1800,
-        refreshToken: JWT,
-        refreshExpiresIn: 1296000,
-        accounts: [ACCOUNT],
-      },
-    },
+    response: SESSION_ANSWER,
   },
   'mobile-login-verify-otp': {
     request: {
@@ -129,19 +132,7 @@ export const SERVICE_EXAMPLES: Readonly<Record<PassedThrough, { readonly request
       otpValue: '246810',
       mobile: '9000000001',
     },
-    response: {
-      success: true,
-      message: 'OTP verified',
-      data: {
-        txnId: TXN_ID,
-        authResult: 'success',
-        token: JWT,
-        expiresIn: 1800,
-        refreshToken: JWT,
-        refreshExpiresIn: 1296000,
-        accounts: [ACCOUNT],
-      },
-    },
+    response: SESSION_ANSWER,
   },
   'abha-address-login-verify-otp': {
     request: {
