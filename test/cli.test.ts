@@ -195,6 +195,29 @@ describe('abha-link validate', () => {
     expect(r.stdout).toContain('/visitDate visitDate is in the future in the facility time zone (visit-date-in-future)');
   });
 
+  it('--lint with --schema clinical-input runs the rules build runs, information included, which never fails a document', async () => {
+    const input = JSON.parse(readFileSync(join(root, 'examples/opd-prescription.input.json'), 'utf8')) as Record<string, unknown>;
+    expect(input.hiType).toBeDefined();
+    delete input.hiType;
+    const p = file('no-hitype.input.json', JSON.stringify(input, null, 2));
+    const json = await run(['validate', '--schema', 'clinical-input', '--lint', '--format', 'json', p]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      index: 0,
+      valid: true,
+      errors: [],
+      warnings: [],
+      information: [{ path: '/hiType', message: expect.stringContaining('Prescription was chosen from the content'), code: 'hi-type-inferred' }],
+    });
+    const text = await run(['validate', '--schema', 'clinical-input', '--lint', p]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^.*no-hitype\.input\.json:\d+ \/hiType information: hiType is not given, so Prescription was chosen.*\(hi-type-inferred\)$/m);
+    // Without --lint, or for a document that gives its hiType, nothing is said.
+    expect(JSON.parse((await run(['validate', '--schema', 'clinical-input', '--format', 'json', p])).stdout)).toEqual({ index: 0, valid: true, errors: [] });
+    const given = await run(['validate', '--schema', 'clinical-input', '--lint', '--format', 'json', 'examples/opd-prescription.input.json']);
+    expect(JSON.parse(given.stdout)).toEqual({ index: 0, valid: true, errors: [], warnings: [] });
+  });
+
   it('never echoes values of the document', async () => {
     const req = exampleRequest('opd-prescription');
     req.abhaAddress = 'very.secret.patient@gmail';

@@ -6,7 +6,8 @@
  */
 import type { Issue } from '../errors.js';
 import type { LinkCareContextRequest } from '../generated/types.js';
-import type { lintLinkRequest } from '../validation/lint.js';
+import type { ClinicalInput } from '../generated/types.js';
+import type { lintClinicalInput, lintLinkRequest } from '../validation/lint.js';
 import { detectInputKind } from '../input-kind.js';
 import type { SchemaName } from '../generated/manifest.js';
 import { loadValidate, type ValidationResult } from '../validation/validate-core.js';
@@ -33,14 +34,17 @@ export interface DocResult {
   valid: boolean;
   errors: Issue[];
   warnings: Issue[];
+  /** Lint findings of severity information (with --lint): they never make a document invalid. */
+  information: Issue[];
   syntax?: JsonSyntaxProblem;
   /** Advice for a document that is not what the schema expects (a clinical input given as a link request). */
   hint?: string;
 }
 
 const LINK_SCHEMA = 'link-carecontext-request';
+const CLINICAL_SCHEMA = 'clinical-input';
 
-let lintRules: typeof lintLinkRequest | undefined;
+let lintRules: { readonly link: typeof lintLinkRequest; readonly clinical: typeof lintClinicalInput } | undefined;
 let schemaCheck: { readonly schema: string; readonly validate: (value: unknown, options: { revealKeys: boolean }) => ValidationResult<unknown> } | undefined;
 
 /**
@@ -51,15 +55,27 @@ let schemaCheck: { readonly schema: string; readonly validate: (value: unknown, 
  */
 export async function prepareChecks(args: Pick<ValidateArgs, 'schema' | 'lint'>): Promise<void> {
   if (schemaCheck?.schema !== args.schema) schemaCheck = { schema: args.schema, validate: await loadValidate(args.schema as SchemaName) };
-  if (args.lint) lintRules ??= (await import('../validation/lint.js')).lintLinkRequest;
+  if (args.lint) lintRules ??= await import('../validation/lint.js').then((m) => ({ link: m.lintLinkRequest, clinical: m.lintClinicalInput }));
 }
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 
+/**
+ * The lint rules of the run's schema: a link request's (lintLinkRequest, with
+ * the date rules) or a clinical input's (lintClinicalInput, the rules `build`
+ * runs); other schemas have none.
+ */
+function rulesFor(args: ValidateArgs): ((value: unknown) => Issue[]) | undefined {
+  if (!args.lint || (args.schema !== LINK_SCHEMA && args.schema !== CLINICAL_SCHEMA)) return undefined;
+  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareChecks)');
+  const { link, clinical } = lintRules;
+  return args.schema === LINK_SCHEMA ? (value) => link(value as LinkCareContextRequest, { now: args.now }) : (value) => clinical(value as ClinicalInput);
+}
+
 /** Lint findings of a document that passed the schema, or of one that did not (see lintBesideSchema); none without --lint. */
 function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly Issue[]): Issue[] {
-  if (!args.lint || args.schema !== LINK_SCHEMA) return [];
-  if (lintRules === undefined) throw new Error('internal: the lint rules were not loaded (prepareChecks)');
-  return schemaIssues.length === 0 ? lintRules(value as LinkCareContextRequest, { now: args.now }) : lintBesideSchema(lintRules, value, schemaIssues, args.now);
+  const rules = rulesFor(args);
+  if (rules === undefined) return [];
+  return schemaIssues.length === 0 ? rules(value) : lintBesideSchema(rules, value, schemaIssues);
 }
 
 /**
@@ -68,12 +84,12 @@ function lintFindings(value: unknown, args: ValidateArgs, schemaIssues: readonly
  * left out (they read a value of the wrong shape), and a rule that cannot
  * read the document at all gives none.
  */
-function lintBesideSchema(rules: typeof lintLinkRequest, value: unknown, schemaIssues: readonly Issue[], now: Date): Issue[] {
+function lintBesideSchema(rules: (value: unknown) => Issue[], value: unknown, schemaIssues: readonly Issue[]): Issue[] {
   if (schemaIssues.some((i) => i.path === '')) return [];
   const refused = (p: string): boolean => schemaIssues.some((i) => p === i.path || p.startsWith(`${i.path}/`) || i.path.startsWith(`${p}/`));
   let findings: readonly Issue[];
   try {
-    findings = rules(value as LinkCareContextRequest, { now });
+    findings = rules(value);
   } catch {
     return [];
   }
@@ -88,8 +104,9 @@ export function check(value: unknown, args: ValidateArgs, index: number): DocRes
   const findings = clinical ? [] : lintFindings(value, args, r.success ? [] : r.issues);
   const errors = findings.filter((f) => f.severity === 'error');
   const warnings = findings.filter((f) => f.severity === 'warning');
-  if (!r.success) return { index, valid: false, errors: [...r.issues, ...errors], warnings, ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
-  return { index, valid: errors.length === 0, errors, warnings };
+  const information = findings.filter((f) => f.severity === 'information');
+  if (!r.success) return { index, valid: false, errors: [...r.issues, ...errors], warnings, information, ...(clinical ? { hint: CLINICAL_INPUT_HINT } : {}) };
+  return { index, valid: errors.length === 0, errors, warnings, information };
 }
 
 export function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResult {
@@ -98,6 +115,7 @@ export function syntaxResult(index: number, problem: JsonSyntaxProblem): DocResu
     valid: false,
     errors: [{ path: '', code: 'invalid-json', message: `line ${problem.line}, column ${problem.column}: ${problem.reason}`, severity: 'error' }],
     warnings: [],
+    information: [],
     syntax: problem,
   };
 }
@@ -106,9 +124,10 @@ const slim = (i: Issue): { path: string; message: string; code: string } => ({ p
 
 export function jsonLine(r: DocResult, lint: boolean, file?: string): string {
   const named = file === undefined ? '' : `"file":${JSON.stringify(file)},`;
-  if (r.valid && r.warnings.length === 0) return `{${named}"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
+  if (r.valid && r.warnings.length === 0 && r.information.length === 0) return `{${named}"index":${r.index},"valid":true,"errors":[]${lint ? ',"warnings":[]' : ''}}\n`;
   const o: Record<string, unknown> = { ...(file === undefined ? {} : { file }), index: r.index, valid: r.valid, errors: r.errors.map(slim) };
   if (lint) o.warnings = r.warnings.map(slim);
+  if (r.information.length > 0) o.information = r.information.map(slim);
   if (r.hint !== undefined) o.hint = r.hint;
   return `${JSON.stringify(o)}\n`;
 }
@@ -116,7 +135,7 @@ export function jsonLine(r: DocResult, lint: boolean, file?: string): string {
 export function textLines(r: DocResult, name: string, lineOf: (path: string) => number): string {
   if (r.syntax !== undefined) return `${problemLine(name, r.syntax)}\n`;
   const hint = r.hint === undefined ? '' : `${name}:${lineOf('')} hint: ${r.hint}\n`;
-  return issueLines([...r.errors, ...r.warnings], name, lineOf, undefined, 'use --format json for all') + hint;
+  return issueLines([...r.errors, ...r.warnings, ...r.information], name, lineOf, undefined, 'use --format json for all') + hint;
 }
 
 /** The output and result of one NDJSON line: the same on the main thread (--jobs 1) and in the workers. */

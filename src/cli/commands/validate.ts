@@ -120,10 +120,12 @@ Options:
                        people; json: one object per document and line, in
                        input order: {"index":n,"valid":true|false,
                        "errors":[{"path","message","code"}]} (with --lint also
-                       "warnings"; with several FILEs also "file"; "hint"
-                       when the document is of another kind)
-  --lint               also apply ABDM lint rules (link requests only); lint
-                       errors make a document invalid, warnings do not
+                       "warnings", and "information" when there is any; with
+                       several FILEs also "file"; "hint" when the document is
+                       of another kind)
+  --lint               also apply the lint rules of link requests (ABDM's) or
+                       of clinical inputs (those build runs); lint errors make
+                       a document invalid, warnings and information do not
   --show-keys          name unknown keys in paths as written, not by position
                        (/#3); a key can be data, such as a mobile number
   -h, --help           show this help
