@@ -37,9 +37,29 @@ export function isKnownTimeZone(timeZone: string): boolean {
  * //=> '2026-11-21'
  */
 export function calendarDateIn(instant: Date, timeZone: string): string {
+  const key = `${timeZone}\u0000${instant.getTime()}`;
+  const known = calendarDates.get(key);
+  if (known !== undefined) return known;
   const parts = formatterFor(timeZone).formatToParts(instant);
   const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
+  return remember(calendarDates, key, `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`);
+}
+
+/**
+ * Memos of what the platform's Intl and date parsing make of one instant or
+ * text: a build reads the same visit time several times (the visit date, the
+ * Composition, the Bundle timestamp, the stay's checks), and formatting with
+ * Intl costs microseconds. Bounded: emptied when full.
+ */
+const MEMO_SIZE = 512;
+const calendarDates = new Map<string, string>();
+const wallTimes = new Map<string, WallTime>();
+const instants = new Map<string, number>();
+
+function remember<T>(memo: Map<string, T>, key: string, value: T): T {
+  if (memo.size >= MEMO_SIZE) memo.clear();
+  memo.set(key, value);
+  return value;
 }
 
 /** English month abbreviations, as printed in displays and on English documents. */
@@ -87,9 +107,6 @@ export interface WallTime {
   readonly offset: string;
 }
 
-/** The last wall time made: a document formats its visit time more than once (Composition.date, Bundle.timestamp). */
-let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
-
 /**
  * The wall-clock date (YYYY-MM-DD), time (HH:MM:SS) and offset (+05:30) of an
  * instant in `timeZone`.
@@ -98,11 +115,8 @@ let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
  * wallTime(new Date('2026-11-20T05:00:00Z'), 'Asia/Kolkata') //=> { date: '2026-11-20', time: '10:30:00', offset: '+05:30' }
  */
 export function wallTime(instant: Date, timeZone: string): WallTime {
-  const ms = instant.getTime();
-  if (last !== undefined && last.ms === ms && last.timeZone === timeZone) return last.wall;
-  const wall = formatWallTime(instant, timeZone);
-  last = { ms, timeZone, wall };
-  return wall;
+  const key = `${timeZone}\u0000${instant.getTime()}`;
+  return wallTimes.get(key) ?? remember(wallTimes, key, formatWallTime(instant, timeZone));
 }
 
 function formatWallTime(instant: Date, timeZone: string): WallTime {
@@ -132,6 +146,16 @@ export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function instantOf(at: Date | string, timeZone: string): Date | undefined {
   if (at instanceof Date) return isValid(at) ? at : undefined;
+  const key = `${timeZone}\u0000${at}`;
+  const known = instants.get(key);
+  // A new Date each time: the caller may change the one it gets.
+  if (known !== undefined) return Number.isNaN(known) ? undefined : new Date(known);
+  const instant = parseInstant(at, timeZone);
+  remember(instants, key, instant === undefined ? Number.NaN : instant.getTime());
+  return instant;
+}
+
+function parseInstant(at: string, timeZone: string): Date | undefined {
   const parsed = parseISO(at);
   if (!isValid(parsed)) return undefined;
   if (OFFSET.test(at)) return parsed;

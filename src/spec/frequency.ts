@@ -220,6 +220,19 @@ export function parseFrequency(input: string | FrequencyInput): ParsedFrequency 
  * changing the text that is kept.
  */
 export function readFrequency(frequency: string): ParsedFrequency {
+  // Lint, the FHIR dosage and printing each read the same few frequencies of a payload ("1-0-1", "BD"): read each once.
+  const known = readFrequencies.get(frequency);
+  if (known !== undefined) return known;
+  if (readFrequencies.size >= 512) readFrequencies.clear();
+  const f = readFrequencyOnce(frequency);
+  readFrequencies.set(frequency, f);
+  return f;
+}
+
+/** What {@link readFrequency} has read, by text (results are readonly; emptied when full). */
+const readFrequencies = new Map<string, ParsedFrequency>();
+
+function readFrequencyOnce(frequency: string): ParsedFrequency {
   const f = parseFrequency(frequency);
   if (f.kind !== 'text') return f;
   const code = /\((OD|BD|TDS|QID|HS|SOS|STAT|Q\d{1,2}H)\)$/.exec(f.text)?.[1];
