@@ -1,6 +1,6 @@
 import { FHIR_ID_NAMESPACE } from './constants.js';
 
-// The names as UTF-8 bytes and the namespaces as 16 bytes, made once.
+// The namespaces as 16 bytes, made once; names are written as UTF-8 into the hash's own buffer.
 const encoder = new TextEncoder();
 const NAMESPACE_BYTES = uuidBytes(FHIR_ID_NAMESPACE);
 
@@ -17,7 +17,7 @@ const NAMESPACE_BYTES = uuidBytes(FHIR_ID_NAMESPACE);
  */
 export function documentUuid(hipId: string, visitId: string, referenceNumber: string, hiType: string): string {
   // JSON.stringify escapes lone surrogates, so the name is well-formed UTF-8.
-  return uuidV5(NAMESPACE_BYTES, encoder.encode(JSON.stringify([hipId, visitId, referenceNumber, hiType])));
+  return uuidV5(NAMESPACE_BYTES, JSON.stringify([hipId, visitId, referenceNumber, hiType]));
 }
 
 /**
@@ -32,7 +32,7 @@ export function resourceUuid(document: string, kind: string, index: number): str
     lastNamespace = uuidBytes(document);
     lastDocument = document;
   }
-  return uuidV5(lastNamespace, encoder.encode(`${kind}/${index}`));
+  return uuidV5(lastNamespace, `${kind}/${index}`);
 }
 
 let lastDocument = '';
@@ -48,17 +48,30 @@ function uuidBytes(uuid: string): Uint8Array {
 
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/** The message being hashed (namespace and name, then the padding), reused: most names fit in one or two blocks. */
+let buffer = new Uint8Array(256);
+/** The part of `buffer` after the namespace, where the name goes. */
+let nameBytes = buffer.subarray(16);
+/** The five words of the last hash. */
+const H = new Int32Array(5);
+const W = new Int32Array(80);
+
 /**
  * The name-based UUID, version 5 (RFC 9562 §5.5): SHA-1 of the namespace's 16
- * bytes followed by the name, its first 16 bytes with the version and variant
- * bits set, as lowercase text.
+ * bytes followed by the name's UTF-8 bytes, its first 16 bytes with the
+ * version and variant bits set, as lowercase text.
  */
-function uuidV5(namespace: Uint8Array, name: Uint8Array): string {
-  const message = new Uint8Array(16 + name.length);
-  message.set(namespace);
-  message.set(name, 16);
-  const h = sha1(message);
-  const b = (i: number): number => (h[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;
+function uuidV5(namespace: Uint8Array, name: string): string {
+  // At most 3 bytes of UTF-8 per UTF-16 unit, and 9 more of padding and length.
+  const room = 16 + name.length * 3 + 9;
+  if (room > buffer.length) {
+    buffer = new Uint8Array(room * 2);
+    nameBytes = buffer.subarray(16);
+  }
+  buffer.set(namespace);
+  const { written } = encoder.encodeInto(name, nameBytes);
+  sha1(buffer, 16 + written);
+  const b = (i: number): number => (H[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;
   let s = '';
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
@@ -67,36 +80,32 @@ function uuidV5(namespace: Uint8Array, name: Uint8Array): string {
   return s;
 }
 
-const W = new Int32Array(80);
-
 /**
- * SHA-1 (FIPS 180-4 §6.1) of a message, as its five 32-bit words. Used only
- * to derive stable ids, where SHA-1 is what RFC 9562 prescribes (no security
+ * SHA-1 (FIPS 180-4 §6.1) of the first `length` bytes of `data`, into `H`;
+ * pads `data` in place (it must have room for the padding). Used only to
+ * derive stable ids, where SHA-1 is what RFC 9562 prescribes (no security
  * rests on it); written out because node:crypto costs microseconds per call
  * in setting up, several times the hashing of a name this short.
  */
-function sha1(message: Uint8Array): Int32Array {
-  const length = message.length;
+function sha1(data: Uint8Array, length: number): void {
   // The message, a 1 bit, zeros, and its length in bits (64-bit big-endian), in 64-byte blocks.
   const blocks = ((length + 8) >> 6) + 1;
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[length] = 0x80;
+  const end = blocks * 64;
+  data.fill(0, length, end);
+  data[length] = 0x80;
   const bits = length * 8;
-  const end = padded.length;
-  padded[end - 5] = Math.floor(bits / 2 ** 32) & 0xff;
-  padded[end - 4] = (bits >>> 24) & 0xff;
-  padded[end - 3] = (bits >>> 16) & 0xff;
-  padded[end - 2] = (bits >>> 8) & 0xff;
-  padded[end - 1] = bits & 0xff;
+  data[end - 5] = Math.floor(bits / 2 ** 32) & 0xff;
+  data[end - 4] = (bits >>> 24) & 0xff;
+  data[end - 3] = (bits >>> 16) & 0xff;
+  data[end - 2] = (bits >>> 8) & 0xff;
+  data[end - 1] = bits & 0xff;
   let h0 = 0x67452301;
   let h1 = 0xefcdab89 | 0;
   let h2 = 0x98badcfe | 0;
   let h3 = 0x10325476;
   let h4 = 0xc3d2e1f0 | 0;
-  for (let block = 0; block < blocks; block++) {
-    const o = block * 64;
-    for (let t = 0; t < 16; t++) W[t] = (padded[o + 4 * t]! << 24) | (padded[o + 4 * t + 1]! << 16) | (padded[o + 4 * t + 2]! << 8) | padded[o + 4 * t + 3]!;
+  for (let o = 0; o < end; o += 64) {
+    for (let t = 0; t < 16; t++) W[t] = (data[o + 4 * t]! << 24) | (data[o + 4 * t + 1]! << 16) | (data[o + 4 * t + 2]! << 8) | data[o + 4 * t + 3]!;
     for (let t = 16; t < 80; t++) {
       const x = W[t - 3]! ^ W[t - 8]! ^ W[t - 14]! ^ W[t - 16]!;
       W[t] = (x << 1) | (x >>> 31);
@@ -122,5 +131,9 @@ function sha1(message: Uint8Array): Int32Array {
     h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0;
   }
-  return Int32Array.of(h0, h1, h2, h3, h4);
+  H[0] = h0;
+  H[1] = h1;
+  H[2] = h2;
+  H[3] = h3;
+  H[4] = h4;
 }
