@@ -40,6 +40,10 @@ export function text(s: string | undefined): string | undefined {
 /** Copies the defined entries only, so optional fields stay absent (exactOptionalPropertyTypes). */
 export function compact<O extends Record<string, unknown>>(o: O): { [K in keyof O]: Exclude<O[K], undefined> } {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  // Keys, not entries: no pair array made per field (this runs for every resource of every document).
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out as { [K in keyof O]: Exclude<O[K], undefined> };
 }

@@ -23,6 +23,21 @@ const OFFSET = /(Z|[+-]\d{2}:\d{2})$/;
  * visitDateOf('0999-06-01T00:00:00Z') //=> { problem: 'invalid-datetime' } (before 1900)
  */
 export function visitDateOf(at: Date | string, timeZone: string = DEFAULT_TIME_ZONE): { date: string } | { problem: VisitDateProblem } {
+  if (at instanceof Date) return readVisitDate(at, timeZone);
+  // Parsing ISO text costs microseconds and a service reads the same few visit times again and again: once each.
+  const key = `${timeZone}\u0000${at}`;
+  const known = visitDates.get(key);
+  if (known !== undefined) return { ...known };
+  if (visitDates.size >= 512) visitDates.clear();
+  const read = readVisitDate(at, timeZone);
+  visitDates.set(key, read);
+  return { ...read };
+}
+
+/** What {@link visitDateOf} has read of each text in each zone (emptied when full). */
+const visitDates = new Map<string, { date: string } | { problem: VisitDateProblem }>();
+
+function readVisitDate(at: Date | string, timeZone: string): { date: string } | { problem: VisitDateProblem } {
   if (!isKnownTimeZone(timeZone)) return { problem: 'unknown-time-zone' };
   let date: string;
   if (at instanceof Date) {

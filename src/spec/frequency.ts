@@ -293,6 +293,20 @@ function describeCore(f: FrequencyCore): string {
  * normalizeFrequency('after lunch on Sundays') //=> 'after lunch on Sundays'
  */
 export function normalizeFrequency(input: string | FrequencyInput): string {
+  if (typeof input !== 'string') return normalizeOnce(input);
+  // The same few frequencies ("1-0-1", "BD") come again and again: each text is read once.
+  const known = normalized.get(input);
+  if (known !== undefined) return known;
+  if (normalized.size >= 512) normalized.clear();
+  const text = normalizeOnce(input);
+  normalized.set(input, text);
+  return text;
+}
+
+/** What {@link normalizeFrequency} has made of each text (emptied when full). */
+const normalized = new Map<string, string>();
+
+function normalizeOnce(input: string | FrequencyInput): string {
   const f = parseFrequency(input);
   if (f.kind === 'text') return f.text;
   const food = f.food === undefined ? '' : `, ${FOOD_TIMING[f.food].words}`;
