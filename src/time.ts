@@ -4,6 +4,7 @@
  * Pure: nothing here reads the clock.
  */
 import { isValid, parseISO } from 'date-fns';
+import { boundedMemo } from './util.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -37,30 +38,23 @@ export function isKnownTimeZone(timeZone: string): boolean {
  * //=> '2026-11-21'
  */
 export function calendarDateIn(instant: Date, timeZone: string): string {
-  const key = `${timeZone}\u0000${instant.getTime()}`;
-  const known = calendarDates.get(key);
-  if (known !== undefined) return known;
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  return remember(calendarDates, key, `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`);
+  return calendarDates.get(`${timeZone}\u0000${instant.getTime()}`, () => {
+    const parts = formatterFor(timeZone).formatToParts(instant);
+    const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
+    return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
+  });
 }
 
-/**
+/*
  * Memos of what the platform's Intl and date parsing make of one instant or
  * text: a build reads the same visit time several times (the visit date, the
  * Composition, the Bundle timestamp, the stay's checks), and formatting with
- * Intl costs microseconds. Bounded: emptied when full.
+ * Intl costs microseconds.
  */
-const MEMO_SIZE = 512;
-const calendarDates = new Map<string, string>();
-const wallTimes = new Map<string, WallTime>();
-const instants = new Map<string, number>();
-
-function remember<T>(memo: Map<string, T>, key: string, value: T): T {
-  if (memo.size >= MEMO_SIZE) memo.clear();
-  memo.set(key, value);
-  return value;
-}
+const calendarDates = boundedMemo<string>();
+const wallTimes = boundedMemo<WallTime>();
+/** Epoch milliseconds, NaN for text that is no instant. */
+const instants = boundedMemo<number>();
 
 /** English month abbreviations, as printed in displays and on English documents. */
 export const MONTHS_EN: readonly string[] = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -115,8 +109,7 @@ export interface WallTime {
  * wallTime(new Date('2026-11-20T05:00:00Z'), 'Asia/Kolkata') //=> { date: '2026-11-20', time: '10:30:00', offset: '+05:30' }
  */
 export function wallTime(instant: Date, timeZone: string): WallTime {
-  const key = `${timeZone}\u0000${instant.getTime()}`;
-  return wallTimes.get(key) ?? remember(wallTimes, key, formatWallTime(instant, timeZone));
+  return wallTimes.get(`${timeZone}\u0000${instant.getTime()}`, () => formatWallTime(instant, timeZone));
 }
 
 function formatWallTime(instant: Date, timeZone: string): WallTime {
@@ -146,13 +139,9 @@ export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function instantOf(at: Date | string, timeZone: string): Date | undefined {
   if (at instanceof Date) return isValid(at) ? at : undefined;
-  const key = `${timeZone}\u0000${at}`;
-  const known = instants.get(key);
+  const ms = instants.get(`${timeZone}\u0000${at}`, () => parseInstant(at, timeZone)?.getTime() ?? Number.NaN);
   // A new Date each time: the caller may change the one it gets.
-  if (known !== undefined) return Number.isNaN(known) ? undefined : new Date(known);
-  const instant = parseInstant(at, timeZone);
-  remember(instants, key, instant === undefined ? Number.NaN : instant.getTime());
-  return instant;
+  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
 function parseInstant(at: string, timeZone: string): Date | undefined {

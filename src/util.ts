@@ -47,3 +47,26 @@ export function compact<O extends Record<string, unknown>>(o: O): { [K in keyof 
   }
   return out as { [K in keyof O]: Exclude<O[K], undefined> };
 }
+
+/**
+ * A memo of values by text key, emptied when it holds `size` of them: for
+ * what is costly to work out and asked again and again with the same few keys
+ * (a visit time, a frequency). Values must not be changed by those who get them.
+ *
+ * @example
+ * const dates = boundedMemo<string>()
+ * dates.get('Asia/Kolkata 2026-11-20T10:30', () => slowFormat()) // works it out once
+ */
+export function boundedMemo<T>(size = 512): { get(key: string, make: () => T): T } {
+  const known = new Map<string, T>();
+  return {
+    get(key, make) {
+      const hit = known.get(key);
+      if (hit !== undefined) return hit;
+      if (known.size >= size) known.clear();
+      const value = make();
+      known.set(key, value);
+      return value;
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import { isValid, parseISO } from 'date-fns';
 import { calendarDateIn, isKnownTimeZone } from '../time.js';
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
+import { boundedMemo } from '../util.js';
 
 /** Why a visit time could not be turned into a date. */
 export type VisitDateProblem = 'invalid-datetime' | 'unknown-time-zone';
@@ -25,17 +26,11 @@ const OFFSET = /(Z|[+-]\d{2}:\d{2})$/;
 export function visitDateOf(at: Date | string, timeZone: string = DEFAULT_TIME_ZONE): { date: string } | { problem: VisitDateProblem } {
   if (at instanceof Date) return readVisitDate(at, timeZone);
   // Parsing ISO text costs microseconds and a service reads the same few visit times again and again: once each.
-  const key = `${timeZone}\u0000${at}`;
-  const known = visitDates.get(key);
-  if (known !== undefined) return { ...known };
-  if (visitDates.size >= 512) visitDates.clear();
-  const read = readVisitDate(at, timeZone);
-  visitDates.set(key, read);
-  return { ...read };
+  return { ...visitDates.get(`${timeZone}\u0000${at}`, () => readVisitDate(at, timeZone)) };
 }
 
-/** What {@link visitDateOf} has read of each text in each zone (emptied when full). */
-const visitDates = new Map<string, { date: string } | { problem: VisitDateProblem }>();
+/** What {@link visitDateOf} has read of each text in each zone. */
+const visitDates = boundedMemo<{ date: string } | { problem: VisitDateProblem }>();
 
 function readVisitDate(at: Date | string, timeZone: string): { date: string } | { problem: VisitDateProblem } {
   if (!isKnownTimeZone(timeZone)) return { problem: 'unknown-time-zone' };

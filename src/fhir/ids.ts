@@ -115,33 +115,11 @@ function sha1(data: Uint8Array, length: number): void {
     let c = h2;
     let d = h3;
     let e = h4;
-    // The four rounds of 20 steps, each with its own function and constant.
-    for (let t = 0; t < 20; t++) {
-      const temp = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + W[t]!) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = temp;
-    }
-    for (let t = 20; t < 40; t++) {
-      const temp = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + W[t]!) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = temp;
-    }
-    for (let t = 40; t < 60; t++) {
-      const temp = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e + (0x8f1bbcdc | 0) + W[t]!) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = temp;
-    }
-    for (let t = 60; t < 80; t++) {
-      const temp = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + (0xca62c1d6 | 0) + W[t]!) | 0;
+    for (let t = 0; t < 80; t++) {
+      // Four rounds of 20 steps, each with its own function and constant.
+      const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
+      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc | 0 : 0xca62c1d6 | 0;
+      const temp = (((a << 5) | (a >>> 27)) + f + e + k + W[t]!) | 0;
       e = d;
       d = c;
       c = (b << 30) | (b >>> 2);

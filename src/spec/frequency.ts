@@ -1,4 +1,5 @@
 import type { FrequencyInput } from '../generated/types.js';
+import { boundedMemo } from '../util.js';
 
 // "daily", "a day", "per day", "in a day", "/day".
 const A_DAY = '(?:daily|(?:a|per|in a|each) day|/ ?day)';
@@ -221,16 +222,11 @@ export function parseFrequency(input: string | FrequencyInput): ParsedFrequency 
  */
 export function readFrequency(frequency: string): ParsedFrequency {
   // Lint, the FHIR dosage and printing each read the same few frequencies of a payload ("1-0-1", "BD"): read each once.
-  const known = readFrequencies.get(frequency);
-  if (known !== undefined) return known;
-  if (readFrequencies.size >= 512) readFrequencies.clear();
-  const f = readFrequencyOnce(frequency);
-  readFrequencies.set(frequency, f);
-  return f;
+  return readFrequencies.get(frequency, () => readFrequencyOnce(frequency));
 }
 
-/** What {@link readFrequency} has read, by text (results are readonly; emptied when full). */
-const readFrequencies = new Map<string, ParsedFrequency>();
+/** What {@link readFrequency} has read, by text (results are readonly). */
+const readFrequencies = boundedMemo<ParsedFrequency>();
 
 function readFrequencyOnce(frequency: string): ParsedFrequency {
   const f = parseFrequency(frequency);
@@ -293,18 +289,12 @@ function describeCore(f: FrequencyCore): string {
  * normalizeFrequency('after lunch on Sundays') //=> 'after lunch on Sundays'
  */
 export function normalizeFrequency(input: string | FrequencyInput): string {
-  if (typeof input !== 'string') return normalizeOnce(input);
   // The same few frequencies ("1-0-1", "BD") come again and again: each text is read once.
-  const known = normalized.get(input);
-  if (known !== undefined) return known;
-  if (normalized.size >= 512) normalized.clear();
-  const text = normalizeOnce(input);
-  normalized.set(input, text);
-  return text;
+  return typeof input === 'string' ? normalized.get(input, () => normalizeOnce(input)) : normalizeOnce(input);
 }
 
-/** What {@link normalizeFrequency} has made of each text (emptied when full). */
-const normalized = new Map<string, string>();
+/** What {@link normalizeFrequency} has made of each text. */
+const normalized = boundedMemo<string>();
 
 function normalizeOnce(input: string | FrequencyInput): string {
   const f = parseFrequency(input);
