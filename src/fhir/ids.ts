@@ -40,9 +40,16 @@ let lastNamespace: Uint8Array = new Uint8Array(16);
 
 /** The 16 bytes of a UUID written as text (8-4-4-4-12 hex digits). */
 function uuidBytes(uuid: string): Uint8Array {
-  const hex = uuid.replaceAll('-', '');
   const out = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  let n = 0;
+  for (let i = 0; i < uuid.length && n < 32; i++) {
+    const c = uuid.charCodeAt(i);
+    if (c === 45) continue; // '-'
+    // '0'-'9' → 0-9, 'a'-'f' and 'A'-'F' → 10-15.
+    const digit = c <= 57 ? c - 48 : (c | 32) - 87;
+    out[n >> 1] = (out[n >> 1]! << 4) | digit;
+    n++;
+  }
   return out;
 }
 
