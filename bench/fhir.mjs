@@ -14,10 +14,13 @@
  * `toFhirBundles` includes lint (on by default) and the bidi-isolated narratives.
  *
  * Environment: BENCH_FHIR_ROUNDS (default 5), BENCH_FHIR_MS (CPU time of one round, default 200),
- * BENCH_FHIR_ONLY (a hiType: measure that one only).
+ * BENCH_FHIR_ONLY (a hiType: measure that one only), BENCH_BEFORE (the dist/ directory of another
+ * build, e.g. /work/before/dist: its build + validate and build are measured in the same run, on
+ * the same inputs, against the same structured copies).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
 import { summary } from './lib.mjs';
 
@@ -25,6 +28,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_FHIR_ROUNDS ?? 5);
 const MS = Number(process.env.BENCH_FHIR_MS ?? 200);
 const ONLY = process.env.BENCH_FHIR_ONLY;
+const BEFORE = process.env.BENCH_BEFORE ? await import(`${resolve(process.env.BENCH_BEFORE)}/fhir/index.js`) : undefined;
 
 /**
  * The validator measured. One place to switch: the profile-driven NRCeS
@@ -112,31 +116,38 @@ function compare(subject, baseline, { rounds, ms }) {
   return { subject: summary(s), baseline: summary(b), ratio: summary(r) };
 }
 
-const rows = [];
-for (const c of byType.values()) {
-  const { input, options, bundle } = c;
+/** Build + validate and build alone of one implementation (this build's, or BENCH_BEFORE's), each against the structured copy. */
+function measure(impl, { input, options, bundle }) {
   const buildValidate = () => {
-    const r = toFhirBundles(input, options);
-    return r.success ? validate(r.bundles[0].bundle).issues.length + 1 : 0;
+    const r = impl.toFhirBundles(input, options);
+    return r.success ? impl.validateFhirBundle(r.bundles[0].bundle).issues.length + 1 : 0;
   };
   const clone = () => structuredClone(bundle).entry.length;
-  const build = () => (toFhirBundles(input, options).success ? 1 : 0);
+  const build = () => (impl.toFhirBundles(input, options).success ? 1 : 0);
+  return { bv: compare(buildValidate, clone, { rounds: ROUNDS, ms: MS }), b: compare(build, clone, { rounds: ROUNDS, ms: MS }) };
+}
+
+const rows = [];
+for (const c of byType.values()) {
+  const { bundle } = c;
+  const clone = () => structuredClone(bundle).entry.length;
   const check = () => validate(bundle).issues.length + 1;
-  const bv = compare(buildValidate, clone, { rounds: ROUNDS, ms: MS });
-  const b = compare(build, clone, { rounds: ROUNDS, ms: MS });
+  const before = BEFORE === undefined ? undefined : measure(BEFORE, c);
+  const { bv, b } = measure({ toFhirBundles, validateFhirBundle: validate }, c);
   const v = compare(check, clone, { rounds: ROUNDS, ms: MS });
-  rows.push({ c, bv, b, v });
+  rows.push({ c, bv, b, v, before });
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ratio = (s) => `${s.ratio.median.toFixed(2)} (${s.ratio.min.toFixed(2)}..${s.ratio.max.toFixed(2)})`;
 console.log(`FHIR benchmark: ${ROUNDS} rounds of about ${MS} ms of CPU time, medians (min..max); ratios to structuredClone of the same bundle, measured in alternating rounds\n`);
 console.log(`${'record type (example)'.padEnd(44)}${'entries'.padStart(8)}${'bytes'.padStart(8)}${'build+validate/s'.padStart(18)}  ${'vs clone'.padEnd(18)}${'build'.padEnd(18)}validate`);
-for (const { c, bv, b, v } of rows) {
+for (const { c, bv, b, v, before } of rows) {
   const label = `${c.hiType} (${c.file.replace('.input.json', '')})`;
   console.log(
     `${label.padEnd(44)}${String(c.bundle.entry.length).padStart(8)}${String(JSON.stringify(c.bundle).length).padStart(8)}${fmt(bv.subject.median).padStart(18)}  ${ratio(bv).padEnd(18)}${ratio(b).padEnd(18)}${ratio(v)}`,
   );
+  if (before !== undefined) console.log(`${'  before (BENCH_BEFORE)'.padEnd(60)}${fmt(before.bv.subject.median).padStart(18)}  ${ratio(before.bv).padEnd(18)}${ratio(before.b)}`);
 }
 console.log(`\nstructuredClone of each bundle, per second of CPU time: ${rows.map(({ c, bv }) => `${c.hiType} ${fmt(bv.baseline.median)}`).join(', ')}`);
 console.log('"build + validate" builds a fresh bundle and validates it; "validate" validates the same bundle again and again (warm).');

@@ -4,6 +4,7 @@
  * Pure: nothing here reads the clock.
  */
 import { isValid, parseISO } from 'date-fns';
+import { boundedMemo } from './util.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -37,10 +38,23 @@ export function isKnownTimeZone(timeZone: string): boolean {
  * //=> '2026-11-21'
  */
 export function calendarDateIn(instant: Date, timeZone: string): string {
-  const parts = formatterFor(timeZone).formatToParts(instant);
-  const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
+  return calendarDates.get(`${timeZone}\u0000${instant.getTime()}`, () => {
+    const parts = formatterFor(timeZone).formatToParts(instant);
+    const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
+    return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
+  });
 }
+
+/*
+ * Memos of what the platform's Intl and date parsing make of one instant or
+ * text: a build reads the same visit time several times (the visit date, the
+ * Composition, the Bundle timestamp, the stay's checks), and formatting with
+ * Intl costs microseconds.
+ */
+const calendarDates = boundedMemo<string>();
+const wallTimes = boundedMemo<WallTime>();
+/** Epoch milliseconds, NaN for text that is no instant. */
+const instants = boundedMemo<number>();
 
 /** English month abbreviations, as printed in displays and on English documents. */
 export const MONTHS_EN: readonly string[] = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -87,9 +101,6 @@ export interface WallTime {
   readonly offset: string;
 }
 
-/** The last wall time made: a document formats its visit time more than once (Composition.date, Bundle.timestamp). */
-let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
-
 /**
  * The wall-clock date (YYYY-MM-DD), time (HH:MM:SS) and offset (+05:30) of an
  * instant in `timeZone`.
@@ -98,11 +109,7 @@ let last: { ms: number; timeZone: string; wall: WallTime } | undefined;
  * wallTime(new Date('2026-11-20T05:00:00Z'), 'Asia/Kolkata') //=> { date: '2026-11-20', time: '10:30:00', offset: '+05:30' }
  */
 export function wallTime(instant: Date, timeZone: string): WallTime {
-  const ms = instant.getTime();
-  if (last !== undefined && last.ms === ms && last.timeZone === timeZone) return last.wall;
-  const wall = formatWallTime(instant, timeZone);
-  last = { ms, timeZone, wall };
-  return wall;
+  return wallTimes.get(`${timeZone}\u0000${instant.getTime()}`, () => formatWallTime(instant, timeZone));
 }
 
 function formatWallTime(instant: Date, timeZone: string): WallTime {
@@ -132,6 +139,12 @@ export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function instantOf(at: Date | string, timeZone: string): Date | undefined {
   if (at instanceof Date) return isValid(at) ? at : undefined;
+  const ms = instants.get(`${timeZone}\u0000${at}`, () => parseInstant(at, timeZone)?.getTime() ?? Number.NaN);
+  // A new Date each time: the caller may change the one it gets.
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+function parseInstant(at: string, timeZone: string): Date | undefined {
   const parsed = parseISO(at);
   if (!isValid(parsed)) return undefined;
   if (OFFSET.test(at)) return parsed;

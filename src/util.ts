@@ -40,6 +40,33 @@ export function text(s: string | undefined): string | undefined {
 /** Copies the defined entries only, so optional fields stay absent (exactOptionalPropertyTypes). */
 export function compact<O extends Record<string, unknown>>(o: O): { [K in keyof O]: Exclude<O[K], undefined> } {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  // Keys, not entries: no pair array made per field (this runs for every resource of every document).
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out as { [K in keyof O]: Exclude<O[K], undefined> };
+}
+
+/**
+ * A memo of values by text key, emptied when it holds `size` of them: for
+ * what is costly to work out and asked again and again with the same few keys
+ * (a visit time, a frequency). Values must not be changed by those who get them.
+ *
+ * @example
+ * const dates = boundedMemo<string>()
+ * dates.get('Asia/Kolkata 2026-11-20T10:30', () => slowFormat()) // works it out once
+ */
+export function boundedMemo<T>(size = 512): { get(key: string, make: () => T): T } {
+  const known = new Map<string, T>();
+  return {
+    get(key, make) {
+      const hit = known.get(key);
+      if (hit !== undefined) return hit;
+      if (known.size >= size) known.clear();
+      const value = make();
+      known.set(key, value);
+      return value;
+    },
+  };
 }

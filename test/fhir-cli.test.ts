@@ -287,7 +287,6 @@ describe('abha-link fhir', () => {
       // fhirpath is an optional peer: loaded through createRequire only for an invariant not decided in code.
       'node:module',
       'sax',
-      'uuid',
     ]);
   });
 

@@ -7,8 +7,9 @@ import { dosageOf, frequencyFromRepeat, timingOf } from '../src/fhir/dosage.js';
 import type { TimingRepeat } from '../src/fhir/r4.js';
 import { describe, expect, it } from 'vitest';
 import type { ClinicalInput } from '../src/index.js';
-import { FHIR_HI_TYPES, OP_CONSULT_SECTIONS, RECORD_PROFILES, profileUrl } from '../src/fhir/constants.js';
-import { documentUuid } from '../src/fhir/ids.js';
+import { FHIR_HI_TYPES, FHIR_ID_NAMESPACE, OP_CONSULT_SECTIONS, RECORD_PROFILES, profileUrl } from '../src/fhir/constants.js';
+import { v5 as uuidv5 } from 'uuid';
+import { documentUuid, resourceUuid } from '../src/fhir/ids.js';
 import { escapeXhtml, isolatedXhtml } from '../src/fhir/xhtml.js';
 import {
   PROFILES,
@@ -155,6 +156,22 @@ describe('determinism', () => {
     expect(ids(two).filter((u) => ids(one).includes(u))).toEqual([]);
     const asOp = bundlesOf(toFhirBundles(example('opd-prescription', 'request'), { hiType: 'OPConsultation' }))[0]?.bundle as Bundle;
     expect(asOp.id).not.toBe(one.id);
+  });
+
+  it('makes its ids as RFC 9562 name-based UUIDs (v5, SHA-1): the uuid package gives the same for every name, long and non-ASCII ones included', () => {
+    // A fixed pseudo-random sequence (a linear congruential generator), so a failure repeats.
+    let seed = 42;
+    const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const name = (length: number): string => Array.from({ length }, () => String.fromCodePoint(next(5) === 0 ? 0x900 + next(128) : 32 + next(95))).join('');
+    expect(documentUuid('', '', '', '')).toBe(uuidv5(new TextEncoder().encode('["","","",""]'), FHIR_ID_NAMESPACE));
+    for (let i = 0; i < 300; i++) {
+      // Up to 130 characters: names of one, two and three SHA-1 blocks.
+      const parts = [name(next(40)), name(next(40)), name(next(130)), name(next(20))] as const;
+      const document = documentUuid(...parts);
+      expect(document).toBe(uuidv5(new TextEncoder().encode(JSON.stringify(parts)), FHIR_ID_NAMESPACE));
+      const kind = name(next(60));
+      expect(resourceUuid(document, kind, i)).toBe(uuidv5(`${kind}/${i}`, document));
+    }
   });
 
   it('does not mutate its input', () => {

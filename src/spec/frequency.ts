@@ -1,4 +1,5 @@
 import type { FrequencyInput } from '../generated/types.js';
+import { boundedMemo } from '../util.js';
 
 // "daily", "a day", "per day", "in a day", "/day".
 const A_DAY = '(?:daily|(?:a|per|in a|each) day|/ ?day)';
@@ -220,6 +221,14 @@ export function parseFrequency(input: string | FrequencyInput): ParsedFrequency 
  * changing the text that is kept.
  */
 export function readFrequency(frequency: string): ParsedFrequency {
+  // Lint, the FHIR dosage and printing each read the same few frequencies of a payload ("1-0-1", "BD"): read each once.
+  return readFrequencies.get(frequency, () => readFrequencyOnce(frequency));
+}
+
+/** What {@link readFrequency} has read, by text (results are readonly). */
+const readFrequencies = boundedMemo<ParsedFrequency>();
+
+function readFrequencyOnce(frequency: string): ParsedFrequency {
   const f = parseFrequency(frequency);
   if (f.kind !== 'text') return f;
   const code = /\((OD|BD|TDS|QID|HS|SOS|STAT|Q\d{1,2}H)\)$/.exec(f.text)?.[1];
@@ -280,6 +289,14 @@ function describeCore(f: FrequencyCore): string {
  * normalizeFrequency('after lunch on Sundays') //=> 'after lunch on Sundays'
  */
 export function normalizeFrequency(input: string | FrequencyInput): string {
+  // The same few frequencies ("1-0-1", "BD") come again and again: each text is read once.
+  return typeof input === 'string' ? normalized.get(input, () => normalizeOnce(input)) : normalizeOnce(input);
+}
+
+/** What {@link normalizeFrequency} has made of each text. */
+const normalized = boundedMemo<string>();
+
+function normalizeOnce(input: string | FrequencyInput): string {
   const f = parseFrequency(input);
   if (f.kind === 'text') return f.text;
   const food = f.food === undefined ? '' : `, ${FOOD_TIMING[f.food].words}`;
