@@ -129,11 +129,7 @@ await build({
     sourcemap: true,
     sourcemapExcludeSources: true,
     codeSplitting: {
-      groups: [
-        { name: 'main', tags: ['$initial'], priority: COMMAND_ORDER.length + 1 },
-        validatorGroup,
-        ...commandGroups,
-      ],
+      groups: [{ name: 'main', tags: ['$initial'], priority: COMMAND_ORDER.length + 1 }, validatorGroup, ...commandGroups],
     },
   },
 });
