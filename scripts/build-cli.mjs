@@ -23,8 +23,9 @@
  * per-file build). Semantics stay those of the per-file build:
  * `import.meta.url` becomes the URL of the module's twin in dist/ (so
  * package.json, templates/, schemas/, examples/ and worker scripts are found
- * as before); packages stay imports of node_modules, except the small
- * CommonJS ones every validation uses ({@link INLINE_PACKAGES}).
+ * as before); packages stay imports of node_modules, except the small ones
+ * on the commands' paths ({@link INLINE_PACKAGES}); the large generated data
+ * modules ({@link SHARED_MODULES}) are imported from dist/, not copied.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
@@ -44,6 +45,25 @@ const out = join(root, 'dist', 'cli');
  * of node_modules.
  */
 export const INLINE_PACKAGES = ['ajv', 'ajv-formats', 'fastest-levenshtein', 'sax', 'date-fns', 'uuid', 'csv-parse'];
+
+/**
+ * Generated modules of data alone (no state, no classes), large, imported
+ * from tsc's build in dist/ instead of being copied into the bundle: the
+ * package carries them once.
+ */
+const SHARED_MODULES = ['generated/ndhm-profiles.ts', 'generated/r4-model.ts', 'render/generated/templates.ts'];
+
+/** An import of a {@link SHARED_MODULES} module → an import of its file in dist/, relative to dist/cli/. */
+const sharedModules = {
+  name: 'shared-modules',
+  resolveId(source, importer) {
+    if (importer === undefined || !source.startsWith('.')) return null;
+    const path = join(dirname(importer), source).replace(/\.js$/, '.ts');
+    if (!SHARED_MODULES.includes(relative(src, path).split(sep).join('/'))) return null;
+    const twin = join(root, 'dist', relative(src, path)).replace(/\.ts$/, '.js');
+    return { id: `./${relative(out, twin).split(sep).join('/')}`, external: true };
+  },
+};
 
 /** The commands whose chunks take shared modules first: the quickest start-up is owed to validate, then build. */
 const COMMAND_ORDER = ['validate', 'build', 'schemas', 'fhir', 'render', 'submit', 'mock', 'openapi', 'serve'];
@@ -117,7 +137,7 @@ await build({
   input: { main: join(src, 'cli', 'main.ts') },
   platform: 'node',
   external: isExternal,
-  plugins: [importMetaUrl, commandOwners],
+  plugins: [sharedModules, importMetaUrl, commandOwners],
   logLevel: 'warn',
   // A validator module is imported statically by validators.ts (every schema, for the library's validate()) and lazily by validate-core.ts: both as meant.
   onLog: (level, log, handler) => (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT' ? undefined : handler(level, log)),
