@@ -94,10 +94,17 @@ const importMetaUrl = {
 
 const validators = join(src, 'generated', 'validators');
 
-/** A per-schema validator module: a chunk of its own (its ajv helpers, runtime.ts, go with validate). */
+/** The schema `validate` checks by default: its validator and those it refers to make one chunk. */
+const DEFAULT_SCHEMA = 'link-carecontext-request';
+
+/**
+ * A per-schema validator module: a chunk of its own, but those the default
+ * schema's validator imports lie in its chunk (its ajv helpers, runtime.ts,
+ * go with validate).
+ */
 function validatorChunkOf(id) {
   if (dirname(id) !== validators || id.endsWith(`${sep}runtime.ts`)) return null;
-  return `schema-${basename(id, '.ts')}`;
+  return owners.get(id) === DEFAULT_SCHEMA ? `schema-${DEFAULT_SCHEMA}` : `schema-${basename(id, '.ts')}`;
 }
 
 /** The modules `id` imports statically, itself included, transitively (getModuleInfo: the plugin context's). */
@@ -108,15 +115,20 @@ function staticClosure(id, getModuleInfo, seen = new Set()) {
   return seen;
 }
 
-/** Module id → the first command of COMMAND_ORDER that imports it statically; filled once the module graph is known. */
+/**
+ * Module id → the first command of COMMAND_ORDER that imports it statically
+ * (or DEFAULT_SCHEMA for its validators); filled once the module graph is known.
+ */
 const owners = new Map();
 const commandOwners = {
   name: 'command-owners',
   buildEnd() {
     owners.clear();
+    const getInfo = (id) => this.getModuleInfo(id);
+    for (const m of staticClosure(join(validators, `${DEFAULT_SCHEMA}.ts`), getInfo)) if (validatorChunkOf(m) !== null) owners.set(m, DEFAULT_SCHEMA);
     for (const name of COMMAND_ORDER) {
-      const closure = staticClosure(join(src, 'cli', 'commands', `${name}.ts`), (id) => this.getModuleInfo(id));
-      if (name === 'validate') staticClosure(join(validators, 'runtime.ts'), (id) => this.getModuleInfo(id), closure);
+      const closure = staticClosure(join(src, 'cli', 'commands', `${name}.ts`), getInfo);
+      if (name === 'validate') staticClosure(join(validators, 'runtime.ts'), getInfo, closure);
       for (const m of closure) if (!owners.has(m)) owners.set(m, name);
     }
   },
