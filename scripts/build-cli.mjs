@@ -94,15 +94,24 @@ const importMetaUrl = {
 
 const validators = join(src, 'generated', 'validators');
 
+/**
+ * Modules that validate loads only on demand (src/spec/definition.ts, to
+ * explain a document that failed), each a chunk of its own: in a command's
+ * chunk, they would bring that command's other modules along.
+ */
+const OWN_CHUNKS = ['spec/definition.ts'];
+
 /** The schema `validate` checks by default: its validator and those it refers to make one chunk. */
 const DEFAULT_SCHEMA = 'link-carecontext-request';
 
 /**
  * A per-schema validator module: a chunk of its own, but those the default
  * schema's validator imports lie in its chunk (its ajv helpers, runtime.ts,
- * go with validate).
+ * go with validate); and the {@link OWN_CHUNKS}.
  */
 function validatorChunkOf(id) {
+  const own = relative(src, id).split(sep).join('/');
+  if (OWN_CHUNKS.includes(own)) return own.replace(/\.ts$/, '').replaceAll('/', '-');
   if (dirname(id) !== validators || id.endsWith(`${sep}runtime.ts`)) return null;
   return owners.get(id) === DEFAULT_SCHEMA ? `schema-${DEFAULT_SCHEMA}` : `schema-${basename(id, '.ts')}`;
 }
