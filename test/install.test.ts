@@ -4,8 +4,8 @@
  * loads only the modules it uses (read from the built dist/, whose static
  * imports are what Node loads at start-up).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SERVE_PACKAGES, missingServePackages, serveInstallAdvice } from '../src/cli/commands/serve.js';
@@ -116,5 +116,51 @@ describe('abha-link validate FILE', () => {
   it("loads the validator module of the schema it checks and of the schemas that one refers to, no other schema's", () => {
     const link = local(reach('dist/generated/validators/link-carecontext-request.js', false).files);
     expect(link).toEqual(['bundle-data', 'care-context', 'link-carecontext-request', 'runtime'].map((m) => `dist/generated/validators/${m}.js`));
+  });
+});
+
+describe('the abha-link bin (dist/cli/main.js, a bundle: scripts/build-cli.mjs)', () => {
+  const cliDir = join(root, 'dist/cli');
+  /** The chunk file a command's loader in main.js imports. */
+  const commandChunk = (name: string): string => {
+    const m = new RegExp(`\\b${name}: \\{[^}]*?import\\("\\./([^"]+)"\\)`).exec(readFileSync(join(cliDir, 'main.js'), 'utf8'));
+    if (m?.[1] === undefined) throw new Error(`main.js has no loader for ${name}`);
+    return join(cliDir, m[1]);
+  };
+  /** The src/ and node_modules/ modules bundled into `files`, read from their source maps (rolldown's own helpers have none). */
+  const sourcesOf = (files: Iterable<string>): string[] =>
+    [...files].flatMap((f) => (!existsSync(`${f}.map`) ? [] : (JSON.parse(readFileSync(`${f}.map`, 'utf8')) as { sources: string[] }).sources.map((s) => resolve(dirname(f), s).slice(root.length))));
+
+  it('makes abha-link validate FILE load main.js, one chunk for the command and none of the other commands', () => {
+    const start = reach('dist/cli/main.js', false);
+    const validate = reach(relative(root, commandChunk('validate')), false);
+    const files = local(new Set([...start.files, ...validate.files]));
+    expect(files.every((f) => f.startsWith('dist/cli/'))).toBe(true);
+    expect(files.length).toBeLessThanOrEqual(3);
+    const modules = sourcesOf([...start.files, ...validate.files]);
+    expect(modules).toEqual(expect.arrayContaining(['src/cli/run.ts', 'src/cli/commands/validate.ts', 'src/validation/validate-core.ts', 'src/generated/validators/runtime.ts']));
+    expect(modules.filter((m) => m.startsWith('src/cli/commands/') && m !== 'src/cli/commands/validate.ts')).toEqual([]);
+    // src/spec/definition.ts explains a failed document: it is loaded only then (prepareExplanation).
+    for (const f of ['src/validation/lint.ts', 'src/cli/ndjson-workers.ts', 'src/validation/validate.ts', 'src/generated/validators.ts', 'src/spec/definition.ts']) expect(modules).not.toContain(f);
+    expect(modules.filter((m) => m.startsWith('src/builders/') || (m.startsWith('src/generated/validators/') && !m.endsWith('/runtime.ts')))).toEqual([]);
+    // CommonJS packages that Node would lex on every start are bundled, not imported.
+    expect(modules.filter((m) => m.startsWith('node_modules/')).map((m) => m.split('/')[1])).toEqual(expect.arrayContaining(['ajv', 'ajv-formats', 'fastest-levenshtein']));
+    expect([...start.packages, ...validate.packages]).toEqual([]);
+  });
+
+  it('loads the validator chunk of the schema checked and of the schemas it refers to, no other', () => {
+    const loaders = readFileSync(commandChunk('validate'), 'utf8');
+    const m = /"link-carecontext-request": \(\) => import\("\.\/([^"]+)"\)/.exec(loaders);
+    expect(m?.[1]).toBeDefined();
+    const chunks = reach(relative(root, join(cliDir, m?.[1] ?? '')), false).files;
+    const schemas = sourcesOf([...chunks].filter((f) => f.includes('cli-schema-'))).sort();
+    expect(schemas).toEqual(['bundle-data', 'care-context', 'link-carecontext-request'].map((s) => `src/generated/validators/${s}.ts`));
+  });
+
+  it('keeps the server stack and fhirpath out of every chunk but those serve loads on use', () => {
+    const all = reach('dist/cli/main.js', true).packages;
+    expect([...all].filter((p) => p === 'fhirpath')).toEqual([]);
+    const serve = reach(relative(root, commandChunk('serve')), false).packages;
+    for (const name of SERVE_PACKAGES) expect(serve.has(name), name).toBe(false);
   });
 });

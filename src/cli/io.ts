@@ -85,9 +85,20 @@ export function cliIo(): CliIo {
   return currentRun().io;
 }
 
-/** Runs `fn` as one run of the CLI with `io`: everything it calls reads and writes through `io`. */
+/**
+ * Runs `fn` as one run of the CLI with `io`: everything it calls reads and
+ * writes through `io`. The process's own run (main.ts, {@link processIo})
+ * needs no AsyncLocalStorage, whose async hooks would slow every promise of
+ * the process from start-up on: it is the run that code outside of any
+ * other run sees.
+ */
 export function withCliIo<T>(io: CliIo, fn: () => Promise<T>): Promise<T> {
-  return runs.run({ io, closed: new AbortController(), early: false, draining: 0 }, fn);
+  const run: CliRun = { io, closed: new AbortController(), early: false, draining: 0 };
+  if (processIos.has(io) && runs.getStore() === undefined) {
+    processRun = run;
+    return fn();
+  }
+  return runs.run(run, fn);
 }
 
 /** How the input is named in messages: the path, or `<stdin>`. */

@@ -10,6 +10,11 @@
 import { EXIT, processIo } from './io.js';
 import { runCli } from './run.js';
 
+// The bin is a bundle (scripts/build-cli.mjs): with ABHA_LINK_DEBUG=1, the
+// stack of an internal error names the src/ lines of the command's modules
+// (loaded after this line) through the bundle's source maps.
+if (process.env.ABHA_LINK_DEBUG === '1') process.setSourceMapsEnabled(true);
+
 // Ctrl-C stops every command with exit 130. A command that stops gracefully
 // on SIGINT (submit finishes its journal, mock closes its server) installs its
 // own listener and sets its own exit code; this one then stands aside.

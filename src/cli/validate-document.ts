@@ -10,7 +10,7 @@ import type { ClinicalInput } from '../generated/types.js';
 import type { lintClinicalInput, lintLinkRequest } from '../validation/lint.js';
 import { detectInputKind } from '../input-kind.js';
 import type { SchemaName } from '../generated/manifest.js';
-import { loadValidate, type ValidationResult } from '../validation/validate-core.js';
+import { loadSpecDefinition, loadValidator, validateWith, type ValidationResult } from '../validation/validate-core.js';
 import { issueLines, parseJson, problemLine, type JsonSyntaxProblem, type NdjsonLine } from './io.js';
 
 export interface ValidateArgs {
@@ -45,17 +45,46 @@ const LINK_SCHEMA = 'link-carecontext-request';
 const CLINICAL_SCHEMA = 'clinical-input';
 
 let lintRules: { readonly link: typeof lintLinkRequest; readonly clinical: typeof lintClinicalInput } | undefined;
-let schemaCheck: { readonly schema: string; readonly validate: (value: unknown, options: { revealKeys: boolean }) => ValidationResult<unknown> } | undefined;
+let schemaCheck:
+  | {
+      readonly schema: string;
+      readonly passes: (value: unknown) => boolean;
+      readonly validate: (value: unknown, options: { revealKeys: boolean }) => ValidationResult<unknown>;
+    }
+  | undefined;
 
 /**
  * Loads what the checks of a run need before its first document, on the main
  * thread and in each worker: the validator module of the run's schema alone
- * (not the other schemas'), and the lint rules (and the builders they read)
- * only with --lint.
+ * (not the other schemas'), the spec's definition that explains a failure
+ * (unless `explainOnDemand`: see {@link prepareExplanation}), and the lint
+ * rules (and the builders they read) only with --lint.
  */
-export async function prepareChecks(args: Pick<ValidateArgs, 'schema' | 'lint'>): Promise<void> {
-  if (schemaCheck?.schema !== args.schema) schemaCheck = { schema: args.schema, validate: await loadValidate(args.schema as SchemaName) };
+export async function prepareChecks(args: Pick<ValidateArgs, 'schema' | 'lint'>, explainOnDemand = false): Promise<void> {
+  if (schemaCheck?.schema !== args.schema) {
+    const schema = args.schema as SchemaName;
+    const v = await loadValidator(schema);
+    const passes = (value: unknown): boolean => {
+      try {
+        return v(value);
+      } catch {
+        return false;
+      }
+    };
+    schemaCheck = { schema, passes, validate: (value, options) => validateWith(v, schema, value, options) };
+  }
+  if (!explainOnDemand) await loadSpecDefinition();
   if (args.lint) lintRules ??= await import('../validation/lint.js').then((m) => ({ link: m.lintLinkRequest, clinical: m.lintClinicalInput }));
+}
+
+/**
+ * Before {@link check} of a document of a run prepared with `explainOnDemand`:
+ * loads the spec's definition when the document fails its schema (once), so
+ * that a run of valid documents never loads it.
+ */
+export async function prepareExplanation(value: unknown): Promise<void> {
+  if (schemaCheck === undefined) throw new Error('internal: the validator was not loaded (prepareChecks)');
+  if (!schemaCheck.passes(value)) await loadSpecDefinition();
 }
 const CLINICAL_INPUT_HINT = 'this is a clinical input: run `abha-link build`, or pass `--schema clinical-input`';
 

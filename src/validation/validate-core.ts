@@ -1,8 +1,9 @@
 /**
  * Schema validation with issues a person can act on, given a schema's
  * validator: the issue collection behind validate() (validate.ts, every
- * schema's validator at hand) and loadValidate() (one schema's validator
- * module, loaded on use: the CLI checks one schema and loads no other).
+ * schema's validator at hand) and the CLI's checks (loadValidator(): one
+ * schema's validator module, loaded on use; the CLI checks one schema and
+ * loads no other).
  *
  * The validators are ajv standalone code generated at build time
  * (src/generated/validators/), so nothing is compiled when the library is
@@ -14,7 +15,42 @@ import { TOO_MANY_ISSUES, escapePointerToken, parsePointer, type Issue } from '.
 import { SCHEMA_MANIFEST, type SchemaName } from '../generated/manifest.js';
 import type { SchemaTypes } from '../generated/types.js';
 import { VALIDATOR_LOADERS } from '../generated/validator-loaders.js';
-import { ENDPOINTS, FORMATS, INPUTS, PATTERNS, RESOURCES, type FieldDef, type ObjectDef } from '../spec/definition.js';
+import type * as Definition from '../spec/definition.js';
+import type { FieldDef, ObjectDef } from '../spec/definition.js';
+
+/** What explaining a failure reads from the spec's definition: patterns, formats and the objects' fields. */
+export type SpecDefinition = Pick<typeof Definition, 'ENDPOINTS' | 'FORMATS' | 'INPUTS' | 'PATTERNS' | 'RESOURCES'>;
+
+/**
+ * The definition, and what is derived from it, once given: validate.ts gives
+ * it at import (the library's validate() explains at once); the CLI loads it
+ * only before the first document that fails (a valid document never reads it,
+ * and src/spec/definition.ts is the largest module validation reaches).
+ */
+let spec: { readonly def: SpecDefinition; readonly patternByRegex: Map<string, { expects: string; code: string }>; readonly objectDefs: Map<string, ObjectDef> } | undefined;
+
+/** Gives validation the spec's definition (see {@link loadSpecDefinition}); the first one given stays. */
+export function useSpecDefinition(def: SpecDefinition): void {
+  spec ??= {
+    def,
+    patternByRegex: new Map(Object.values(def.PATTERNS).map((p) => [p.regex, p])),
+    objectDefs: new Map<string, ObjectDef>([
+      ...def.RESOURCES.map((r) => [r.name, r] as const),
+      ...def.INPUTS.map((r) => [r.name, r] as const),
+      ...def.ENDPOINTS.map((e) => [`${e.id}-request`, e.request] as const),
+    ]),
+  };
+}
+
+/** Loads the spec's definition, which explaining a failed document needs, unless it is there. */
+export async function loadSpecDefinition(): Promise<void> {
+  if (spec === undefined) useSpecDefinition(await import('../spec/definition.js'));
+}
+
+function specDefinition(): NonNullable<typeof spec> {
+  if (spec === undefined) throw new Error('internal: a failed document is explained before the spec definition was loaded (loadSpecDefinition)');
+  return spec;
+}
 
 /**
  * What validation returns: the typed value, or the issues found. At most
@@ -27,7 +63,7 @@ export type ValidationResult<V> =
 /** How many issues validation lists per document unless told otherwise. */
 export const DEFAULT_MAX_ISSUES = 100;
 
-/** Options of validate() and of the functions loadValidate() returns. */
+/** Options of validate() and of validateWith(). */
 export interface ValidateOptions {
   /**
    * At most this many issues are listed (default {@link DEFAULT_MAX_ISSUES});
@@ -60,8 +96,6 @@ export type { SchemaTypes };
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const schemaTypesCoverManifest: Exact<keyof SchemaTypes, SchemaName> = true;
 void schemaTypesCoverManifest;
-
-const patternByRegex = new Map<string, { expects: string; code: string }>(Object.values(PATTERNS).map((p) => [p.regex, p]));
 
 /** The names of every schema, in the order of `schemas/index.json`. */
 export const SCHEMA_NAMES: readonly SchemaName[] = SCHEMA_MANIFEST.map((e) => e.name);
@@ -136,19 +170,13 @@ function ordinal(n: number): string {
 // Unknown keys: their position in the caller's object, and the field they may have meant
 // ---------------------------------------------------------------------------
 
-const objectDefs = new Map<string, ObjectDef>([
-  ...RESOURCES.map((r) => [r.name, r] as const),
-  ...INPUTS.map((r) => [r.name, r] as const),
-  ...ENDPOINTS.map((e) => [`${e.id}-request`, e.request] as const),
-]);
-
 /** The object definitions a field may hold (a union has several). */
 function objectsOf(f: FieldDef): ObjectDef[] {
   switch (f.type) {
     case 'object':
       return [f.object];
     case 'ref': {
-      const o = objectDefs.get(f.ref);
+      const o = specDefinition().objectDefs.get(f.ref);
       return o === undefined ? [] : [o];
     }
     case 'union':
@@ -167,7 +195,7 @@ function step(f: FieldDef, token: string): FieldDef[] {
 
 /** The property names the schema `name` allows for the object at `at` (empty when unknown). */
 function knownKeysAt(name: string, at: string): string[] {
-  const root = objectDefs.get(name);
+  const root = specDefinition().objectDefs.get(name);
   if (root === undefined) return [];
   let fields: FieldDef[] = [{ type: 'object', object: root }];
   for (const t of parsePointer(at)) fields = fields.flatMap((f) => step(f, t));
@@ -282,11 +310,12 @@ function toDraft(e: AjvError, ctx: Context): Draft | undefined {
     case 'maximum':
       return issue(at, 'out-of-range', () => `must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)}`);
     case 'pattern': {
-      const named = patternByRegex.get(String(p.pattern));
+      const named = specDefinition().patternByRegex.get(String(p.pattern));
       return named === undefined ? issue(at, 'pattern', () => 'has the wrong shape') : issue(at, named.code, () => `must be ${named.expects}`);
     }
     case 'format': {
-      const f = FORMATS[String(p.format) as keyof typeof FORMATS] as { expects: string; code: string } | undefined;
+      const formats = specDefinition().def.FORMATS;
+      const f = formats[String(p.format) as keyof typeof formats] as { expects: string; code: string } | undefined;
       return f === undefined ? issue(at, 'format', () => `must be a valid ${String(p.format)}`) : issue(at, f.code, () => `must be ${f.expects}`);
     }
     case 'if':
@@ -387,16 +416,13 @@ export function validateWith<N extends SchemaName>(v: StandaloneValidator, name:
 }
 
 /**
- * The validation function of one schema, with its generated validator module
- * loaded alone (and the modules of the schemas it refers to): what a caller
- * that checks a single schema uses instead of validate(), which has every
- * schema's validator loaded. The function returned behaves as
- * `validate(name, value, options)`.
+ * The generated validator of one schema, its module loaded alone: true or
+ * false, and ajv's errors. {@link validateWith} explains them once
+ * {@link loadSpecDefinition} has run.
  *
  * @throws TypeError when `name` is not a schema name
  */
-export async function loadValidate<N extends SchemaName>(name: N): Promise<(value: unknown, options?: ValidateOptions) => ValidationResult<SchemaTypes[N]>> {
+export async function loadValidator(name: SchemaName): Promise<StandaloneValidator> {
   if (!isSchemaName(name)) throw unknownSchema(String(name));
-  const v = (await VALIDATOR_LOADERS[name]()).validate as StandaloneValidator;
-  return (value, options = {}) => validateWith(v, name, value, options);
+  return (await VALIDATOR_LOADERS[name]()).validate as StandaloneValidator;
 }

@@ -7,11 +7,15 @@ import { ValidationError } from '../errors.js';
 import type { SchemaName } from '../generated/manifest.js';
 import type * as T from '../generated/types.js';
 import { validatorsByName } from '../generated/validators.js';
-import { unknownSchema, validateWith, type SchemaTypes, type StandaloneValidator, type ValidateOptions, type ValidationResult } from './validate-core.js';
+import * as definition from '../spec/definition.js';
+import { unknownSchema, useSpecDefinition, validateWith, type SchemaTypes, type StandaloneValidator, type ValidateOptions, type ValidationResult } from './validate-core.js';
 
 export { DEFAULT_MAX_ISSUES, SCHEMA_NAMES, isSchemaName, type SchemaTypes, type ValidateOptions, type ValidationResult } from './validate-core.js';
 
 const validators = validatorsByName as unknown as Record<SchemaName, StandaloneValidator>;
+
+// validate() explains a failure at once: the definition is at hand whenever this module is.
+useSpecDefinition(definition);
 
 /**
  * Validates a value against one of the shipped schemas.

@@ -5,7 +5,7 @@ import { optionError, defineCommand } from '../command.js';
 import { expandInputs, hasPattern } from '../files.js';
 import { EXIT, cliIo, UsageError, inputName, outputClosed, stopForClosedOutput, parseJson, pointerLocator, readText, streamLines, writeOut } from '../io.js';
 import { didYouMean } from '../../suggest.js';
-import { check, jsonLine, ndjsonLineOutput, prepareChecks, syntaxResult, textLines, type DocResult, type ValidateArgs } from '../validate-document.js';
+import { check, jsonLine, ndjsonLineOutput, prepareChecks, prepareExplanation, syntaxResult, textLines, type DocResult, type ValidateArgs } from '../validate-document.js';
 
 export type { ValidateArgs } from '../validate-document.js';
 
@@ -27,7 +27,8 @@ export async function runValidate(args: ValidateArgs): Promise<number> {
     const names = SCHEMA_MANIFEST.map((e) => e.name);
     throw new UsageError(`unknown schema "${args.schema}"${didYouMean(args.schema, names)} (abha-link schemas lists them)`);
   }
-  await prepareChecks(args);
+  // One document per file is explained only when it fails; NDJSON (many documents, worker threads) loads the explanations up front.
+  await prepareChecks(args, !args.ndjson);
   const counts: Counts = { docs: 0, invalid: 0, broken: 0 };
   for (const file of args.files) {
     if (stopForClosedOutput()) break;
@@ -72,6 +73,7 @@ async function validateOne(args: OneInput, counts: Counts): Promise<void> {
   if (!args.ndjson) {
     const text = await readText(args.file);
     const parsed = parseJson(text);
+    if (parsed.ok) await prepareExplanation(parsed.value);
     const r = parsed.ok ? check(parsed.value, args, 0) : syntaxResult(0, parsed.problem);
     count(r);
     await writeOut(args.format === 'json' ? jsonLine(r, args.lint, named) : textLines(r, name, pointerLocator(text)));
