@@ -21,7 +21,9 @@ export interface PrimitiveProblem {
   readonly message: string;
   readonly severity?: 'warning';
 }
-type Check = (value: unknown) => PrimitiveProblem | undefined;
+/** The check of one primitive type: what is wrong with a value, or undefined. */
+export type PrimitiveCheck = (value: unknown) => PrimitiveProblem | undefined;
+type Check = PrimitiveCheck;
 
 const EMPTY: PrimitiveProblem = { code: 'empty', message: 'must not be an empty string (FHIR ele-1)' };
 const BLANK: PrimitiveProblem = { code: 'empty', message: 'must have non-whitespace content' };
@@ -58,12 +60,12 @@ function compileCheck(type: string): Check {
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 const checks = new Map<string, Check>();
 
-/** What is wrong with a primitive value of `type`, in words that never quote the value; undefined when nothing. */
-export function checkPrimitive(value: unknown, type: string): PrimitiveProblem | undefined {
+/** The check of primitive `type` (what is wrong with a value, in words that never quote it), compiled once per type. */
+export function primitiveCheck(type: string): PrimitiveCheck {
   let check = checks.get(type);
   if (check === undefined) {
     check = compileCheck(type);
     checks.set(type, check);
   }
-  return check(value);
+  return check;
 }

@@ -16,11 +16,25 @@
  */
 import type { Issue, Severity } from '../../errors.js';
 import { pathLabel } from '../structure.js';
-import { bundleRules, DOCUMENT_RULE_INVARIANTS, sectionRules } from './document.js';
-import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, r4, type Element, type Profile, type Tables } from './data.js';
-import { checkPrimitive } from './primitive.js';
-import { compiledInvariant, ENGINE_MISSING } from './fhirpath-engine.js';
-import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
+import { bundleRules, sectionRules } from './document.js';
+import { PRIMITIVE_TYPES, profileTables, type Element, type Profile, type Tables } from './data.js';
+import { ENGINE_MISSING } from './fhirpath-engine.js';
+import { deepEqual } from './invariants.js';
+import {
+  compiledOf,
+  invariantsOf,
+  keyInfo,
+  keyPlan,
+  matchesPattern,
+  objectPlan,
+  slicePlan,
+  type BindingPlan,
+  type InvariantPlan,
+  type ItemPlan,
+  type KeyPlan,
+  type ObjectPlan,
+  type SliceMatcher,
+} from './plan.js';
 import { isObject } from '../../util.js';
 
 /**
@@ -91,36 +105,6 @@ function fhirPathOf(root: string, steps: Steps): string {
   let s = root;
   for (const t of steps) s += typeof t === 'number' ? `[${t}]` : `.${t}`;
   return s;
-}
-
-/** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
-const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
-
-/** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
-function matchesPattern(value: unknown, pattern: unknown): boolean {
-  if (Array.isArray(pattern)) {
-    const list = Array.isArray(value) ? value : [value];
-    return pattern.every((p) => list.some((v) => matchesPattern(v, p)));
-  }
-  if (isObject(pattern)) return isObject(value) && Object.entries(pattern).every(([k, p]) => matchesPattern(value[k], p));
-  return value === pattern;
-}
-
-/** Values at a simple dotted path (`code.coding.code`), flattening arrays. */
-function valuesAt(value: unknown, path: string): unknown[] {
-  let current: unknown[] = [value];
-  if (path === '$this') return current;
-  for (const part of partsOf(path)) {
-    const next: unknown[] = [];
-    for (const c of current) {
-      if (!isObject(c)) continue;
-      const v = c[part];
-      if (Array.isArray(v)) next.push(...v);
-      else if (v !== undefined) next.push(v);
-    }
-    current = next;
-  }
-  return current;
 }
 
 /** The resource type a profile (or base definition) URL constrains. */
@@ -235,13 +219,13 @@ class Engine {
     if (profiles.length === 0) {
       if (applied.has('')) return;
       applied.add('');
-      return this.object(resource, rt, undefined, path, container, depth);
+      return this.object(resource, objectPlan(rt, undefined), path, container, depth);
     }
     for (const p of profiles) {
       if (applied.has(p.url)) continue;
       applied.add(p.url);
-      this.object(resource, rt, p.root, path, container, depth);
-      this.invariants(resource, p.root, rt, path, container);
+      this.object(resource, objectPlan(rt, p.root), path, container, depth);
+      this.invariants(resource, invariantsOf(p.root), path, container);
     }
   }
 
@@ -287,39 +271,43 @@ class Engine {
   }
 
   /** A complex value: each of its elements, then the required ones. */
-  object(value: Json, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+  object(value: Json, plan: ObjectPlan, path: Path, container: Container, depth: number): void {
     if (++this.nodes > FHIR_LIMITS.nodes) this.tooLarge(path, `${FHIR_LIMITS.nodes} objects`);
     if (depth > FHIR_LIMITS.depth) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
     const keys = Object.keys(value);
     if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
     let choices: string[] | undefined;
-    const byKey = keysOf(owner);
     for (const key of keys) {
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
       if (key.charCodeAt(0) === 95 /* _ */) {
-        this.primitiveExtension(value, key, owner, path, container, depth);
+        this.primitiveExtension(value, key, plan.owner, path, container, depth);
         continue;
       }
-      const choice = this.child(value, key, owner, el, path, container, depth, byKey);
-      if (choice === undefined) continue;
+      const kp = keyPlan(plan, key);
+      if (kp === undefined) {
+        this.add(at(path, key), 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+        continue;
+      }
+      this.childValue(value[key], at(path, key), kp, container, depth);
+      if (!kp.info.choice) continue;
+      const choice = kp.info.name;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
-    if (el !== undefined) for (const name of requiredOf(el)) this.required(value, keys, name, path, 'by the profile');
-    for (const name of this.tables.baseRequired.get(owner) ?? []) this.required(value, keys, name, path, '');
+    for (const name of plan.required) this.required(value, keys, name, path, 'by the profile');
+    for (const name of plan.baseRequired) this.required(value, keys, name, path, '');
   }
 
   /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
   private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
-    const what = (): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
     if (!name.endsWith('[x]')) {
-      if (value[name] === undefined) this.add(at(path, name), 'required', what());
+      if (value[name] === undefined) this.add(at(path, name), 'required', requiredMessage(name, by));
       return;
     }
     const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', what());
+    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', requiredMessage(name, by));
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -331,54 +319,50 @@ class Engine {
     const v = value[key];
     const items: unknown[] = info.repeats && Array.isArray(v) ? v : [v];
     if (!info.repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single object, not an array`);
+    const plan = objectPlan('Element', undefined);
     items.forEach((item, i) => {
       if (item === null && info.repeats) return; // a null keeps the arrays aligned
       const ip = info.repeats ? at(p, i) : p;
       if (!isObject(item)) return this.add(ip, 'type', `${label(ip)} must be an object with id or extension`);
-      this.object(item, 'Element', undefined, ip, container, depth + 1);
+      this.object(item, plan, ip, container, depth + 1);
     });
   }
 
-  /** One element of a complex value: its base definition, its profile element, its items. */
-  /** Returns the element's name when it is a choice (`value[x]`), for the one-type-only rule. */
-  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, byKey: Map<string, KeyInfo | null>): string | undefined {
-    const p = at(path, key);
-    const info = keyInfo(owner, key, byKey);
-    if (info === undefined) {
-      this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
-      return undefined;
-    }
-    this.childValue(value[key], p, info, el, container, depth);
-    return info.choice ? info.name : undefined;
-  }
-
   /** The value of one element: its base definition, its profile element, its items. */
-  private childValue(v: unknown, p: Path, info: KeyInfo, el: Element | undefined, container: Container, depth: number): void {
-    const { name, type: baseType, repeats, childOwner } = info;
-    const pel = el?.children.get(name);
-    if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
-      return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
+  private childValue(v: unknown, p: Path, kp: KeyPlan, container: Container, depth: number): void {
+    const { pel, info } = kp;
+    if (kp.wrongChoice !== undefined) return this.add(p, 'type', kp.wrongChoice);
     const array = Array.isArray(v);
-    if (repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
-    if (!repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
+    if (info.repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
+    if (!info.repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
     const count = array ? v.length : 1;
     if (count === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
     if (pel !== undefined) {
       if (count > pel.maximum) this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
       if (count < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
     }
-    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(array ? v : [v], pel, p, array, container) : undefined;
+    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(array ? v : [v], pel, kp.matchers, p, array, container) : undefined;
     // A plain loop, no item array or closure per element: this is the walk's innermost step.
-    if (!array) return this.item(v, baseType, childOwner, assigned?.[0] ?? pel, p, container, depth, info);
-    for (let i = 0; i < count; i++) this.item(v[i], baseType, childOwner, assigned?.[i] ?? pel, at(p, i), container, depth, info);
+    if (!array) {
+      const s = assigned?.[0];
+      return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), p, container, depth);
+    }
+    for (let i = 0; i < count; i++) {
+      const s = assigned?.[i];
+      this.item(v[i], s === undefined ? kp.item : slicePlan(kp, s), at(p, i), container, depth);
+    }
   }
 
   /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
-  private slice(items: unknown[], el: Element, path: Path, array: boolean, container: Container): Array<Element | undefined> {
+  private slice(items: unknown[], el: Element, matchers: readonly SliceMatcher[], path: Path, array: boolean, container: Container): Array<Element | undefined> {
     const slicing = el.slicing;
     if (slicing === undefined) return [];
     const counts = new Map<Element, number>();
-    const out = items.map((item) => el.slices.find((sl) => slicing.discriminator.every((d) => this.discriminate(item, sl, d, container))));
+    const resolve = (ref: string): Json | undefined => this.resolve(ref, container)?.resource;
+    const out = items.map((item) => {
+      const k = matchers.findIndex((m) => m(item, resolve));
+      return k < 0 ? undefined : el.slices[k];
+    });
     let unmatchedBefore = false;
     out.forEach((s, i) => {
       const ip = array ? at(path, i) : path;
@@ -400,7 +384,7 @@ class Engine {
       if (slicing.rules !== 'closed') return;
       const d = slicing.discriminator[0];
       const simple = slicing.discriminator.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
-      const there = simple && d !== undefined ? below(ip, partsOf(d.path)) : ip;
+      const there = simple && d !== undefined ? below(ip, d.path.split('.')) : ip;
       const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
       this.add(there, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
     });
@@ -412,74 +396,37 @@ class Engine {
     return out;
   }
 
-  /** Whether an item meets one discriminator of a slice. */
-  private discriminate(item: unknown, slice: Element, d: { type: string; path: string }, container: Container): boolean {
-    const sub = d.path === '$this' ? slice : elementAt(slice, d.path);
-    const values = valuesAt(item, d.path);
-    switch (d.type) {
-      case 'value':
-      case 'pattern': {
-        if (sub?.fixed !== undefined) return values.some((v) => deepEqual(v, sub.fixed));
-        if (sub?.pattern !== undefined) return values.some((v) => matchesPattern(v, sub.pattern));
-        if (d.path === 'url') {
-          const url = slice.types?.[0]?.profile?.[0];
-          return url !== undefined && values.includes(url);
-        }
-        return false;
-      }
-      case 'type': {
-        const want = (sub ?? slice).types?.map((t) => t.code) ?? [];
-        return values.some((v) => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType));
-      }
-      case 'profile': {
-        const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
-        return values.some((v) => {
-          let r = v;
-          if (isObject(v) && typeof v.reference === 'string') r = this.resolve(v.reference, container)?.resource;
-          return isObject(r) && isObject(r.meta) && Array.isArray(r.meta.profile) && r.meta.profile.some((u) => want.includes(String(u)));
-        });
-      }
-      case 'exists':
-        return values.length > 0 === (sub?.minimum ?? 0) > 0;
-      default:
-        return false;
-    }
-  }
-
   /** One item of an element: primitive or complex, fixed/pattern, binding, reference target, nested elements, invariants. */
-  private item(item: unknown, type: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, base?: KeyInfo): void {
+  private item(item: unknown, plan: ItemPlan, path: Path, container: Container, depth: number): void {
     if (item === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
-    if (el?.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
-    if (el?.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
-    if (el?.binding !== undefined) this.binding(item, type, el.binding, path);
-    else if (base?.binding !== undefined) this.binding(item, type, { strength: 'required', valueSet: base.binding }, path);
-    else if (base?.bindingUnexpanded === true) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
-    if (PRIMITIVE_TYPES.has(type)) {
-      const problem = checkPrimitive(item, type);
+    const { el, type } = plan;
+    if (el !== undefined) {
+      if (el.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
+      if (el.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
+    }
+    if (plan.binding !== undefined) this.binding(item, type, plan.binding, path);
+    else if (plan.bindingUnexpanded) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
+    if (plan.primitive !== undefined) {
+      const problem = plan.primitive(item);
       if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`, problem.severity);
       return;
     }
     if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
-    if (type === 'Resource') {
-      const ref = el?.types?.[0]?.profile ?? [];
-      this.resource(item, path, ref, depth + 1);
-      return;
-    }
+    if (type === 'Resource') return this.resource(item, path, plan.resourceProfiles, depth + 1);
     if (type === 'Reference') this.reference(item, el, path, container);
-    if (type === 'Extension') {
+    else if (type === 'Extension') {
       if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add(at(path, 'url'), 'required', 'extension url is required');
       const nested = item.extension !== undefined;
       if (nested === Object.keys(item).some((k) => k.startsWith('value') && k.length > 5))
         this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
+      // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
+      if (plan.definition !== undefined) {
+        this.object(item, (plan.definitionObject ??= objectPlan(plan.owner, plan.definition.root)), path, container, depth + 1);
+        this.invariants(item, invariantsOf(plan.definition.root), path, container);
+      }
     }
-    // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
-    const definition = type === 'Extension' ? this.tables.profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
-    if (definition !== undefined && definition.type === 'Extension') {
-      this.object(item, owner, definition.root, path, container, depth + 1);
-      this.invariants(item, definition.root, owner, path, container);
-    }
-    this.object(item, owner, el, path, container, depth + 1);
-    if (el?.constraints !== undefined) this.invariants(item, el, owner, path, container);
+    this.object(item, (plan.object ??= objectPlan(plan.owner, el)), path, container, depth + 1);
+    if (plan.invariants !== undefined) this.invariants(item, plan.invariants, path, container);
   }
 
   /** A Reference: it must resolve inside a document, to the type it declares and to a type (and profile) the element allows. */
@@ -504,24 +451,14 @@ class Engine {
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
 
-  private binding(item: unknown, type: string, b: NonNullable<Element['binding']>, path: Path): void {
-    const vs = this.tables.valueSets.get(b.valueSet);
+  private binding(item: unknown, type: string, b: BindingPlan, path: Path): void {
+    const vs = b.vs;
     if (vs === undefined) {
       if (b.strength === 'required') this.unevaluated(path, `the required binding of ${label(path)} (its value set is not one abha-link holds)`);
       return;
     }
-    const name = b.valueSet.slice(b.valueSet.lastIndexOf('/') + 1);
     const inSet = (system: unknown, code: unknown): boolean | undefined => {
       if (typeof code !== 'string') return undefined;
-      if (system === undefined) {
-        // A code element: any system of the value set.
-        let unknown = false;
-        for (const codes of vs.systems.values()) {
-          if (codes === null) unknown = true;
-          else if (codes.has(code)) return true;
-        }
-        return unknown ? undefined : false;
-      }
       if (typeof system !== 'string') return undefined;
       if (!vs.systems.has(system)) return false;
       const codes = vs.systems.get(system);
@@ -529,8 +466,10 @@ class Engine {
     };
     let ok: boolean | undefined;
     let systemKnown = false;
-    if (type === 'code' || type === 'string' || type === 'uri') ok = inSet(undefined, item);
-    else if (type === 'Coding' && isObject(item)) {
+    if (type === 'code' || type === 'string' || type === 'uri') {
+      // A code element: any system of the value set.
+      ok = typeof item !== 'string' ? undefined : b.anyCodes.has(item) ? true : b.anySystemOpen ? undefined : false;
+    } else if (type === 'Coding' && isObject(item)) {
       ok = inSet(item.system, item.code);
       systemKnown = typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || this.tables.igCodeSystems.has(item.system));
     } else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) {
@@ -539,24 +478,20 @@ class Engine {
       systemKnown = item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || this.tables.igCodeSystems.has(c.system)));
     } else return;
     if (ok !== false) return;
-    if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${name} (required binding)`);
+    if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${b.name} (required binding)`);
     else if (type === 'code' || systemKnown)
-      this.add(path, 'binding', `${label(path)} should be a code of the value set ${name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
+      this.add(path, 'binding', `${label(path)} should be a code of the value set ${b.name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
   }
 
-  /** The element's FHIRPath invariants, on its value. */
-  private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
-    for (const c of el.constraints ?? []) {
-      // Decided in code: the document rules, and dom-2 to dom-5 (containedRules).
-      if (DOCUMENT_RULE_INVARIANTS.has(c.key) || CONTAINED_INVARIANTS.has(c.key)) continue;
-      const native = NATIVE_INVARIANTS[c.key];
-      const verdict = native?.(value, container.resource);
+  /** An element's FHIRPath invariants, on its value. */
+  private invariants(value: Json, plans: readonly InvariantPlan[], path: Path, container: Container): void {
+    for (const c of plans) {
+      const verdict = c.native?.(value, container.resource);
       if (verdict !== undefined) {
-        if (!verdict) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+        if (!verdict) this.add(path, c.key, c.message, c.severity);
         continue;
       }
-      const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
-      const fn = compiledInvariant(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
+      const fn = compiledOf(c);
       if (fn === null || fn === 'missing') {
         this.unevaluated(path, `invariant ${c.key}${fn === 'missing' ? ` (${ENGINE_MISSING})` : ''}`);
         continue;
@@ -568,22 +503,13 @@ class Engine {
         this.unevaluated(path, `invariant ${c.key}`);
         continue;
       }
-      if (result.length === 1 && result[0] === false) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+      if (result.length === 1 && result[0] === false) this.add(path, c.key, c.message, c.severity);
     }
   }
 }
 
-const requiredCache = new WeakMap<Element, readonly string[]>();
-
-/** The names of the children a profile element requires (minimum above 0), listed once per element. */
-function requiredOf(el: Element): readonly string[] {
-  let names = requiredCache.get(el);
-  if (names === undefined) {
-    names = [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
-    requiredCache.set(el, names);
-  }
-  return names;
-}
+/** The message of a missing required element. */
+const requiredMessage = (name: string, by: string): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
 
 const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
 
@@ -597,71 +523,6 @@ function targetsOf(tables: Tables, el: Element): { types: ReadonlySet<string>; p
   return out ?? undefined;
 }
 
-/** What the base R4 model says of one key of a value whose elements `owner` defines. */
-interface KeyInfo {
-  /** The element's name: the key, or `value[x]` for a choice key such as `valueQuantity`. */
-  readonly name: string;
-  /** The FHIR type of the value (a choice key's type comes from its suffix). */
-  readonly type: string;
-  readonly repeats: boolean;
-  /** Whose elements the value has: a datatype name, or the path of a backbone element. */
-  readonly childOwner: string;
-  readonly choice: boolean;
-  /** The value set of the base R4 required binding of the element, if any. */
-  readonly binding?: string;
-  /** A base R4 required binding whose value set cannot be expanded offline. */
-  readonly bindingUnexpanded?: boolean;
-}
-
-const keyCache = new Map<string, Map<string, KeyInfo | null>>();
-
-/** The cache of the base definitions of one owner's keys (made once per owner). */
-function keysOf(owner: string): Map<string, KeyInfo | null> {
-  let byKey = keyCache.get(owner);
-  if (byKey === undefined) {
-    byKey = new Map();
-    keyCache.set(owner, byKey);
-  }
-  return byKey;
-}
-
-/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
-function keyInfo(owner: string, key: string, byKey = keysOf(owner)): KeyInfo | undefined {
-  const cached = byKey.get(key);
-  if (cached !== undefined) return cached ?? undefined;
-  let info: KeyInfo | null = null;
-  const choice = choiceOf(owner, key);
-  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
-  else {
-    const base = basePath(`${owner}.${key}`);
-    if (base !== undefined) {
-      const type = fhirType(r4().path2Type[base] ?? 'string');
-      const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
-      const tables = profileTables();
-      const binding = tables.baseBindings.get(base);
-      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
-      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
-    }
-  }
-  if (byKey.size < 10_000) byKey.set(key, info);
-  return info ?? undefined;
-}
-
-/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity. */
-function choiceOf(owner: string, key: string): { name: string; type: string } | undefined {
-  for (let i = key.length - 1; i > 0; i--) {
-    const ch = key.charCodeAt(i);
-    if (ch < 65 || ch > 90) continue;
-    const prefix = key.slice(0, i);
-    const choices = r4().choiceTypePaths[`${owner}.${prefix}`];
-    const suffix = key.slice(i);
-    if (choices === undefined || !choices.includes(suffix)) continue;
-    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
-    return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
-  }
-  return undefined;
-}
-
 /** Every string of a resource that starts with `#` (local references, canonicals and URIs), for dom-3. */
 function collectLocalReferences(value: unknown, out: Set<string>, depth: number): void {
   if (depth > FHIR_LIMITS.depth) return;
@@ -669,35 +530,6 @@ function collectLocalReferences(value: unknown, out: Set<string>, depth: number)
     if (value.charCodeAt(0) === 35 /* # */) out.add(value);
   } else if (Array.isArray(value)) for (const v of value) collectLocalReferences(v, out, depth + 1);
   else if (isObject(value)) for (const k in value) collectLocalReferences(value[k], out, depth + 1);
-}
-
-const partsCache = new Map<string, readonly string[]>();
-/** A discriminator's dotted path, split once. */
-function partsOf(path: string): readonly string[] {
-  let parts = partsCache.get(path);
-  if (parts === undefined) {
-    parts = path.split('.');
-    if (partsCache.size < 10_000) partsCache.set(path, parts);
-  }
-  return parts;
-}
-
-const elementAtCache = new WeakMap<Element, Map<string, Element | undefined>>();
-/** The element of a slice at a dotted path inside it (found once per slice and path). */
-function elementAt(el: Element, path: string): Element | undefined {
-  let byPath = elementAtCache.get(el);
-  if (byPath === undefined) {
-    byPath = new Map();
-    elementAtCache.set(el, byPath);
-  }
-  if (byPath.has(path)) return byPath.get(path);
-  let cur: Element | undefined = el;
-  for (const part of partsOf(path)) {
-    if (cur === undefined) break;
-    cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
-  }
-  byPath.set(path, cur);
-  return cur;
 }
 
 /** A fixed or pattern value from the profile, for messages (it is the IG's value, never the bundle's). */
