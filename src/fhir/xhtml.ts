@@ -164,14 +164,16 @@ export function xhtmlProblem(div: string): string | undefined {
   let i = 0;
   let sawRoot = false;
   let content = false;
+  // Most narratives hold no control character and no entity anywhere: then their text needs no check, only a look for content.
+  const plain = !XML_FORBIDDEN.test(div) && !div.includes('&');
   while (i < div.length) {
     const lt = div.indexOf('<', i);
-    const textPart = lt === -1 ? div.slice(i) : div.slice(i, lt);
-    if (textPart !== '') {
+    const end = lt === -1 ? div.length : lt;
+    if (end > i) {
       if (stack.length === 0) return 'has content outside the root <div>';
-      const bad = checkText(textPart);
+      const bad = plain ? undefined : checkText(div.slice(i, end));
       if (bad !== undefined) return bad;
-      if (textPart.trim() !== '') content = true;
+      if (!content && hasContent(div, i, end)) content = true;
     }
     if (lt === -1) break;
     const gt = div.indexOf('>', lt);
@@ -219,9 +221,21 @@ export function xhtmlProblem(div: string): string | undefined {
   return undefined;
 }
 
+const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+/** Whether `text.slice(from, to)` has non-whitespace content (as `trim() !== ''`), without slicing it when it is ASCII. */
+function hasContent(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    return c < 128 || text.slice(i, to).trim() !== '';
+  }
+  return false;
+}
+
 /** Text and attribute values: only the five XML entities and character references, no raw < or forbidden characters. */
 function checkText(text: string): string | undefined {
-  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(text)) return 'contains characters XML does not allow';
+  if (XML_FORBIDDEN.test(text)) return 'contains characters XML does not allow';
   if (!text.includes('&')) return undefined;
   for (const m of text.matchAll(/&([^;\s]*);?/g)) {
     const ref = m[1] ?? '';

@@ -31,6 +31,12 @@ const CONTROL: PrimitiveProblem = { code: 'control-characters', message: 'contai
 const NON_BLANK = /\S/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** Whether a non-empty string has non-whitespace content: a visible ASCII first character decides most without a scan. */
+function nonBlank(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return (c > 32 && c < 127) || NON_BLANK.test(s);
+}
+
 /** The checker of one primitive type, made once per type: its problems are built once too. */
 function compileCheck(type: string): Check {
   const words = PRIMITIVES.has(type) ? PRIMITIVE_WORDS[type as Primitive] : (OTHER_WORDS[type] ?? 'a string');
@@ -52,9 +58,9 @@ function compileCheck(type: string): Check {
       const problem = xhtmlProblem(s);
       return problem === undefined ? undefined : { code: 'narrative', message: problem };
     });
-  if (type === 'base64Binary') return text((s) => (!NON_BLANK.test(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
-  if (re !== undefined) return text((s) => (!NON_BLANK.test(s) ? BLANK : re.test(s) ? undefined : bad));
-  return text((s) => (!NON_BLANK.test(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
+  if (type === 'base64Binary') return text((s) => (!nonBlank(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
+  if (re !== undefined) return text((s) => (!nonBlank(s) ? BLANK : re.test(s) ? undefined : bad));
+  return text((s) => (!nonBlank(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
 }
 
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;

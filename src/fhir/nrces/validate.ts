@@ -201,10 +201,11 @@ class Engine {
   resource(resource: Json, path: Path, extra: readonly string[], depth = 0): void {
     const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
     if (rt === undefined) return this.add(at(path, 'resourceType'), 'required', 'resourceType is required');
-    const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
-    const implied = this.implied?.resource === resource ? [this.implied.url] : [];
-    const urls = [...new Set([...declared, ...extra, ...implied].map((u) => u.split('|')[0] ?? u))];
-    const profiles = urls.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
+    const profiles: Profile[] = [];
+    const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? (resource.meta.profile as unknown[]) : [];
+    for (const u of declared) if (typeof u === 'string') this.profileOf(u, rt, profiles);
+    for (const u of extra) this.profileOf(u, rt, profiles);
+    if (this.implied?.resource === resource) this.profileOf(this.implied.url, rt, profiles);
     for (const u of extra) {
       const p = this.tables.profiles.get(u);
       if (p !== undefined && p.type !== rt) this.add(at(path, 'resourceType'), 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
@@ -227,6 +228,13 @@ class Engine {
       this.object(resource, objectPlan(rt, p.root), path, container, depth);
       this.invariants(resource, invariantsOf(p.root), path, container);
     }
+  }
+
+  /** Adds the profile of `url` (a version after `|` ignored) to `out` when it profiles `rt` and is not there yet. */
+  private profileOf(url: string, rt: string, out: Profile[]): void {
+    const bar = url.indexOf('|');
+    const p = this.tables.profiles.get(bar < 0 ? url : url.slice(0, bar));
+    if (p !== undefined && p.type === rt && !out.includes(p)) out.push(p);
   }
 
   /** dom-2 to dom-5, natively, for every resource that contains others (profiled or not). */
@@ -290,7 +298,7 @@ class Engine {
         this.add(at(path, key), 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
         continue;
       }
-      this.childValue(value[key], at(path, key), kp, container, depth);
+      this.childValue(value[key], path, key, kp, container, depth);
       if (!kp.info.choice) continue;
       const choice = kp.info.name;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
@@ -328,29 +336,39 @@ class Engine {
     });
   }
 
-  /** The value of one element: its base definition, its profile element, its items. */
-  private childValue(v: unknown, p: Path, kp: KeyPlan, container: Container, depth: number): void {
+  /** The value of one element (`key` of the value at `up`): its base definition, its profile element, its items. */
+  private childValue(v: unknown, up: Path, key: string, kp: KeyPlan, container: Container, depth: number): void {
     const { pel, info } = kp;
-    if (kp.wrongChoice !== undefined) return this.add(p, 'type', kp.wrongChoice);
     const array = Array.isArray(v);
-    if (info.repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
-    if (!info.repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
     const count = array ? v.length : 1;
-    if (count === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
+    if (kp.wrongChoice !== undefined || info.repeats !== array || count === 0 || (pel !== undefined && (count > pel.maximum || count < pel.minimum)))
+      if (this.shape(at(up, key), kp, array, count)) return;
+    // A plain loop, no item array or closure per element: this is the walk's innermost step.
+    if (!array) {
+      if (kp.matchers === undefined || pel === undefined) return this.item(v, kp.item, up, key, container, depth);
+      const s = this.slice([v], pel, kp.matchers, at(up, key), false, container)[0];
+      return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), up, key, container, depth);
+    }
+    const p = at(up, key);
+    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(v, pel, kp.matchers, p, true, container) : undefined;
+    for (let i = 0; i < count; i++) {
+      const s = assigned?.[i];
+      this.item(v[i], s === undefined ? kp.item : slicePlan(kp, s), p, i, container, depth);
+    }
+  }
+
+  /** The shape of an element's value (type, array or not, count) against its definitions; true when its items are not to be walked. */
+  private shape(p: Path, kp: KeyPlan, array: boolean, count: number): boolean {
+    const { pel, info } = kp;
+    if (kp.wrongChoice !== undefined) return (this.add(p, 'type', kp.wrongChoice), true);
+    if (info.repeats && !array) return (this.add(p, 'type', `${label(p)} must be an array`), true);
+    if (!info.repeats && array) return (this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`), true);
+    if (count === 0) return (this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`), true);
     if (pel !== undefined) {
       if (count > pel.maximum) this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
       if (count < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
     }
-    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(array ? v : [v], pel, kp.matchers, p, array, container) : undefined;
-    // A plain loop, no item array or closure per element: this is the walk's innermost step.
-    if (!array) {
-      const s = assigned?.[0];
-      return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), p, container, depth);
-    }
-    for (let i = 0; i < count; i++) {
-      const s = assigned?.[i];
-      this.item(v[i], s === undefined ? kp.item : slicePlan(kp, s), at(p, i), container, depth);
-    }
+    return false;
   }
 
   /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
@@ -396,21 +414,28 @@ class Engine {
     return out;
   }
 
-  /** One item of an element: primitive or complex, fixed/pattern, binding, reference target, nested elements, invariants. */
-  private item(item: unknown, plan: ItemPlan, path: Path, container: Container, depth: number): void {
-    if (item === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
+  /**
+   * One item of an element (`key` of the value at `up`): primitive or complex, fixed/pattern, binding, reference target,
+   * nested elements, invariants. A primitive's path is made only when an issue is found there.
+   */
+  private item(item: unknown, plan: ItemPlan, up: Path, key: string | number, container: Container, depth: number): void {
+    if (item === null) {
+      const path = at(up, key);
+      return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
+    }
     const { el, type } = plan;
     if (el !== undefined) {
-      if (el.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
-      if (el.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
+      if (el.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(at(up, key), 'fixed-value', `${label(at(up, key))} must be exactly the value the profile fixes (${describe(el.fixed)})`);
+      if (el.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(at(up, key), 'pattern', `${label(at(up, key))} must match the profile's pattern (${describe(el.pattern)})`);
     }
-    if (plan.binding !== undefined) this.binding(item, type, plan.binding, path);
-    else if (plan.bindingUnexpanded) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
+    if (plan.binding !== undefined) this.binding(item, type, plan.binding, up, key);
+    else if (plan.bindingUnexpanded) this.unevaluated(at(up, key), `the required binding of ${label(at(up, key))} (its value set cannot be expanded offline)`);
     if (plan.primitive !== undefined) {
       const problem = plan.primitive(item);
-      if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`, problem.severity);
+      if (problem !== undefined) this.add(at(up, key), problem.code, `${label(at(up, key))} ${problem.message}`, problem.severity);
       return;
     }
+    const path = at(up, key);
     if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
     if (type === 'Resource') return this.resource(item, path, plan.resourceProfiles, depth + 1);
     if (type === 'Reference') this.reference(item, el, path, container);
@@ -451,10 +476,11 @@ class Engine {
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
 
-  private binding(item: unknown, type: string, b: BindingPlan, path: Path): void {
+  /** An item's binding (`key` of the value at `up`): a code of the value set, or an issue there. */
+  private binding(item: unknown, type: string, b: BindingPlan, up: Path, key: string | number): void {
     const vs = b.vs;
     if (vs === undefined) {
-      if (b.strength === 'required') this.unevaluated(path, `the required binding of ${label(path)} (its value set is not one abha-link holds)`);
+      if (b.strength === 'required') this.unevaluated(at(up, key), `the required binding of ${label(at(up, key))} (its value set is not one abha-link holds)`);
       return;
     }
     const inSet = (system: unknown, code: unknown): boolean | undefined => {
@@ -478,6 +504,7 @@ class Engine {
       systemKnown = item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || this.tables.igCodeSystems.has(c.system)));
     } else return;
     if (ok !== false) return;
+    const path = at(up, key);
     if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${b.name} (required binding)`);
     else if (type === 'code' || systemKnown)
       this.add(path, 'binding', `${label(path)} should be a code of the value set ${b.name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
