@@ -194,25 +194,27 @@ export function xhtmlProblem(div: string): string | undefined {
     const selfClosing = tag.endsWith('/');
     const body = selfClosing ? tag.slice(0, -1) : tag;
     // A tag without attributes (most of them) needs no attribute parsing.
-    const m = SIMPLE_TAG.test(body) ? [body, body, ''] : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
+    const m = SIMPLE_TAG.test(body) ? undefined : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
     if (m === null) return 'is not well-formed XHTML (malformed tag)';
-    const name = m[1] ?? '';
+    const name = m === undefined ? body : (m[1] ?? '');
+    const attributes = m === undefined ? '' : (m[2] ?? '');
     if (!ALLOWED_ELEMENTS.has(name)) return 'uses an element narratives may not contain (only basic HTML formatting is allowed)';
     if (stack.length === 0) {
       if (sawRoot) return 'has content outside the root <div>';
       if (name !== 'div') return 'must be an XHTML <div> element';
       sawRoot = true;
     }
-    for (const a of (m[2] ?? '').matchAll(/([A-Za-z:_-]+)\s*=\s*("[^"<]*"|'[^'<]*')/g)) {
-      const attr = (a[1] ?? '').toLowerCase();
-      if (!ALLOWED_ATTRIBUTES.has(attr)) return 'uses an attribute narratives may not contain (no event handlers or scripts)';
-      const value = (a[2] ?? '').slice(1, -1);
-      const bad = checkText(value);
-      if (bad !== undefined) return bad;
-      if ((attr === 'href' || attr === 'src') && /^\s*(javascript|vbscript|data):/i.test(value)) return 'links to a script or data URL';
-      if (stack.length === 0 && attr === 'xmlns' && value !== XHTML_NS) return `root <div> must declare xmlns="${XHTML_NS}"`;
-    }
-    if (stack.length === 0 && !/\sxmlns\s*=\s*"http:\/\/www\.w3\.org\/1999\/xhtml"/.test(m[2] ?? '')) return `root <div> must declare xmlns="${XHTML_NS}"`;
+    if (attributes !== '')
+      for (const a of attributes.matchAll(/([A-Za-z:_-]+)\s*=\s*("[^"<]*"|'[^'<]*')/g)) {
+        const attr = (a[1] ?? '').toLowerCase();
+        if (!ALLOWED_ATTRIBUTES.has(attr)) return 'uses an attribute narratives may not contain (no event handlers or scripts)';
+        const value = (a[2] ?? '').slice(1, -1);
+        const bad = checkText(value);
+        if (bad !== undefined) return bad;
+        if ((attr === 'href' || attr === 'src') && /^\s*(javascript|vbscript|data):/i.test(value)) return 'links to a script or data URL';
+        if (stack.length === 0 && attr === 'xmlns' && value !== XHTML_NS) return `root <div> must declare xmlns="${XHTML_NS}"`;
+      }
+    if (stack.length === 0 && !/\sxmlns\s*=\s*"http:\/\/www\.w3\.org\/1999\/xhtml"/.test(attributes)) return `root <div> must declare xmlns="${XHTML_NS}"`;
     if (name === 'img' || name === 'br' || name === 'hr') content = true;
     if (!selfClosing) stack.push(name);
   }

@@ -315,7 +315,7 @@ class Engine {
       return;
     }
     const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', requiredMessage(name, by));
+    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && isUpper(k.charCodeAt(prefix.length)))) this.add(at(path, prefix), 'required', requiredMessage(name, by));
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -469,8 +469,7 @@ class Engine {
     if (targets === undefined) return;
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
       return this.add(at(path, 'reference'), 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
-    const candidates = targets.profiles.filter((p) => p.type === rt);
-    const only = candidates.length === 1 ? candidates[0] : undefined;
+    const only = targets.onlyProfile.get(rt);
     if (only === undefined) return;
     const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
     if (!declared.includes(only.url)) this.schedule(target, only);
@@ -535,17 +534,29 @@ class Engine {
   }
 }
 
+/** Whether a character code is of an ASCII capital (the type suffix of a choice key). */
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+
 /** The message of a missing required element. */
 const requiredMessage = (name: string, by: string): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
 
-const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
+/** What a Reference element may target: resource types, and per type the one NRCeS profile it requires (when exactly one). */
+interface Targets {
+  readonly types: ReadonlySet<string>;
+  readonly onlyProfile: ReadonlyMap<string, Profile>;
+}
+
+const targetCache = new WeakMap<Element, Targets | null>();
 
 /** The resource types and NRCeS profiles a Reference element may target (cached per element). */
-function targetsOf(tables: Tables, el: Element): { types: ReadonlySet<string>; profiles: readonly Profile[] } | undefined {
+function targetsOf(tables: Tables, el: Element): Targets | undefined {
   const cached = targetCache.get(el);
   if (cached !== undefined) return cached ?? undefined;
   const urls = el.types?.flatMap((t) => t.target ?? []) ?? [];
-  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), profiles: urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined) };
+  const profiles = urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined);
+  const onlyProfile = new Map<string, Profile>();
+  for (const p of profiles) if (profiles.filter((q) => q.type === p.type).length === 1) onlyProfile.set(p.type, p);
+  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), onlyProfile };
   targetCache.set(el, out);
   return out ?? undefined;
 }
