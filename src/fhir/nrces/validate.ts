@@ -112,6 +112,9 @@ function typeOfProfile(t: Tables, url: string): string {
   return t.profiles.get(url)?.type ?? url.slice(url.lastIndexOf('/') + 1);
 }
 
+/** The resource of entry `i`, at its place. */
+const entryTarget = (resource: Json, i: number): Target => ({ resource, path: at(at(at(null, 'entry'), i), 'resource') });
+
 interface Container {
   readonly resource: Json;
   readonly path: Path;
@@ -127,7 +130,7 @@ class Engine {
   readonly issues: Issue[] = [];
   private readonly seen = new Set<string>();
   private readonly byFullUrl = new Map<string, Target>();
-  private readonly byTypeId = new Map<string, Target>();
+  private byTypeId: Map<string, Target> | undefined;
   /** Resource → profiles it was (or is to be) validated against. */
   private readonly applied = new Map<Json, Set<string>>();
   private readonly pending: Array<{ target: Target; profile: Profile }> = [];
@@ -174,18 +177,28 @@ class Engine {
     this.add(path, 'unevaluated', `${what} could not be evaluated, so it was neither passed nor failed${this.strict ? ' (strict)' : ''}`, this.strict ? 'error' : 'information');
   }
 
+  /** Indexes the entries by fullUrl (by type and id only when a reference first needs it: most resolve by fullUrl). */
   index(): void {
     const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
     if (entries.length > FHIR_LIMITS.entries) this.tooLarge(at(null, 'entry'), `${FHIR_LIMITS.entries} entries`);
+    for (let i = 0; i < entries.length; i++) {
+      const en: unknown = entries[i];
+      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string' || typeof en.fullUrl !== 'string') continue;
+      if (!this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, entryTarget(en.resource, i));
+    }
+  }
+
+  /** The entries by `type/id`, made on first use. */
+  private typeIds(): Map<string, Target> {
+    if (this.byTypeId !== undefined) return this.byTypeId;
+    const byTypeId = (this.byTypeId = new Map<string, Target>());
+    const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
     entries.forEach((en, i) => {
-      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string') return;
-      const t: Target = { resource: en.resource, path: below(null, ['entry', i, 'resource']) };
-      if (typeof en.fullUrl === 'string' && !this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, t);
-      if (typeof en.resource.id === 'string') {
-        const key = `${en.resource.resourceType}/${en.resource.id}`;
-        if (!this.byTypeId.has(key)) this.byTypeId.set(key, t);
-      }
+      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string' || typeof en.resource.id !== 'string') return;
+      const key = `${en.resource.resourceType}/${en.resource.id}`;
+      if (!byTypeId.has(key)) byTypeId.set(key, entryTarget(en.resource, i));
     });
+    return byTypeId;
   }
 
   resolve(ref: string, container: Container): Target | undefined {
@@ -194,7 +207,10 @@ class Engine {
       const c = Array.isArray(contained) ? contained.find((x) => isObject(x) && x.id === ref.slice(1)) : undefined;
       return isObject(c) ? { resource: c, path: container.path } : undefined;
     }
-    return this.byFullUrl.get(ref) ?? this.byTypeId.get(ref) ?? this.byTypeId.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref)?.[1] ?? '');
+    const found = this.byFullUrl.get(ref);
+    if (found !== undefined) return found;
+    const byTypeId = this.typeIds();
+    return byTypeId.get(ref) ?? byTypeId.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref)?.[1] ?? '');
   }
 
   /** Validates a resource against base R4 and the given profiles (its own meta.profile ones added). */
