@@ -31,35 +31,6 @@ const CONTROL: PrimitiveProblem = { code: 'control-characters', message: 'contai
 const NON_BLANK = /\S/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Whether a character code is white space to JavaScript's `\s` (and `trim`). */
-function isSpace(c: number): boolean {
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
-/** A plain string (`string`, `markdown`): blank (only white space), else with control characters, else fine; one scan, no regex. */
-function plainText(s: string): PrimitiveProblem | undefined {
-  let content = false;
-  let control = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (!isSpace(c)) content = true;
-    if (c < 32 && c !== 9 && c !== 10 && c !== 13) control = true;
-  }
-  return !content ? BLANK : control ? CONTROL : undefined;
-}
-
-/** A string without white space (`uri`, `url`, `canonical`: `^\S+$`): blank, else with white space, else fine; one scan, no regex. */
-function noSpace(s: string, bad: PrimitiveProblem): PrimitiveProblem | undefined {
-  let content = false;
-  let space = false;
-  for (let i = 0; i < s.length; i++) {
-    if (isSpace(s.charCodeAt(i))) space = true;
-    else content = true;
-  }
-  return !content ? BLANK : space ? bad : undefined;
-}
-
 /** Whether a non-empty string has non-whitespace content: a visible ASCII first character decides most without a scan. */
 function nonBlank(s: string): boolean {
   const c = s.charCodeAt(0);
@@ -88,13 +59,11 @@ function compileCheck(type: string): Check {
       return problem === undefined ? undefined : { code: 'narrative', message: problem };
     });
   if (type === 'base64Binary') return text((s) => (!nonBlank(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
-  if (re?.source === NO_SPACE) return text((s) => noSpace(s, bad));
   if (re !== undefined) return text((s) => (!nonBlank(s) ? BLANK : re.test(s) ? undefined : bad));
-  return text(plainText);
+  return text((s) => (!nonBlank(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
 }
 
-/** The source of the R4 pattern of uri, url and canonical, checked by {@link noSpace}. */
-const NO_SPACE = '^\\S+$';
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 const checks = new Map<string, Check>();
 
 /** The check of primitive `type` (what is wrong with a value, in words that never quote it), compiled once per type. */
