@@ -200,11 +200,19 @@ export interface ObjectPlan {
   readonly el: Element | undefined;
   /** Key → its plan, or null for a key that is no element of the owner (made as keys are met). */
   readonly keys: Map<string, KeyPlan | null>;
-  /** The children the profile element requires. */
-  readonly required: readonly string[];
-  /** The children base R4 requires. */
-  readonly baseRequired: readonly string[];
+  /** The children the profile element requires, then those base R4 requires. */
+  readonly required: readonly RequiredChild[];
 }
+
+/** A required child: its name (`x`, or `x[x]` for a choice, then with its `prefix` `x`) and by whom (`by the profile`, or '' for base R4). */
+export interface RequiredChild {
+  readonly name: string;
+  readonly prefix: string | undefined;
+  readonly by: string;
+}
+
+/** The required children `names`, each said `by`. */
+const requiredList = (names: readonly string[], by: string): RequiredChild[] => names.map((name) => ({ name, prefix: name.endsWith('[x]') ? name.slice(0, -3) : undefined, by }));
 
 const plainPlans = new Map<string, ObjectPlan>();
 const profiledPlans = new WeakMap<Element, Map<string, ObjectPlan>>();
@@ -219,8 +227,9 @@ export function objectPlan(owner: string, el: Element | undefined): ObjectPlan {
   }
   let plan = byOwner.get(owner);
   if (plan === undefined) {
-    const required = el === undefined ? [] : [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
-    plan = { owner, el, keys: new Map(), required, baseRequired: profileTables().baseRequired.get(owner) ?? [] };
+    const byProfile = el === undefined ? [] : [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
+    const required = [...requiredList(byProfile, 'by the profile'), ...requiredList(profileTables().baseRequired.get(owner) ?? [], '')];
+    plan = { owner, el, keys: new Map(), required };
     // Owners are type names and element paths of the model (plus hostile resource types, bounded like keys).
     if (byOwner.size < MAX_KEYS_PER_OWNER) byOwner.set(owner, plan);
   }

@@ -33,6 +33,7 @@ import {
   type ItemPlan,
   type KeyPlan,
   type ObjectPlan,
+  type RequiredChild,
   type SliceMatcher,
 } from './plan.js';
 import { isObject } from '../../util.js';
@@ -320,18 +321,12 @@ class Engine {
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
-    for (const name of plan.required) this.required(value, keys, name, path, 'by the profile');
-    for (const name of plan.baseRequired) this.required(value, keys, name, path, '');
-  }
-
-  /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
-  private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
-    if (!name.endsWith('[x]')) {
-      if (value[name] === undefined) this.add(at(path, name), 'required', requiredMessage(name, by));
-      return;
+    for (const r of plan.required) {
+      // A required element (`x`, or a choice `x[x]`): there, or an issue (said once per place).
+      if (r.prefix === undefined) {
+        if (value[r.name] === undefined) this.add(at(path, r.name), 'required', requiredMessage(r));
+      } else if (!hasChoice(keys, r.prefix)) this.add(at(path, r.prefix), 'required', requiredMessage(r));
     }
-    const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && isUpper(k.charCodeAt(prefix.length)))) this.add(at(path, prefix), 'required', requiredMessage(name, by));
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -550,11 +545,12 @@ class Engine {
   }
 }
 
-/** Whether a character code is of an ASCII capital (the type suffix of a choice key). */
-const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+/** Whether some key is a type of the choice `prefix[x]` (the prefix, then an ASCII capital). */
+const hasChoice = (keys: readonly string[], prefix: string): boolean =>
+  keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && k.charCodeAt(prefix.length) >= 65 && k.charCodeAt(prefix.length) <= 90);
 
 /** The message of a missing required element. */
-const requiredMessage = (name: string, by: string): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
+const requiredMessage = (r: RequiredChild): string => `${r.name} is required${r.by === '' ? '' : ` ${r.by}`}`;
 
 /** What a Reference element may target: resource types, and per type the one NRCeS profile it requires (when exactly one). */
 interface Targets {
