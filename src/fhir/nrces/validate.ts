@@ -136,6 +136,8 @@ class Engine {
   private readonly applied = new Map<Json, Set<string>>();
   private readonly pending: Array<{ target: Target; profile: Profile }> = [];
   nodes = 0;
+  /** Whether Object.prototype has no enumerable property (else for-in would list it for every object): asked once per validation. */
+  private readonly plainPrototype = Object.keys(Object.prototype).length === 0;
   references = 0;
   truncated = false;
   /** The Composition of a document that declares no record profile, and the record profile its type implies. */
@@ -299,11 +301,15 @@ class Engine {
   object(value: Json, plan: ObjectPlan, path: Path, container: Container, depth: number): void {
     if (++this.nodes > FHIR_LIMITS.nodes) this.tooLarge(path, `${FHIR_LIMITS.nodes} objects`);
     if (depth > FHIR_LIMITS.depth) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
-    const keys = Object.keys(value);
-    if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
+    // for-in, not Object.keys: no array per object, and V8 reads `value[key]` by the enumeration's own index. Only own keys count.
+    const proto: unknown = Object.getPrototypeOf(value);
+    const ownOnly = proto === null || (proto === Object.prototype && this.plainPrototype);
+    let count = 0;
     let choices: string[] | undefined;
-    for (const key of keys) {
+    for (const key in value) {
+      if (!ownOnly && !Object.prototype.hasOwnProperty.call(value, key)) continue;
+      count++;
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
       if (key.charCodeAt(0) === 95 /* _ */) {
@@ -321,11 +327,12 @@ class Engine {
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
+    if (count === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     for (const r of plan.required) {
       // A required element (`x`, or a choice `x[x]`): there, or an issue (said once per place).
       if (r.prefix === undefined) {
         if (value[r.name] === undefined) this.add(at(path, r.name), 'required', requiredMessage(r));
-      } else if (!hasChoice(keys, r.prefix)) this.add(at(path, r.prefix), 'required', requiredMessage(r));
+      } else if (!hasChoice(Object.keys(value), r.prefix)) this.add(at(path, r.prefix), 'required', requiredMessage(r));
     }
   }
 
