@@ -17,7 +17,7 @@
 import type { Issue, Severity } from '../../errors.js';
 import { pathLabel } from '../structure.js';
 import { bundleRules, sectionRules } from './document.js';
-import { PRIMITIVE_TYPES, profileTables, type Element, type Profile, type Tables } from './data.js';
+import { PRIMITIVE_TYPES, profileTables, type Element, type Profile, type Tables, type ValueSetCodes } from './data.js';
 import { ENGINE_MISSING } from './fhirpath-engine.js';
 import { deepEqual } from './invariants.js';
 import {
@@ -459,9 +459,7 @@ class Engine {
     if (type === 'Reference') this.reference(item, el, path, container);
     else if (type === 'Extension') {
       if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add(at(path, 'url'), 'required', 'extension url is required');
-      const nested = item.extension !== undefined;
-      if (nested === Object.keys(item).some((k) => k.startsWith('value') && k.length > 5))
-        this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
+      if ((item.extension !== undefined) === hasValueKey(item)) this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
       // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
       if (plan.definition !== undefined) {
         this.object(item, (plan.definitionObject ??= objectPlan(plan.owner, plan.definition.root)), path, container, depth + 1);
@@ -500,31 +498,26 @@ class Engine {
       if (b.strength === 'required') this.unevaluated(at(up, key), `the required binding of ${label(at(up, key))} (its value set is not one abha-link holds)`);
       return;
     }
-    const inSet = (system: unknown, code: unknown): boolean | undefined => {
-      if (typeof code !== 'string') return undefined;
-      if (typeof system !== 'string') return undefined;
-      if (!vs.systems.has(system)) return false;
-      const codes = vs.systems.get(system);
-      return codes === null || codes === undefined ? true : codes.has(code);
-    };
     let ok: boolean | undefined;
-    let systemKnown = false;
     if (type === 'code' || type === 'string' || type === 'uri') {
       // A code element: any system of the value set.
       ok = typeof item !== 'string' ? undefined : b.anyCodes.has(item) ? true : b.anySystemOpen ? undefined : false;
-    } else if (type === 'Coding' && isObject(item)) {
-      ok = inSet(item.system, item.code);
-      systemKnown = typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || this.tables.igCodeSystems.has(item.system));
-    } else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) {
-      const results = item.coding.map((c) => (isObject(c) ? inSet(c.system, c.code) : undefined));
-      ok = results.includes(true) ? true : results.includes(undefined) ? undefined : results.length === 0 ? undefined : false;
-      systemKnown = item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || this.tables.igCodeSystems.has(c.system)));
-    } else return;
+    } else if (type === 'Coding' && isObject(item)) ok = inValueSet(vs, item.system, item.code);
+    else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) ok = conceptInValueSet(vs, item.coding);
+    else return;
     if (ok !== false) return;
     const path = at(up, key);
     if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${b.name} (required binding)`);
-    else if (type === 'code' || systemKnown)
+    else if (type === 'code' || this.systemKnown(item, type, vs))
       this.add(path, 'binding', `${label(path)} should be a code of the value set ${b.name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
+  }
+
+  /** Whether a Coding's system (a CodeableConcept's, any of them) is one of the value set or of the IG (a code outside an extensible binding is then worth a warning). */
+  private systemKnown(item: unknown, type: string, vs: ValueSetCodes): boolean {
+    const ig = this.tables.igCodeSystems;
+    if (type === 'Coding' && isObject(item)) return typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || ig.has(item.system));
+    if (type !== 'CodeableConcept' || !isObject(item) || !Array.isArray(item.coding)) return false;
+    return item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || ig.has(c.system)));
   }
 
   /** An element's FHIRPath invariants, on its value. */
@@ -550,6 +543,31 @@ class Engine {
       if (result.length === 1 && result[0] === false) this.add(path, c.key, c.message, c.severity);
     }
   }
+}
+
+/** Whether a system and code are in a value set; undefined when that cannot be told (no code or system, or a system whose codes are not listed). */
+function inValueSet(vs: ValueSetCodes, system: unknown, code: unknown): boolean | undefined {
+  if (typeof code !== 'string' || typeof system !== 'string') return undefined;
+  if (!vs.systems.has(system)) return false;
+  const codes = vs.systems.get(system);
+  return codes === null || codes === undefined ? true : codes.has(code);
+}
+
+/** Whether a CodeableConcept's codings are in a value set: one is; else undefined if one cannot be told or there is none; else not. */
+function conceptInValueSet(vs: ValueSetCodes, codings: readonly unknown[]): boolean | undefined {
+  let unknown = codings.length === 0;
+  for (const c of codings) {
+    const r = isObject(c) ? inValueSet(vs, c.system, c.code) : undefined;
+    if (r === true) return true;
+    if (r === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** Whether an extension has a `value[x]` key (own keys only). */
+function hasValueKey(item: Json): boolean {
+  for (const k in item) if (k.length > 5 && k.startsWith('value') && Object.prototype.hasOwnProperty.call(item, k)) return true;
+  return false;
 }
 
 /** Whether some key is a type of the choice `prefix[x]` (the prefix, then an ASCII capital). */
