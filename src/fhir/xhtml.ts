@@ -178,19 +178,22 @@ export function xhtmlProblem(div: string): string | undefined {
     if (lt === -1) break;
     const gt = div.indexOf('>', lt);
     if (gt === -1) return 'is not well-formed XHTML (unclosed tag)';
-    const tag = div.slice(lt + 1, gt);
     i = gt + 1;
-    if (tag.startsWith('!') || tag.startsWith('?')) return 'must not contain comments, processing instructions or CDATA';
-    if (tag.startsWith('/')) {
-      const name = tag.slice(1).trim();
-      if (stack.pop() !== name) return 'is not well-formed XHTML (mismatched closing tag)';
+    const first = div.charCodeAt(lt + 1);
+    if (first === 33 /* ! */ || first === 63 /* ? */) return 'must not contain comments, processing instructions or CDATA';
+    if (first === 47 /* / */) {
+      const open = stack.pop();
+      // `</p>` read in place; a closing tag with white space in it is cut out and trimmed.
+      if (open !== undefined && gt - lt - 2 === open.length && div.startsWith(open, lt + 2)) continue;
+      if (open !== div.slice(lt + 2, gt).trim()) return 'is not well-formed XHTML (mismatched closing tag)';
       continue;
     }
     // The bidi isolate abha-link writes around every value, inside the root: always acceptable, no parsing needed.
-    if (tag === ISOLATE_TAG && stack.length > 0) {
+    if (gt - lt - 1 === ISOLATE_TAG.length && stack.length > 0 && div.startsWith(ISOLATE_TAG, lt + 1)) {
       stack.push('span');
       continue;
     }
+    const tag = div.slice(lt + 1, gt);
     const selfClosing = tag.endsWith('/');
     const body = selfClosing ? tag.slice(0, -1) : tag;
     // A tag without attributes (most of them) needs no attribute parsing.

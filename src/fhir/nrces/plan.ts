@@ -307,6 +307,14 @@ function valuesAt(value: unknown, parts: readonly string[] | undefined): unknown
   return current;
 }
 
+/** Whether some value at a dotted path (split into parts) meets `test`; a path of one part is read without a list. */
+function someAt(value: unknown, parts: readonly string[] | undefined, test: (v: unknown) => boolean): boolean {
+  if (parts?.length !== 1) return valuesAt(value, parts).some(test);
+  if (!isObject(value)) return false;
+  const v = value[parts[0] ?? ''];
+  return Array.isArray(v) ? v.some(test) : v !== undefined && test(v);
+}
+
 /** The element of a slice at a dotted path inside it. */
 function elementAt(el: Element, parts: readonly string[]): Element | undefined {
   let cur: Element | undefined = el;
@@ -326,11 +334,13 @@ function discriminator(slice: Element, d: { readonly type: string; readonly path
     case 'pattern': {
       if (sub?.fixed !== undefined) {
         const fixed = sub.fixed;
-        return (item) => valuesAt(item, parts).some((v) => deepEqual(v, fixed));
+        const equal = (v: unknown): boolean => deepEqual(v, fixed);
+        return (item) => someAt(item, parts, equal);
       }
       if (sub?.pattern !== undefined) {
         const pattern = sub.pattern;
-        return (item) => valuesAt(item, parts).some((v) => matchesPattern(v, pattern));
+        const matches = (v: unknown): boolean => matchesPattern(v, pattern);
+        return (item) => someAt(item, parts, matches);
       }
       const url = d.path === 'url' ? slice.types?.[0]?.profile?.[0] : undefined;
       // An extension slice by url (the common case): one property read.
@@ -338,7 +348,8 @@ function discriminator(slice: Element, d: { readonly type: string; readonly path
     }
     case 'type': {
       const want = (sub ?? slice).types?.map((t) => t.code) ?? [];
-      return (item) => valuesAt(item, parts).some((v) => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType));
+      const typed = (v: unknown): boolean => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType);
+      return (item) => someAt(item, parts, typed);
     }
     case 'profile': {
       const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
