@@ -316,8 +316,9 @@ class Engine {
         this.primitiveExtension(value, key, plan.owner, path, container, depth);
         continue;
       }
-      const kp = keyPlan(plan, key);
-      if (kp === undefined) {
+      // The plan's own map read here (the walk's most frequent lookup); keyPlan makes a missing one.
+      const kp = plan.keys.get(key) ?? keyPlan(plan, key);
+      if (kp === undefined || kp === null) {
         this.add(at(path, key), 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
         continue;
       }
