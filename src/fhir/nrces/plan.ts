@@ -168,6 +168,8 @@ export interface ItemPlan {
   readonly bindingUnexpanded: boolean;
   /** The check of a primitive item; undefined for a complex type. */
   readonly primitive: PrimitiveCheck | undefined;
+  /** The primitive check is all there is (no profile element, no binding): the walk may run it without more. */
+  readonly primitiveOnly: PrimitiveCheck | undefined;
   /** The profiles a contained or entry resource must meet (`Resource` items). */
   readonly resourceProfiles: readonly string[];
   /** The IG extension definition an extension slice names. */
@@ -267,13 +269,16 @@ function itemPlan(info: KeyInfo, el: Element | undefined): ItemPlan {
   const { type, childOwner: owner } = info;
   const binding = el?.binding !== undefined ? bindingPlan(el.binding.strength, el.binding.valueSet) : info.binding !== undefined ? bindingPlan('required', info.binding) : undefined;
   const definition = type === 'Extension' ? profileTables().profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
+  const bindingUnexpanded = binding === undefined && info.bindingUnexpanded === true;
+  const primitive = PRIMITIVE_TYPES.has(type) ? primitiveCheck(type) : undefined;
   return {
     type,
     owner,
     el,
     binding,
-    bindingUnexpanded: binding === undefined && info.bindingUnexpanded === true,
-    primitive: PRIMITIVE_TYPES.has(type) ? primitiveCheck(type) : undefined,
+    bindingUnexpanded,
+    primitive,
+    primitiveOnly: el === undefined && binding === undefined && !bindingUnexpanded ? primitive : undefined,
     resourceProfiles: el?.types?.[0]?.profile ?? [],
     definition: definition?.type === 'Extension' ? definition : undefined,
     invariants: el?.constraints !== undefined ? invariantsOf(el) : undefined,

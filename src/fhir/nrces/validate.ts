@@ -10,6 +10,10 @@
  * by the optional fhirpath package). Document bundles also get the rules of the earlier hand-written
  * validator that the profiles do not carry (docs/fhir.md lists them).
  *
+ * The walk reads compiled plans (plan.ts): each profile element and base
+ * definition is turned once into the checks of its keys and items, so that
+ * a value costs a map lookup per key, not a lookup of paths and bindings.
+ *
  * Issues are `{ path, code, message, severity }` with `path` a FHIRPath-like
  * location (`Bundle.entry[3].resource.section[0].entry[1]`); messages say
  * what was expected, never the value found.
@@ -364,6 +368,9 @@ class Engine {
       if (this.shape(at(up, key), kp, array, count)) return;
     // A plain loop, no item array or closure per element: this is the walk's innermost step.
     if (!array) {
+      // A plain primitive that passes its check needs nothing more (item() reports it when it does not).
+      const only = kp.item.primitiveOnly;
+      if (only !== undefined && v !== null && only(v) === undefined) return;
       if (kp.matchers === undefined || pel === undefined) return this.item(v, kp.item, up, key, container, depth);
       const s = this.slice([v], pel, kp.matchers, at(up, key), false, container)[0];
       return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), up, key, container, depth);
