@@ -164,53 +164,60 @@ export function xhtmlProblem(div: string): string | undefined {
   let i = 0;
   let sawRoot = false;
   let content = false;
+  // Most narratives hold no control character and no entity anywhere: then their text needs no check, only a look for content.
+  const plain = !XML_FORBIDDEN.test(div) && !div.includes('&');
   while (i < div.length) {
     const lt = div.indexOf('<', i);
-    const textPart = lt === -1 ? div.slice(i) : div.slice(i, lt);
-    if (textPart !== '') {
+    const end = lt === -1 ? div.length : lt;
+    if (end > i) {
       if (stack.length === 0) return 'has content outside the root <div>';
-      const bad = checkText(textPart);
+      const bad = plain ? undefined : checkText(div.slice(i, end));
       if (bad !== undefined) return bad;
-      if (textPart.trim() !== '') content = true;
+      if (!content && hasContent(div, i, end)) content = true;
     }
     if (lt === -1) break;
     const gt = div.indexOf('>', lt);
     if (gt === -1) return 'is not well-formed XHTML (unclosed tag)';
-    const tag = div.slice(lt + 1, gt);
     i = gt + 1;
-    if (tag.startsWith('!') || tag.startsWith('?')) return 'must not contain comments, processing instructions or CDATA';
-    if (tag.startsWith('/')) {
-      const name = tag.slice(1).trim();
-      if (stack.pop() !== name) return 'is not well-formed XHTML (mismatched closing tag)';
+    const first = div.charCodeAt(lt + 1);
+    if (first === 33 /* ! */ || first === 63 /* ? */) return 'must not contain comments, processing instructions or CDATA';
+    if (first === 47 /* / */) {
+      const open = stack.pop();
+      // `</p>` read in place; a closing tag with white space in it is cut out and trimmed.
+      if (open !== undefined && gt - lt - 2 === open.length && div.startsWith(open, lt + 2)) continue;
+      if (open !== div.slice(lt + 2, gt).trim()) return 'is not well-formed XHTML (mismatched closing tag)';
       continue;
     }
     // The bidi isolate abha-link writes around every value, inside the root: always acceptable, no parsing needed.
-    if (tag === ISOLATE_TAG && stack.length > 0) {
+    if (gt - lt - 1 === ISOLATE_TAG.length && stack.length > 0 && div.startsWith(ISOLATE_TAG, lt + 1)) {
       stack.push('span');
       continue;
     }
+    const tag = div.slice(lt + 1, gt);
     const selfClosing = tag.endsWith('/');
     const body = selfClosing ? tag.slice(0, -1) : tag;
     // A tag without attributes (most of them) needs no attribute parsing.
-    const m = SIMPLE_TAG.test(body) ? [body, body, ''] : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
+    const m = SIMPLE_TAG.test(body) ? undefined : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
     if (m === null) return 'is not well-formed XHTML (malformed tag)';
-    const name = m[1] ?? '';
+    const name = m === undefined ? body : (m[1] ?? '');
+    const attributes = m === undefined ? '' : (m[2] ?? '');
     if (!ALLOWED_ELEMENTS.has(name)) return 'uses an element narratives may not contain (only basic HTML formatting is allowed)';
     if (stack.length === 0) {
       if (sawRoot) return 'has content outside the root <div>';
       if (name !== 'div') return 'must be an XHTML <div> element';
       sawRoot = true;
     }
-    for (const a of (m[2] ?? '').matchAll(/([A-Za-z:_-]+)\s*=\s*("[^"<]*"|'[^'<]*')/g)) {
-      const attr = (a[1] ?? '').toLowerCase();
-      if (!ALLOWED_ATTRIBUTES.has(attr)) return 'uses an attribute narratives may not contain (no event handlers or scripts)';
-      const value = (a[2] ?? '').slice(1, -1);
-      const bad = checkText(value);
-      if (bad !== undefined) return bad;
-      if ((attr === 'href' || attr === 'src') && /^\s*(javascript|vbscript|data):/i.test(value)) return 'links to a script or data URL';
-      if (stack.length === 0 && attr === 'xmlns' && value !== XHTML_NS) return `root <div> must declare xmlns="${XHTML_NS}"`;
-    }
-    if (stack.length === 0 && !/\sxmlns\s*=\s*"http:\/\/www\.w3\.org\/1999\/xhtml"/.test(m[2] ?? '')) return `root <div> must declare xmlns="${XHTML_NS}"`;
+    if (attributes !== '')
+      for (const a of attributes.matchAll(/([A-Za-z:_-]+)\s*=\s*("[^"<]*"|'[^'<]*')/g)) {
+        const attr = (a[1] ?? '').toLowerCase();
+        if (!ALLOWED_ATTRIBUTES.has(attr)) return 'uses an attribute narratives may not contain (no event handlers or scripts)';
+        const value = (a[2] ?? '').slice(1, -1);
+        const bad = checkText(value);
+        if (bad !== undefined) return bad;
+        if ((attr === 'href' || attr === 'src') && /^\s*(javascript|vbscript|data):/i.test(value)) return 'links to a script or data URL';
+        if (stack.length === 0 && attr === 'xmlns' && value !== XHTML_NS) return `root <div> must declare xmlns="${XHTML_NS}"`;
+      }
+    if (stack.length === 0 && !/\sxmlns\s*=\s*"http:\/\/www\.w3\.org\/1999\/xhtml"/.test(attributes)) return `root <div> must declare xmlns="${XHTML_NS}"`;
     if (name === 'img' || name === 'br' || name === 'hr') content = true;
     if (!selfClosing) stack.push(name);
   }
@@ -219,9 +226,21 @@ export function xhtmlProblem(div: string): string | undefined {
   return undefined;
 }
 
+const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+/** Whether `text.slice(from, to)` has non-whitespace content (as `trim() !== ''`), without slicing it when it is ASCII. */
+function hasContent(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    return c < 128 || text.slice(i, to).trim() !== '';
+  }
+  return false;
+}
+
 /** Text and attribute values: only the five XML entities and character references, no raw < or forbidden characters. */
 function checkText(text: string): string | undefined {
-  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(text)) return 'contains characters XML does not allow';
+  if (XML_FORBIDDEN.test(text)) return 'contains characters XML does not allow';
   if (!text.includes('&')) return undefined;
   for (const m of text.matchAll(/&([^;\s]*);?/g)) {
     const ref = m[1] ?? '';

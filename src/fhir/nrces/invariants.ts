@@ -33,8 +33,19 @@ const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefine
 /** The codings of a CodeableConcept (or of each of a list of them). */
 const codingsOf = (cc: unknown): Json[] => listOf(cc).flatMap((c) => (isObject(c) ? listOf(c.coding).filter(isObject) : []));
 
-/** `cc.coding.where(system = S and code in codes).exists()`. */
-const hasCode = (cc: unknown, system: string, codes: readonly string[]): boolean => codingsOf(cc).some((c) => c.system === system && typeof c.code === 'string' && codes.includes(c.code));
+/** Whether one of `codings` (a Coding or a list of them) is of `system` and one of `codes`. */
+function codingIn(codings: unknown, system: string, codes: readonly string[]): boolean {
+  const is = (c: unknown): boolean => isObject(c) && c.system === system && typeof c.code === 'string' && codes.includes(c.code);
+  return Array.isArray(codings) ? codings.some(is) : is(codings);
+}
+
+/** `cc.coding.where(system = S and code in codes).exists()`, without a list made on the way. */
+function hasCode(cc: unknown, system: string, codes: readonly string[]): boolean {
+  if (isObject(cc)) return codingIn(cc.coding, system, codes);
+  if (!Array.isArray(cc)) return false;
+  for (const c of cc) if (isObject(c) && codingIn(c.coding, system, codes)) return true;
+  return false;
+}
 
 /** Deep equality of JSON values (FHIRPath `=` on complex values, pattern-free `fixed[x]`). */
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -21,13 +21,21 @@ export interface PrimitiveProblem {
   readonly message: string;
   readonly severity?: 'warning';
 }
-type Check = (value: unknown) => PrimitiveProblem | undefined;
+/** The check of one primitive type: what is wrong with a value, or undefined. */
+export type PrimitiveCheck = (value: unknown) => PrimitiveProblem | undefined;
+type Check = PrimitiveCheck;
 
 const EMPTY: PrimitiveProblem = { code: 'empty', message: 'must not be an empty string (FHIR ele-1)' };
 const BLANK: PrimitiveProblem = { code: 'empty', message: 'must have non-whitespace content' };
 const CONTROL: PrimitiveProblem = { code: 'control-characters', message: 'contains control characters, which FHIR strings should not', severity: 'warning' };
 const NON_BLANK = /\S/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Whether a non-empty string has non-whitespace content: a visible ASCII first character decides most without a scan. */
+function nonBlank(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return (c > 32 && c < 127) || NON_BLANK.test(s);
+}
 
 /** The checker of one primitive type, made once per type: its problems are built once too. */
 function compileCheck(type: string): Check {
@@ -50,20 +58,20 @@ function compileCheck(type: string): Check {
       const problem = xhtmlProblem(s);
       return problem === undefined ? undefined : { code: 'narrative', message: problem };
     });
-  if (type === 'base64Binary') return text((s) => (!NON_BLANK.test(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
-  if (re !== undefined) return text((s) => (!NON_BLANK.test(s) ? BLANK : re.test(s) ? undefined : bad));
-  return text((s) => (!NON_BLANK.test(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
+  if (type === 'base64Binary') return text((s) => (!nonBlank(s) ? BLANK : (s = s.replace(/\s+/g, '')).length % 4 === 0 && BASE64.test(s) ? undefined : bad));
+  if (re !== undefined) return text((s) => (!nonBlank(s) ? BLANK : re.test(s) ? undefined : bad));
+  return text((s) => (!nonBlank(s) ? BLANK : CONTROL_CHARACTERS.test(s) ? CONTROL : undefined));
 }
 
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
 const checks = new Map<string, Check>();
 
-/** What is wrong with a primitive value of `type`, in words that never quote the value; undefined when nothing. */
-export function checkPrimitive(value: unknown, type: string): PrimitiveProblem | undefined {
+/** The check of primitive `type` (what is wrong with a value, in words that never quote it), compiled once per type. */
+export function primitiveCheck(type: string): PrimitiveCheck {
   let check = checks.get(type);
   if (check === undefined) {
     check = compileCheck(type);
     checks.set(type, check);
   }
-  return check(value);
+  return check;
 }

@@ -10,17 +10,36 @@
  * by the optional fhirpath package). Document bundles also get the rules of the earlier hand-written
  * validator that the profiles do not carry (docs/fhir.md lists them).
  *
+ * The walk reads compiled plans (plan.ts): each profile element and base
+ * definition is turned once into the checks of its keys and items, so that
+ * a value costs a map lookup per key, not a lookup of paths and bindings.
+ *
  * Issues are `{ path, code, message, severity }` with `path` a FHIRPath-like
  * location (`Bundle.entry[3].resource.section[0].entry[1]`); messages say
  * what was expected, never the value found.
  */
 import type { Issue, Severity } from '../../errors.js';
 import { pathLabel } from '../structure.js';
-import { bundleRules, DOCUMENT_RULE_INVARIANTS, sectionRules } from './document.js';
-import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, r4, type Element, type Profile, type Tables } from './data.js';
-import { checkPrimitive } from './primitive.js';
-import { compiledInvariant, ENGINE_MISSING } from './fhirpath-engine.js';
-import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
+import { bundleRules, sectionRules } from './document.js';
+import { PRIMITIVE_TYPES, profileTables, type Element, type Profile, type Tables, type ValueSetCodes } from './data.js';
+import { ENGINE_MISSING } from './fhirpath-engine.js';
+import { deepEqual } from './invariants.js';
+import {
+  compiledOf,
+  invariantsOf,
+  keyInfo,
+  keyPlan,
+  matchesPattern,
+  objectPlan,
+  slicePlan,
+  type BindingPlan,
+  type InvariantPlan,
+  type ItemPlan,
+  type KeyPlan,
+  type ObjectPlan,
+  type RequiredChild,
+  type SliceMatcher,
+} from './plan.js';
 import { isObject } from '../../util.js';
 
 /**
@@ -93,40 +112,13 @@ function fhirPathOf(root: string, steps: Steps): string {
   return s;
 }
 
-/** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it). */
-const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
-
-/** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
-function matchesPattern(value: unknown, pattern: unknown): boolean {
-  if (Array.isArray(pattern)) {
-    const list = Array.isArray(value) ? value : [value];
-    return pattern.every((p) => list.some((v) => matchesPattern(v, p)));
-  }
-  if (isObject(pattern)) return isObject(value) && Object.entries(pattern).every(([k, p]) => matchesPattern(value[k], p));
-  return value === pattern;
-}
-
-/** Values at a simple dotted path (`code.coding.code`), flattening arrays. */
-function valuesAt(value: unknown, path: string): unknown[] {
-  let current: unknown[] = [value];
-  if (path === '$this') return current;
-  for (const part of partsOf(path)) {
-    const next: unknown[] = [];
-    for (const c of current) {
-      if (!isObject(c)) continue;
-      const v = c[part];
-      if (Array.isArray(v)) next.push(...v);
-      else if (v !== undefined) next.push(v);
-    }
-    current = next;
-  }
-  return current;
-}
-
 /** The resource type a profile (or base definition) URL constrains. */
 function typeOfProfile(t: Tables, url: string): string {
   return t.profiles.get(url)?.type ?? url.slice(url.lastIndexOf('/') + 1);
 }
+
+/** The resource of entry `i`, at its place. */
+const entryTarget = (resource: Json, i: number): Target => ({ resource, path: at(at(at(null, 'entry'), i), 'resource') });
 
 interface Container {
   readonly resource: Json;
@@ -143,11 +135,13 @@ class Engine {
   readonly issues: Issue[] = [];
   private readonly seen = new Set<string>();
   private readonly byFullUrl = new Map<string, Target>();
-  private readonly byTypeId = new Map<string, Target>();
+  private byTypeId: Map<string, Target> | undefined;
   /** Resource → profiles it was (or is to be) validated against. */
   private readonly applied = new Map<Json, Set<string>>();
   private readonly pending: Array<{ target: Target; profile: Profile }> = [];
   nodes = 0;
+  /** Whether Object.prototype has no enumerable property (else for-in would list it for every object): asked once per validation. */
+  private readonly plainPrototype = Object.keys(Object.prototype).length === 0;
   references = 0;
   truncated = false;
   /** The Composition of a document that declares no record profile, and the record profile its type implies. */
@@ -190,18 +184,28 @@ class Engine {
     this.add(path, 'unevaluated', `${what} could not be evaluated, so it was neither passed nor failed${this.strict ? ' (strict)' : ''}`, this.strict ? 'error' : 'information');
   }
 
+  /** Indexes the entries by fullUrl (by type and id only when a reference first needs it: most resolve by fullUrl). */
   index(): void {
     const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
     if (entries.length > FHIR_LIMITS.entries) this.tooLarge(at(null, 'entry'), `${FHIR_LIMITS.entries} entries`);
+    for (let i = 0; i < entries.length; i++) {
+      const en: unknown = entries[i];
+      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string' || typeof en.fullUrl !== 'string') continue;
+      if (!this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, entryTarget(en.resource, i));
+    }
+  }
+
+  /** The entries by `type/id`, made on first use. */
+  private typeIds(): Map<string, Target> {
+    if (this.byTypeId !== undefined) return this.byTypeId;
+    const byTypeId = (this.byTypeId = new Map<string, Target>());
+    const entries = Array.isArray(this.top.entry) ? this.top.entry : [];
     entries.forEach((en, i) => {
-      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string') return;
-      const t: Target = { resource: en.resource, path: below(null, ['entry', i, 'resource']) };
-      if (typeof en.fullUrl === 'string' && !this.byFullUrl.has(en.fullUrl)) this.byFullUrl.set(en.fullUrl, t);
-      if (typeof en.resource.id === 'string') {
-        const key = `${en.resource.resourceType}/${en.resource.id}`;
-        if (!this.byTypeId.has(key)) this.byTypeId.set(key, t);
-      }
+      if (!isObject(en) || !isObject(en.resource) || typeof en.resource.resourceType !== 'string' || typeof en.resource.id !== 'string') return;
+      const key = `${en.resource.resourceType}/${en.resource.id}`;
+      if (!byTypeId.has(key)) byTypeId.set(key, entryTarget(en.resource, i));
     });
+    return byTypeId;
   }
 
   resolve(ref: string, container: Container): Target | undefined {
@@ -210,17 +214,21 @@ class Engine {
       const c = Array.isArray(contained) ? contained.find((x) => isObject(x) && x.id === ref.slice(1)) : undefined;
       return isObject(c) ? { resource: c, path: container.path } : undefined;
     }
-    return this.byFullUrl.get(ref) ?? this.byTypeId.get(ref) ?? this.byTypeId.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref)?.[1] ?? '');
+    const found = this.byFullUrl.get(ref);
+    if (found !== undefined) return found;
+    const byTypeId = this.typeIds();
+    return byTypeId.get(ref) ?? byTypeId.get(/([A-Za-z]+\/[A-Za-z0-9\-.]{1,64})(\/_history\/.*)?$/.exec(ref)?.[1] ?? '');
   }
 
   /** Validates a resource against base R4 and the given profiles (its own meta.profile ones added). */
   resource(resource: Json, path: Path, extra: readonly string[], depth = 0): void {
     const rt = typeof resource.resourceType === 'string' ? resource.resourceType : undefined;
     if (rt === undefined) return this.add(at(path, 'resourceType'), 'required', 'resourceType is required');
-    const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? resource.meta.profile.filter((x): x is string => typeof x === 'string') : [];
-    const implied = this.implied?.resource === resource ? [this.implied.url] : [];
-    const urls = [...new Set([...declared, ...extra, ...implied].map((u) => u.split('|')[0] ?? u))];
-    const profiles = urls.map((u) => this.tables.profiles.get(u)).filter((p): p is Profile => p !== undefined && p.type === rt);
+    const profiles: Profile[] = [];
+    const declared = isObject(resource.meta) && Array.isArray(resource.meta.profile) ? (resource.meta.profile as unknown[]) : [];
+    for (const u of declared) if (typeof u === 'string') this.profileOf(u, rt, profiles);
+    for (const u of extra) this.profileOf(u, rt, profiles);
+    if (this.implied?.resource === resource) this.profileOf(this.implied.url, rt, profiles);
     for (const u of extra) {
       const p = this.tables.profiles.get(u);
       if (p !== undefined && p.type !== rt) this.add(at(path, 'resourceType'), 'wrong-profile', `this resource cannot conform to ${p.name}, which profiles ${p.type}`);
@@ -235,14 +243,21 @@ class Engine {
     if (profiles.length === 0) {
       if (applied.has('')) return;
       applied.add('');
-      return this.object(resource, rt, undefined, path, container, depth);
+      return this.object(resource, objectPlan(rt, undefined), path, container, depth);
     }
     for (const p of profiles) {
       if (applied.has(p.url)) continue;
       applied.add(p.url);
-      this.object(resource, rt, p.root, path, container, depth);
-      this.invariants(resource, p.root, rt, path, container);
+      this.object(resource, objectPlan(rt, p.root), path, container, depth);
+      this.invariants(resource, invariantsOf(p.root), path, container);
     }
+  }
+
+  /** Adds the profile of `url` (a version after `|` ignored) to `out` when it profiles `rt` and is not there yet. */
+  private profileOf(url: string, rt: string, out: Profile[]): void {
+    const bar = url.indexOf('|');
+    const p = this.tables.profiles.get(bar < 0 ? url : url.slice(0, bar));
+    if (p !== undefined && p.type === rt && !out.includes(p)) out.push(p);
   }
 
   /** dom-2 to dom-5, natively, for every resource that contains others (profiled or not). */
@@ -287,39 +302,43 @@ class Engine {
   }
 
   /** A complex value: each of its elements, then the required ones. */
-  object(value: Json, owner: string, el: Element | undefined, path: Path, container: Container, depth: number): void {
+  object(value: Json, plan: ObjectPlan, path: Path, container: Container, depth: number): void {
     if (++this.nodes > FHIR_LIMITS.nodes) this.tooLarge(path, `${FHIR_LIMITS.nodes} objects`);
     if (depth > FHIR_LIMITS.depth) return this.add(path, 'too-deep', `${label(path)} is nested too deeply`);
-    const keys = Object.keys(value);
-    if (keys.length === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
     const isResource = value === container.resource;
+    // for-in, not Object.keys: no array per object, and V8 reads `value[key]` by the enumeration's own index. Only own keys count.
+    const proto: unknown = Object.getPrototypeOf(value);
+    const ownOnly = proto === null || (proto === Object.prototype && this.plainPrototype);
+    let count = 0;
     let choices: string[] | undefined;
-    const byKey = keysOf(owner);
-    for (const key of keys) {
+    for (const key in value) {
+      if (!ownOnly && !Object.prototype.hasOwnProperty.call(value, key)) continue;
+      count++;
       if (key === 'resourceType' && isResource) continue;
       if (key === 'fhir_comments') continue;
       if (key.charCodeAt(0) === 95 /* _ */) {
-        this.primitiveExtension(value, key, owner, path, container, depth);
+        this.primitiveExtension(value, key, plan.owner, path, container, depth);
         continue;
       }
-      const choice = this.child(value, key, owner, el, path, container, depth, byKey);
-      if (choice === undefined) continue;
+      // The plan's own map read here (the walk's most frequent lookup); keyPlan makes a missing one.
+      const kp = plan.keys.get(key) ?? keyPlan(plan, key);
+      if (kp === undefined || kp === null) {
+        this.add(at(path, key), 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
+        continue;
+      }
+      this.childValue(value[key], path, key, kp, container, depth);
+      if (!kp.info.choice) continue;
+      const choice = kp.info.name;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
-    if (el !== undefined) for (const name of requiredOf(el)) this.required(value, keys, name, path, 'by the profile');
-    for (const name of this.tables.baseRequired.get(owner) ?? []) this.required(value, keys, name, path, '');
-  }
-
-  /** A required element (`x`, or a choice `x[x]`) of a value: there, or an issue (said once per place). */
-  private required(value: Json, keys: readonly string[], name: string, path: Path, by: string): void {
-    const what = (): string => `${name} is required${by === '' ? '' : ` ${by}`}`;
-    if (!name.endsWith('[x]')) {
-      if (value[name] === undefined) this.add(at(path, name), 'required', what());
-      return;
+    if (count === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
+    for (const r of plan.required) {
+      // A required element (`x`, or a choice `x[x]`): there, or an issue (said once per place).
+      if (r.prefix === undefined) {
+        if (value[r.name] === undefined) this.add(at(path, r.name), 'required', requiredMessage(r));
+      } else if (!hasChoice(Object.keys(value), r.prefix)) this.add(at(path, r.prefix), 'required', requiredMessage(r));
     }
-    const prefix = name.slice(0, -3);
-    if (!keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && /^[A-Z]/.test(k.slice(prefix.length)))) this.add(at(path, prefix), 'required', what());
   }
 
   /** `_birthDate`: the id and extensions of a primitive element (an Element, or an array of them beside an array of primitives). */
@@ -331,54 +350,63 @@ class Engine {
     const v = value[key];
     const items: unknown[] = info.repeats && Array.isArray(v) ? v : [v];
     if (!info.repeats && Array.isArray(v)) return this.add(p, 'cardinality', `${label(p)} must be a single object, not an array`);
+    const plan = objectPlan('Element', undefined);
     items.forEach((item, i) => {
       if (item === null && info.repeats) return; // a null keeps the arrays aligned
       const ip = info.repeats ? at(p, i) : p;
       if (!isObject(item)) return this.add(ip, 'type', `${label(ip)} must be an object with id or extension`);
-      this.object(item, 'Element', undefined, ip, container, depth + 1);
+      this.object(item, plan, ip, container, depth + 1);
     });
   }
 
-  /** One element of a complex value: its base definition, its profile element, its items. */
-  /** Returns the element's name when it is a choice (`value[x]`), for the one-type-only rule. */
-  private child(value: Json, key: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, byKey: Map<string, KeyInfo | null>): string | undefined {
-    const p = at(path, key);
-    const info = keyInfo(owner, key, byKey);
-    if (info === undefined) {
-      this.add(p, 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
-      return undefined;
+  /** The value of one element (`key` of the value at `up`): its base definition, its profile element, its items. */
+  private childValue(v: unknown, up: Path, key: string, kp: KeyPlan, container: Container, depth: number): void {
+    const { pel, info } = kp;
+    const array = Array.isArray(v);
+    const count = array ? v.length : 1;
+    if (kp.wrongChoice !== undefined || info.repeats !== array || count === 0 || (pel !== undefined && (count > pel.maximum || count < pel.minimum)))
+      if (this.shape(at(up, key), kp, array, count)) return;
+    // A plain loop, no item array or closure per element: this is the walk's innermost step.
+    if (!array) {
+      // A plain primitive that passes its check needs nothing more (item() reports it when it does not).
+      const only = kp.item.primitiveOnly;
+      if (only !== undefined && v !== null && only(v) === undefined) return;
+      if (kp.matchers === undefined || pel === undefined) return this.item(v, kp.item, up, key, container, depth);
+      const s = this.slice([v], pel, kp.matchers, at(up, key), false, container)[0];
+      return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), up, key, container, depth);
     }
-    this.childValue(value[key], p, info, el, container, depth);
-    return info.choice ? info.name : undefined;
+    const p = at(up, key);
+    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(v, pel, kp.matchers, p, true, container) : undefined;
+    for (let i = 0; i < count; i++) {
+      const s = assigned?.[i];
+      this.item(v[i], s === undefined ? kp.item : slicePlan(kp, s), p, i, container, depth);
+    }
   }
 
-  /** The value of one element: its base definition, its profile element, its items. */
-  private childValue(v: unknown, p: Path, info: KeyInfo, el: Element | undefined, container: Container, depth: number): void {
-    const { name, type: baseType, repeats, childOwner } = info;
-    const pel = el?.children.get(name);
-    if (pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === baseType))
-      return this.add(p, 'type', `${name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`);
-    const array = Array.isArray(v);
-    if (repeats && !array) return this.add(p, 'type', `${label(p)} must be an array`);
-    if (!repeats && array) return this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`);
-    const count = array ? v.length : 1;
-    if (count === 0) return this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`);
+  /** The shape of an element's value (type, array or not, count) against its definitions; true when its items are not to be walked. */
+  private shape(p: Path, kp: KeyPlan, array: boolean, count: number): boolean {
+    const { pel, info } = kp;
+    if (kp.wrongChoice !== undefined) return (this.add(p, 'type', kp.wrongChoice), true);
+    if (info.repeats && !array) return (this.add(p, 'type', `${label(p)} must be an array`), true);
+    if (!info.repeats && array) return (this.add(p, 'cardinality', `${label(p)} must be a single value, not an array`), true);
+    if (count === 0) return (this.add(p, 'empty', `${label(p)} must not be an empty array (FHIR ele-1)`), true);
     if (pel !== undefined) {
       if (count > pel.maximum) this.add(p, 'cardinality', pel.maximum === 0 ? `${label(p)} is not allowed by the profile` : `${label(p)} may have at most ${pel.maximum} item(s) in this profile`);
       if (count < pel.minimum) this.add(p, 'cardinality', `${label(p)} must have at least ${pel.minimum} item(s) in this profile`);
     }
-    const assigned = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? this.slice(array ? v : [v], pel, p, array, container) : undefined;
-    // A plain loop, no item array or closure per element: this is the walk's innermost step.
-    if (!array) return this.item(v, baseType, childOwner, assigned?.[0] ?? pel, p, container, depth, info);
-    for (let i = 0; i < count; i++) this.item(v[i], baseType, childOwner, assigned?.[i] ?? pel, at(p, i), container, depth, info);
+    return false;
   }
 
   /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
-  private slice(items: unknown[], el: Element, path: Path, array: boolean, container: Container): Array<Element | undefined> {
+  private slice(items: unknown[], el: Element, matchers: readonly SliceMatcher[], path: Path, array: boolean, container: Container): Array<Element | undefined> {
     const slicing = el.slicing;
     if (slicing === undefined) return [];
     const counts = new Map<Element, number>();
-    const out = items.map((item) => el.slices.find((sl) => slicing.discriminator.every((d) => this.discriminate(item, sl, d, container))));
+    const resolve = (ref: string): Json | undefined => this.resolve(ref, container)?.resource;
+    const out = items.map((item) => {
+      const k = matchers.findIndex((m) => m(item, resolve));
+      return k < 0 ? undefined : el.slices[k];
+    });
     let unmatchedBefore = false;
     out.forEach((s, i) => {
       const ip = array ? at(path, i) : path;
@@ -400,7 +428,7 @@ class Engine {
       if (slicing.rules !== 'closed') return;
       const d = slicing.discriminator[0];
       const simple = slicing.discriminator.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
-      const there = simple && d !== undefined ? below(ip, partsOf(d.path)) : ip;
+      const there = simple && d !== undefined ? below(ip, d.path.split('.')) : ip;
       const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
       this.add(there, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
     });
@@ -412,74 +440,42 @@ class Engine {
     return out;
   }
 
-  /** Whether an item meets one discriminator of a slice. */
-  private discriminate(item: unknown, slice: Element, d: { type: string; path: string }, container: Container): boolean {
-    const sub = d.path === '$this' ? slice : elementAt(slice, d.path);
-    const values = valuesAt(item, d.path);
-    switch (d.type) {
-      case 'value':
-      case 'pattern': {
-        if (sub?.fixed !== undefined) return values.some((v) => deepEqual(v, sub.fixed));
-        if (sub?.pattern !== undefined) return values.some((v) => matchesPattern(v, sub.pattern));
-        if (d.path === 'url') {
-          const url = slice.types?.[0]?.profile?.[0];
-          return url !== undefined && values.includes(url);
-        }
-        return false;
-      }
-      case 'type': {
-        const want = (sub ?? slice).types?.map((t) => t.code) ?? [];
-        return values.some((v) => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType));
-      }
-      case 'profile': {
-        const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
-        return values.some((v) => {
-          let r = v;
-          if (isObject(v) && typeof v.reference === 'string') r = this.resolve(v.reference, container)?.resource;
-          return isObject(r) && isObject(r.meta) && Array.isArray(r.meta.profile) && r.meta.profile.some((u) => want.includes(String(u)));
-        });
-      }
-      case 'exists':
-        return values.length > 0 === (sub?.minimum ?? 0) > 0;
-      default:
-        return false;
+  /**
+   * One item of an element (`key` of the value at `up`): primitive or complex, fixed/pattern, binding, reference target,
+   * nested elements, invariants. A primitive's path is made only when an issue is found there.
+   */
+  private item(item: unknown, plan: ItemPlan, up: Path, key: string | number, container: Container, depth: number): void {
+    if (item === null) {
+      const path = at(up, key);
+      return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
     }
-  }
-
-  /** One item of an element: primitive or complex, fixed/pattern, binding, reference target, nested elements, invariants. */
-  private item(item: unknown, type: string, owner: string, el: Element | undefined, path: Path, container: Container, depth: number, base?: KeyInfo): void {
-    if (item === null) return this.add(path, 'null', `${label(path)} must not be null (FHIR JSON has no nulls)`);
-    if (el?.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(path, 'fixed-value', `${label(path)} must be exactly the value the profile fixes (${describe(el.fixed)})`);
-    if (el?.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(path, 'pattern', `${label(path)} must match the profile's pattern (${describe(el.pattern)})`);
-    if (el?.binding !== undefined) this.binding(item, type, el.binding, path);
-    else if (base?.binding !== undefined) this.binding(item, type, { strength: 'required', valueSet: base.binding }, path);
-    else if (base?.bindingUnexpanded === true) this.unevaluated(path, `the required binding of ${label(path)} (its value set cannot be expanded offline)`);
-    if (PRIMITIVE_TYPES.has(type)) {
-      const problem = checkPrimitive(item, type);
-      if (problem !== undefined) this.add(path, problem.code, `${label(path)} ${problem.message}`, problem.severity);
+    const { el, type } = plan;
+    if (el !== undefined) {
+      if (el.fixed !== undefined && !deepEqual(item, el.fixed)) this.add(at(up, key), 'fixed-value', `${label(at(up, key))} must be exactly the value the profile fixes (${describe(el.fixed)})`);
+      if (el.pattern !== undefined && !matchesPattern(item, el.pattern)) this.add(at(up, key), 'pattern', `${label(at(up, key))} must match the profile's pattern (${describe(el.pattern)})`);
+    }
+    if (plan.binding !== undefined) this.binding(item, type, plan.binding, up, key);
+    else if (plan.bindingUnexpanded) this.unevaluated(at(up, key), `the required binding of ${label(at(up, key))} (its value set cannot be expanded offline)`);
+    if (plan.primitive !== undefined) {
+      const problem = plan.primitive(item);
+      if (problem !== undefined) this.add(at(up, key), problem.code, `${label(at(up, key))} ${problem.message}`, problem.severity);
       return;
     }
+    const path = at(up, key);
     if (!isObject(item)) return this.add(path, 'type', `${label(path)} must be an object (a ${type})`);
-    if (type === 'Resource') {
-      const ref = el?.types?.[0]?.profile ?? [];
-      this.resource(item, path, ref, depth + 1);
-      return;
-    }
+    if (type === 'Resource') return this.resource(item, path, plan.resourceProfiles, depth + 1);
     if (type === 'Reference') this.reference(item, el, path, container);
-    if (type === 'Extension') {
+    else if (type === 'Extension') {
       if (el === undefined && (typeof item.url !== 'string' || item.url === '')) this.add(at(path, 'url'), 'required', 'extension url is required');
-      const nested = item.extension !== undefined;
-      if (nested === Object.keys(item).some((k) => k.startsWith('value') && k.length > 5))
-        this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
+      if ((item.extension !== undefined) === hasValueKey(item)) this.add(path, 'ext-1', 'an extension must have either extensions or a value[x], not both (invariant ext-1)');
+      // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
+      if (plan.definition !== undefined) {
+        this.object(item, (plan.definitionObject ??= objectPlan(plan.owner, plan.definition.root)), path, container, depth + 1);
+        this.invariants(item, invariantsOf(plan.definition.root), path, container);
+      }
     }
-    // An extension slice whose type names an IG extension definition: the definition's own rules (value type, url, sub-extensions).
-    const definition = type === 'Extension' ? this.tables.profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
-    if (definition !== undefined && definition.type === 'Extension') {
-      this.object(item, owner, definition.root, path, container, depth + 1);
-      this.invariants(item, definition.root, owner, path, container);
-    }
-    this.object(item, owner, el, path, container, depth + 1);
-    if (el?.constraints !== undefined) this.invariants(item, el, owner, path, container);
+    this.object(item, (plan.object ??= objectPlan(plan.owner, el)), path, container, depth + 1);
+    if (plan.invariants !== undefined) this.invariants(item, plan.invariants, path, container);
   }
 
   /** A Reference: it must resolve inside a document, to the type it declares and to a type (and profile) the element allows. */
@@ -497,66 +493,50 @@ class Engine {
     if (targets === undefined) return;
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
       return this.add(at(path, 'reference'), 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
-    const candidates = targets.profiles.filter((p) => p.type === rt);
-    const only = candidates.length === 1 ? candidates[0] : undefined;
+    const only = targets.onlyProfile.get(rt);
     if (only === undefined) return;
     const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
 
-  private binding(item: unknown, type: string, b: NonNullable<Element['binding']>, path: Path): void {
-    const vs = this.tables.valueSets.get(b.valueSet);
+  /** An item's binding (`key` of the value at `up`): a code of the value set, or an issue there. */
+  private binding(item: unknown, type: string, b: BindingPlan, up: Path, key: string | number): void {
+    const vs = b.vs;
     if (vs === undefined) {
-      if (b.strength === 'required') this.unevaluated(path, `the required binding of ${label(path)} (its value set is not one abha-link holds)`);
+      if (b.strength === 'required') this.unevaluated(at(up, key), `the required binding of ${label(at(up, key))} (its value set is not one abha-link holds)`);
       return;
     }
-    const name = b.valueSet.slice(b.valueSet.lastIndexOf('/') + 1);
-    const inSet = (system: unknown, code: unknown): boolean | undefined => {
-      if (typeof code !== 'string') return undefined;
-      if (system === undefined) {
-        // A code element: any system of the value set.
-        let unknown = false;
-        for (const codes of vs.systems.values()) {
-          if (codes === null) unknown = true;
-          else if (codes.has(code)) return true;
-        }
-        return unknown ? undefined : false;
-      }
-      if (typeof system !== 'string') return undefined;
-      if (!vs.systems.has(system)) return false;
-      const codes = vs.systems.get(system);
-      return codes === null || codes === undefined ? true : codes.has(code);
-    };
     let ok: boolean | undefined;
-    let systemKnown = false;
-    if (type === 'code' || type === 'string' || type === 'uri') ok = inSet(undefined, item);
-    else if (type === 'Coding' && isObject(item)) {
-      ok = inSet(item.system, item.code);
-      systemKnown = typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || this.tables.igCodeSystems.has(item.system));
-    } else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) {
-      const results = item.coding.map((c) => (isObject(c) ? inSet(c.system, c.code) : undefined));
-      ok = results.includes(true) ? true : results.includes(undefined) ? undefined : results.length === 0 ? undefined : false;
-      systemKnown = item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || this.tables.igCodeSystems.has(c.system)));
-    } else return;
+    if (type === 'code' || type === 'string' || type === 'uri') {
+      // A code element: any system of the value set.
+      ok = typeof item !== 'string' ? undefined : b.anyCodes.has(item) ? true : b.anySystemOpen ? undefined : false;
+    } else if (type === 'Coding' && isObject(item)) ok = inValueSet(vs, item.system, item.code);
+    else if (type === 'CodeableConcept' && isObject(item) && Array.isArray(item.coding)) ok = conceptInValueSet(vs, item.coding);
+    else return;
     if (ok !== false) return;
-    if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${name} (required binding)`);
-    else if (type === 'code' || systemKnown)
-      this.add(path, 'binding', `${label(path)} should be a code of the value set ${name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
+    const path = at(up, key);
+    if (b.strength === 'required') this.add(path, 'binding', `${label(path)} must be a code of the value set ${b.name} (required binding)`);
+    else if (type === 'code' || this.systemKnown(item, type, vs))
+      this.add(path, 'binding', `${label(path)} should be a code of the value set ${b.name} (extensible binding: its code system is in the value set, the code is not)`, 'warning');
   }
 
-  /** The element's FHIRPath invariants, on its value. */
-  private invariants(value: Json, el: Element, owner: string, path: Path, container: Container): void {
-    for (const c of el.constraints ?? []) {
-      // Decided in code: the document rules, and dom-2 to dom-5 (containedRules).
-      if (DOCUMENT_RULE_INVARIANTS.has(c.key) || CONTAINED_INVARIANTS.has(c.key)) continue;
-      const native = NATIVE_INVARIANTS[c.key];
-      const verdict = native?.(value, container.resource);
+  /** Whether a Coding's system (a CodeableConcept's, any of them) is one of the value set or of the IG (a code outside an extensible binding is then worth a warning). */
+  private systemKnown(item: unknown, type: string, vs: ValueSetCodes): boolean {
+    const ig = this.tables.igCodeSystems;
+    if (type === 'Coding' && isObject(item)) return typeof item.system === 'string' && (vs.systems.get(item.system) !== undefined || ig.has(item.system));
+    if (type !== 'CodeableConcept' || !isObject(item) || !Array.isArray(item.coding)) return false;
+    return item.coding.some((c) => isObject(c) && typeof c.system === 'string' && (vs.systems.get(c.system) != null || ig.has(c.system)));
+  }
+
+  /** An element's FHIRPath invariants, on its value. */
+  private invariants(value: Json, plans: readonly InvariantPlan[], path: Path, container: Container): void {
+    for (const c of plans) {
+      const verdict = c.native?.(value, container.resource);
       if (verdict !== undefined) {
-        if (!verdict) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+        if (!verdict) this.add(path, c.key, c.message, c.severity);
         continue;
       }
-      const base = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? owner;
-      const fn = compiledInvariant(base.includes('.') ? base.replace(/:[^.]*/g, '') : base, c.expression);
+      const fn = compiledOf(c);
       if (fn === null || fn === 'missing') {
         this.unevaluated(path, `invariant ${c.key}${fn === 'missing' ? ` (${ENGINE_MISSING})` : ''}`);
         continue;
@@ -568,98 +548,62 @@ class Engine {
         this.unevaluated(path, `invariant ${c.key}`);
         continue;
       }
-      if (result.length === 1 && result[0] === false) this.add(path, c.key, `${c.human.replace(/\.$/, '')} (invariant ${c.key})`, c.severity === 'error' ? 'error' : 'warning');
+      if (result.length === 1 && result[0] === false) this.add(path, c.key, c.message, c.severity);
     }
   }
 }
 
-const requiredCache = new WeakMap<Element, readonly string[]>();
-
-/** The names of the children a profile element requires (minimum above 0), listed once per element. */
-function requiredOf(el: Element): readonly string[] {
-  let names = requiredCache.get(el);
-  if (names === undefined) {
-    names = [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
-    requiredCache.set(el, names);
-  }
-  return names;
+/** Whether a system and code are in a value set; undefined when that cannot be told (no code or system, or a system whose codes are not listed). */
+function inValueSet(vs: ValueSetCodes, system: unknown, code: unknown): boolean | undefined {
+  if (typeof code !== 'string' || typeof system !== 'string') return undefined;
+  if (!vs.systems.has(system)) return false;
+  const codes = vs.systems.get(system);
+  return codes === null || codes === undefined ? true : codes.has(code);
 }
 
-const targetCache = new WeakMap<Element, { types: ReadonlySet<string>; profiles: readonly Profile[] } | null>();
+/** Whether a CodeableConcept's codings are in a value set: one is; else undefined if one cannot be told or there is none; else not. */
+function conceptInValueSet(vs: ValueSetCodes, codings: readonly unknown[]): boolean | undefined {
+  let unknown = codings.length === 0;
+  for (const c of codings) {
+    const r = isObject(c) ? inValueSet(vs, c.system, c.code) : undefined;
+    if (r === true) return true;
+    if (r === undefined) unknown = true;
+  }
+  return unknown ? undefined : false;
+}
+
+/** Whether an extension has a `value[x]` key (own keys only). */
+function hasValueKey(item: Json): boolean {
+  for (const k in item) if (k.length > 5 && k.startsWith('value') && Object.prototype.hasOwnProperty.call(item, k)) return true;
+  return false;
+}
+
+/** Whether some key is a type of the choice `prefix[x]` (the prefix, then an ASCII capital). */
+const hasChoice = (keys: readonly string[], prefix: string): boolean =>
+  keys.some((k) => k.length > prefix.length && k.startsWith(prefix) && k.charCodeAt(prefix.length) >= 65 && k.charCodeAt(prefix.length) <= 90);
+
+/** The message of a missing required element. */
+const requiredMessage = (r: RequiredChild): string => `${r.name} is required${r.by === '' ? '' : ` ${r.by}`}`;
+
+/** What a Reference element may target: resource types, and per type the one NRCeS profile it requires (when exactly one). */
+interface Targets {
+  readonly types: ReadonlySet<string>;
+  readonly onlyProfile: ReadonlyMap<string, Profile>;
+}
+
+const targetCache = new WeakMap<Element, Targets | null>();
 
 /** The resource types and NRCeS profiles a Reference element may target (cached per element). */
-function targetsOf(tables: Tables, el: Element): { types: ReadonlySet<string>; profiles: readonly Profile[] } | undefined {
+function targetsOf(tables: Tables, el: Element): Targets | undefined {
   const cached = targetCache.get(el);
   if (cached !== undefined) return cached ?? undefined;
   const urls = el.types?.flatMap((t) => t.target ?? []) ?? [];
-  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), profiles: urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined) };
+  const profiles = urls.map((u) => tables.profiles.get(u)).filter((p): p is Profile => p !== undefined);
+  const onlyProfile = new Map<string, Profile>();
+  for (const p of profiles) if (profiles.filter((q) => q.type === p.type).length === 1) onlyProfile.set(p.type, p);
+  const out = urls.length === 0 ? null : { types: new Set(urls.map((u) => typeOfProfile(tables, u))), onlyProfile };
   targetCache.set(el, out);
   return out ?? undefined;
-}
-
-/** What the base R4 model says of one key of a value whose elements `owner` defines. */
-interface KeyInfo {
-  /** The element's name: the key, or `value[x]` for a choice key such as `valueQuantity`. */
-  readonly name: string;
-  /** The FHIR type of the value (a choice key's type comes from its suffix). */
-  readonly type: string;
-  readonly repeats: boolean;
-  /** Whose elements the value has: a datatype name, or the path of a backbone element. */
-  readonly childOwner: string;
-  readonly choice: boolean;
-  /** The value set of the base R4 required binding of the element, if any. */
-  readonly binding?: string;
-  /** A base R4 required binding whose value set cannot be expanded offline. */
-  readonly bindingUnexpanded?: boolean;
-}
-
-const keyCache = new Map<string, Map<string, KeyInfo | null>>();
-
-/** The cache of the base definitions of one owner's keys (made once per owner). */
-function keysOf(owner: string): Map<string, KeyInfo | null> {
-  let byKey = keyCache.get(owner);
-  if (byKey === undefined) {
-    byKey = new Map();
-    keyCache.set(owner, byKey);
-  }
-  return byKey;
-}
-
-/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
-function keyInfo(owner: string, key: string, byKey = keysOf(owner)): KeyInfo | undefined {
-  const cached = byKey.get(key);
-  if (cached !== undefined) return cached ?? undefined;
-  let info: KeyInfo | null = null;
-  const choice = choiceOf(owner, key);
-  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
-  else {
-    const base = basePath(`${owner}.${key}`);
-    if (base !== undefined) {
-      const type = fhirType(r4().path2Type[base] ?? 'string');
-      const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
-      const tables = profileTables();
-      const binding = tables.baseBindings.get(base);
-      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
-      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
-    }
-  }
-  if (byKey.size < 10_000) byKey.set(key, info);
-  return info ?? undefined;
-}
-
-/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity. */
-function choiceOf(owner: string, key: string): { name: string; type: string } | undefined {
-  for (let i = key.length - 1; i > 0; i--) {
-    const ch = key.charCodeAt(i);
-    if (ch < 65 || ch > 90) continue;
-    const prefix = key.slice(0, i);
-    const choices = r4().choiceTypePaths[`${owner}.${prefix}`];
-    const suffix = key.slice(i);
-    if (choices === undefined || !choices.includes(suffix)) continue;
-    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
-    return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
-  }
-  return undefined;
 }
 
 /** Every string of a resource that starts with `#` (local references, canonicals and URIs), for dom-3. */
@@ -669,35 +613,6 @@ function collectLocalReferences(value: unknown, out: Set<string>, depth: number)
     if (value.charCodeAt(0) === 35 /* # */) out.add(value);
   } else if (Array.isArray(value)) for (const v of value) collectLocalReferences(v, out, depth + 1);
   else if (isObject(value)) for (const k in value) collectLocalReferences(value[k], out, depth + 1);
-}
-
-const partsCache = new Map<string, readonly string[]>();
-/** A discriminator's dotted path, split once. */
-function partsOf(path: string): readonly string[] {
-  let parts = partsCache.get(path);
-  if (parts === undefined) {
-    parts = path.split('.');
-    if (partsCache.size < 10_000) partsCache.set(path, parts);
-  }
-  return parts;
-}
-
-const elementAtCache = new WeakMap<Element, Map<string, Element | undefined>>();
-/** The element of a slice at a dotted path inside it (found once per slice and path). */
-function elementAt(el: Element, path: string): Element | undefined {
-  let byPath = elementAtCache.get(el);
-  if (byPath === undefined) {
-    byPath = new Map();
-    elementAtCache.set(el, byPath);
-  }
-  if (byPath.has(path)) return byPath.get(path);
-  let cur: Element | undefined = el;
-  for (const part of partsOf(path)) {
-    if (cur === undefined) break;
-    cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
-  }
-  byPath.set(path, cur);
-  return cur;
 }
 
 /** A fixed or pattern value from the profile, for messages (it is the IG's value, never the bundle's). */

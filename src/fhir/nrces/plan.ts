@@ -1,0 +1,381 @@
+/**
+ * The profiles and the base R4 model compiled into checking plans, once per
+ * element (as ajv compiles a JSON Schema): for a complex value whose elements
+ * `owner` defines under a profile element, each key's base definition and
+ * profile element, the checks of its items (primitive type, binding, fixed
+ * and pattern values, invariants) and the slice matchers of its slicing, all
+ * resolved when first met and then reused by every resource the validator
+ * walks. The walk (validate.ts) then reads a key's plan by one map lookup
+ * instead of looking up paths, bindings and discriminators per element.
+ */
+import { basePath, fhirType, ownerOf, PRIMITIVE_TYPES, profileTables, r4, type Element, type Profile, type ValueSetCodes } from './data.js';
+import { DOCUMENT_RULE_INVARIANTS } from './document.js';
+import { compiledInvariant, type Compiled } from './fhirpath-engine.js';
+import { deepEqual, NATIVE_INVARIANTS } from './invariants.js';
+import { primitiveCheck, type PrimitiveCheck } from './primitive.js';
+import { isObject } from '../../util.js';
+
+type Json = Record<string, unknown>;
+
+/** Plans made per owner stay below this many keys, so that hostile unknown keys cannot grow them without bound. */
+const MAX_KEYS_PER_OWNER = 10_000;
+
+/** What the base R4 model says of one key of a value whose elements `owner` defines. */
+export interface KeyInfo {
+  /** The element's name: the key, or `value[x]` for a choice key such as `valueQuantity`. */
+  readonly name: string;
+  /** The FHIR type of the value (a choice key's type comes from its suffix). */
+  readonly type: string;
+  readonly repeats: boolean;
+  /** Whose elements the value has: a datatype name, or the path of a backbone element. */
+  readonly childOwner: string;
+  readonly choice: boolean;
+  /** The value set of the base R4 required binding of the element, if any. */
+  readonly binding?: string;
+  /** A base R4 required binding whose value set cannot be expanded offline. */
+  readonly bindingUnexpanded?: boolean;
+}
+
+const keyCache = new Map<string, Map<string, KeyInfo | null>>();
+
+/** The base definition of `owner.key` (cached per owner and key), or undefined when R4 has no such element. */
+export function keyInfo(owner: string, key: string): KeyInfo | undefined {
+  let byKey = keyCache.get(owner);
+  if (byKey === undefined) keyCache.set(owner, (byKey = new Map()));
+  const cached = byKey.get(key);
+  if (cached !== undefined) return cached ?? undefined;
+  let info: KeyInfo | null = null;
+  const choice = choiceOf(owner, key);
+  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
+  else {
+    const base = basePath(`${owner}.${key}`);
+    if (base !== undefined) {
+      const type = fhirType(r4().path2Type[base] ?? 'string');
+      const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
+      const tables = profileTables();
+      const binding = tables.baseBindings.get(base);
+      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
+      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
+    }
+  }
+  if (byKey.size < MAX_KEYS_PER_OWNER) byKey.set(key, info);
+  return info ?? undefined;
+}
+
+/** A choice-type key: `valueQuantity` of Observation → `value[x]`, type Quantity. */
+function choiceOf(owner: string, key: string): { name: string; type: string } | undefined {
+  for (let i = key.length - 1; i > 0; i--) {
+    const ch = key.charCodeAt(i);
+    if (ch < 65 || ch > 90) continue;
+    const prefix = key.slice(0, i);
+    const choices = r4().choiceTypePaths[`${owner}.${prefix}`];
+    const suffix = key.slice(i);
+    if (choices === undefined || !choices.includes(suffix)) continue;
+    const lower = suffix.charAt(0).toLowerCase() + suffix.slice(1);
+    return { name: `${prefix}[x]`, type: PRIMITIVE_TYPES.has(lower) ? lower : suffix };
+  }
+  return undefined;
+}
+
+/** A binding of an element, its value set resolved once. */
+export interface BindingPlan {
+  readonly strength: 'required' | 'extensible';
+  /** The value set's codes, or undefined when abha-link holds no expansion of it. */
+  readonly vs: ValueSetCodes | undefined;
+  /** The value set's name, for messages. */
+  readonly name: string;
+  /** Every code of any system of the value set (a `code` element's binding), and whether some system accepts any code. */
+  readonly anyCodes: ReadonlySet<string>;
+  readonly anySystemOpen: boolean;
+}
+
+const bindingCache = new Map<string, BindingPlan>();
+
+/** The plan of a binding to `valueSet` with `strength` (made once per value set and strength). */
+function bindingPlan(strength: 'required' | 'extensible', valueSet: string): BindingPlan {
+  const key = `${strength} ${valueSet}`;
+  let plan = bindingCache.get(key);
+  if (plan === undefined) {
+    const vs = profileTables().valueSets.get(valueSet);
+    const anyCodes = new Set<string>();
+    let anySystemOpen = false;
+    for (const codes of vs?.systems.values() ?? []) {
+      if (codes === null) anySystemOpen = true;
+      else for (const c of codes) anyCodes.add(c);
+    }
+    plan = { strength, vs, name: valueSet.slice(valueSet.lastIndexOf('/') + 1), anyCodes, anySystemOpen };
+    bindingCache.set(key, plan);
+  }
+  return plan;
+}
+
+/** One invariant of an element, ready to evaluate: its native decision, else its FHIRPath expression (compiled when first needed). */
+export interface InvariantPlan {
+  readonly key: string;
+  readonly native: ((v: Json, resource: Json) => boolean | undefined) | undefined;
+  /** The FHIRPath base the expression is compiled on. */
+  readonly base: string;
+  readonly expression: string;
+  /** The issue message when it fails. */
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+  /** The compiled expression, once asked for. */
+  compiled?: Compiled | null | 'missing';
+}
+
+/** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it): decided in validate.ts. */
+const CONTAINED_INVARIANTS = new Set(['dom-2', 'dom-3', 'dom-4', 'dom-5']);
+
+const invariantCache = new WeakMap<Element, readonly InvariantPlan[]>();
+
+/** The invariants of a profile element that the walk evaluates (not those decided by the document or contained rules), made once per element. */
+export function invariantsOf(el: Element): readonly InvariantPlan[] {
+  let plans = invariantCache.get(el);
+  if (plans === undefined) {
+    const head = el.id.split(':')[0]?.replace(/\[x\]$/, '') ?? el.id;
+    const base = head.includes('.') ? head.replace(/:[^.]*/g, '') : head;
+    plans = (el.constraints ?? [])
+      .filter((c) => !DOCUMENT_RULE_INVARIANTS.has(c.key) && !CONTAINED_INVARIANTS.has(c.key))
+      .map((c) => ({
+        key: c.key,
+        native: NATIVE_INVARIANTS[c.key],
+        base,
+        expression: c.expression,
+        message: `${c.human.replace(/\.$/, '')} (invariant ${c.key})`,
+        severity: c.severity === 'error' ? ('error' as const) : ('warning' as const),
+      }));
+    invariantCache.set(el, plans);
+  }
+  return plans;
+}
+
+/** The compiled FHIRPath expression of an invariant (compiled once per plan). */
+export function compiledOf(inv: InvariantPlan): Compiled | null | 'missing' {
+  return (inv.compiled ??= compiledInvariant(inv.base, inv.expression));
+}
+
+/** Whether an item belongs to one slice: every discriminator of the slicing met. */
+export type SliceMatcher = (item: unknown, resolve: (ref: string) => Json | undefined) => boolean;
+
+/** The checks of the items of one element under one profile element (or none), compiled once. */
+export interface ItemPlan {
+  readonly type: string;
+  /** Whose elements an item has (a datatype name or a backbone element path). */
+  readonly owner: string;
+  readonly el: Element | undefined;
+  readonly binding: BindingPlan | undefined;
+  /** A base R4 required binding whose value set cannot be expanded offline. */
+  readonly bindingUnexpanded: boolean;
+  /** The check of a primitive item; undefined for a complex type. */
+  readonly primitive: PrimitiveCheck | undefined;
+  /** The primitive check is all there is (no profile element, no binding): the walk may run it without more. */
+  readonly primitiveOnly: PrimitiveCheck | undefined;
+  /** The profiles a contained or entry resource must meet (`Resource` items). */
+  readonly resourceProfiles: readonly string[];
+  /** The IG extension definition an extension slice names. */
+  readonly definition: Profile | undefined;
+  /** The element's own invariants. */
+  readonly invariants: readonly InvariantPlan[] | undefined;
+  /** The plans of an item's elements, under the element and under the extension definition (made when first needed). */
+  object?: ObjectPlan;
+  definitionObject?: ObjectPlan;
+}
+
+/** The plan of one key of a complex value: its base definition, its profile element, its slicing, its items. */
+export interface KeyPlan {
+  readonly info: KeyInfo;
+  /** The profile element of the key, if the profile constrains it. */
+  readonly pel: Element | undefined;
+  /** The message when a choice key's type is not one the profile allows. */
+  readonly wrongChoice: string | undefined;
+  /** One matcher per slice of the element, when the profile slices it. */
+  readonly matchers: readonly SliceMatcher[] | undefined;
+  /** The items' plan under the key's own profile element. */
+  readonly item: ItemPlan;
+  /** The items' plans under each slice. */
+  readonly bySlice: Map<Element, ItemPlan>;
+}
+
+/** The plan of a complex value whose elements `owner` defines, under a profile element (or none). */
+export interface ObjectPlan {
+  readonly owner: string;
+  readonly el: Element | undefined;
+  /** Key → its plan, or null for a key that is no element of the owner (made as keys are met). */
+  readonly keys: Map<string, KeyPlan | null>;
+  /** The children the profile element requires, then those base R4 requires. */
+  readonly required: readonly RequiredChild[];
+}
+
+/** A required child: its name (`x`, or `x[x]` for a choice, then with its `prefix` `x`) and by whom (`by the profile`, or '' for base R4). */
+export interface RequiredChild {
+  readonly name: string;
+  readonly prefix: string | undefined;
+  readonly by: string;
+}
+
+/** The required children `names`, each said `by`. */
+const requiredList = (names: readonly string[], by: string): RequiredChild[] => names.map((name) => ({ name, prefix: name.endsWith('[x]') ? name.slice(0, -3) : undefined, by }));
+
+const plainPlans = new Map<string, ObjectPlan>();
+const profiledPlans = new WeakMap<Element, Map<string, ObjectPlan>>();
+
+/** The plan of a complex value of `owner` under `el` (made once per owner and element). */
+export function objectPlan(owner: string, el: Element | undefined): ObjectPlan {
+  let byOwner = plainPlans;
+  if (el !== undefined) {
+    let m = profiledPlans.get(el);
+    if (m === undefined) profiledPlans.set(el, (m = new Map()));
+    byOwner = m;
+  }
+  let plan = byOwner.get(owner);
+  if (plan === undefined) {
+    const byProfile = el === undefined ? [] : [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
+    const required = [...requiredList(byProfile, 'by the profile'), ...requiredList(profileTables().baseRequired.get(owner) ?? [], '')];
+    plan = { owner, el, keys: new Map(), required };
+    // Owners are type names and element paths of the model (plus hostile resource types, bounded like keys).
+    if (byOwner.size < MAX_KEYS_PER_OWNER) byOwner.set(owner, plan);
+  }
+  return plan;
+}
+
+/** The plan of `key` in values of `plan` (made once per plan and key), or undefined when the key is no element. */
+export function keyPlan(plan: ObjectPlan, key: string): KeyPlan | undefined {
+  const cached = plan.keys.get(key);
+  if (cached !== undefined) return cached ?? undefined;
+  const info = keyInfo(plan.owner, key);
+  let out: KeyPlan | null = null;
+  if (info !== undefined) {
+    const pel = plan.el?.children.get(info.name);
+    const wrongChoice =
+      pel !== undefined && info.choice && pel.types !== undefined && !pel.types.some((t) => t.code === info.type)
+        ? `${info.name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`
+        : undefined;
+    const matchers = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? pel.slices.map((sl) => sliceMatcher(sl, pel.slicing?.discriminator ?? [])) : undefined;
+    out = { info, pel, wrongChoice, matchers, item: itemPlan(info, pel), bySlice: new Map() };
+  }
+  if (plan.keys.size < MAX_KEYS_PER_OWNER) plan.keys.set(key, out);
+  return out ?? undefined;
+}
+
+/** The items' plan of a key under a slice (made once per key and slice). */
+export function slicePlan(kp: KeyPlan, slice: Element): ItemPlan {
+  let plan = kp.bySlice.get(slice);
+  if (plan === undefined) kp.bySlice.set(slice, (plan = itemPlan(kp.info, slice)));
+  return plan;
+}
+
+/** The items' plan of an element of base definition `info` under profile element `el`. */
+function itemPlan(info: KeyInfo, el: Element | undefined): ItemPlan {
+  const { type, childOwner: owner } = info;
+  const binding = el?.binding !== undefined ? bindingPlan(el.binding.strength, el.binding.valueSet) : info.binding !== undefined ? bindingPlan('required', info.binding) : undefined;
+  const definition = type === 'Extension' ? profileTables().profiles.get(el?.types?.[0]?.profile?.[0] ?? '') : undefined;
+  const bindingUnexpanded = binding === undefined && info.bindingUnexpanded === true;
+  const primitive = PRIMITIVE_TYPES.has(type) ? primitiveCheck(type) : undefined;
+  return {
+    type,
+    owner,
+    el,
+    binding,
+    bindingUnexpanded,
+    primitive,
+    primitiveOnly: el === undefined && binding === undefined && !bindingUnexpanded ? primitive : undefined,
+    resourceProfiles: el?.types?.[0]?.profile ?? [],
+    definition: definition?.type === 'Extension' ? definition : undefined,
+    invariants: el?.constraints !== undefined ? invariantsOf(el) : undefined,
+  };
+}
+
+/** FHIR pattern[x] matching: every part of the pattern is in the value; arrays match item by item. */
+export function matchesPattern(value: unknown, pattern: unknown): boolean {
+  if (Array.isArray(pattern)) {
+    const list = Array.isArray(value) ? value : [value];
+    return pattern.every((p) => list.some((v) => matchesPattern(v, p)));
+  }
+  if (isObject(pattern)) return isObject(value) && Object.entries(pattern).every(([k, p]) => matchesPattern(value[k], p));
+  return value === pattern;
+}
+
+/** Values at a dotted path split into parts (`code.coding.code`), flattening arrays; `$this` is the value. */
+function valuesAt(value: unknown, parts: readonly string[] | undefined): unknown[] {
+  let current: unknown[] = [value];
+  if (parts === undefined) return current;
+  for (const part of parts) {
+    const next: unknown[] = [];
+    for (const c of current) {
+      if (!isObject(c)) continue;
+      const v = c[part];
+      if (Array.isArray(v)) next.push(...v);
+      else if (v !== undefined) next.push(v);
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** Whether some value at a dotted path (split into parts) meets `test`; a path of one part is read without a list. */
+function someAt(value: unknown, parts: readonly string[] | undefined, test: (v: unknown) => boolean): boolean {
+  if (parts?.length !== 1) return valuesAt(value, parts).some(test);
+  if (!isObject(value)) return false;
+  const v = value[parts[0] ?? ''];
+  return Array.isArray(v) ? v.some(test) : v !== undefined && test(v);
+}
+
+/** The element of a slice at a dotted path inside it. */
+function elementAt(el: Element, parts: readonly string[]): Element | undefined {
+  let cur: Element | undefined = el;
+  for (const part of parts) {
+    if (cur === undefined) break;
+    cur = cur.children.get(part) ?? cur.children.get(`${part}[x]`);
+  }
+  return cur;
+}
+
+/** Whether an item meets one discriminator of a slice, with the slice's element at the path found once. */
+function discriminator(slice: Element, d: { readonly type: string; readonly path: string }): SliceMatcher {
+  const parts = d.path === '$this' ? undefined : d.path.split('.');
+  const sub = parts === undefined ? slice : elementAt(slice, parts);
+  switch (d.type) {
+    case 'value':
+    case 'pattern': {
+      if (sub?.fixed !== undefined) {
+        const fixed = sub.fixed;
+        const equal = (v: unknown): boolean => deepEqual(v, fixed);
+        return (item) => someAt(item, parts, equal);
+      }
+      if (sub?.pattern !== undefined) {
+        const pattern = sub.pattern;
+        const matches = (v: unknown): boolean => matchesPattern(v, pattern);
+        return (item) => someAt(item, parts, matches);
+      }
+      const url = d.path === 'url' ? slice.types?.[0]?.profile?.[0] : undefined;
+      // An extension slice by url (the common case): one property read.
+      return url === undefined ? () => false : (item) => isObject(item) && (item.url === url || (Array.isArray(item.url) && item.url.includes(url)));
+    }
+    case 'type': {
+      const want = (sub ?? slice).types?.map((t) => t.code) ?? [];
+      const typed = (v: unknown): boolean => isObject(v) && typeof v.resourceType === 'string' && want.includes(v.resourceType);
+      return (item) => someAt(item, parts, typed);
+    }
+    case 'profile': {
+      const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
+      return (item, resolve) =>
+        valuesAt(item, parts).some((v) => {
+          const r = isObject(v) && typeof v.reference === 'string' ? resolve(v.reference) : v;
+          return isObject(r) && isObject(r.meta) && Array.isArray(r.meta.profile) && r.meta.profile.some((u) => want.includes(String(u)));
+        });
+    }
+    case 'exists': {
+      const present = (sub?.minimum ?? 0) > 0;
+      return (item) => valuesAt(item, parts).length > 0 === present;
+    }
+    default:
+      return () => false;
+  }
+}
+
+/** The matcher of one slice: all of the slicing's discriminators. */
+function sliceMatcher(slice: Element, discriminators: ReadonlyArray<{ readonly type: string; readonly path: string }>): SliceMatcher {
+  const each = discriminators.map((d) => discriminator(slice, d));
+  if (each.length === 1 && each[0] !== undefined) return each[0];
+  return (item, resolve) => each.every((m) => m(item, resolve));
+}
