@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { FHIR_ID_NAMESPACE } from './constants.js';
 
 // The namespaces as 16 bytes, made once; names are written as UTF-8 into the hash's own buffer.
@@ -53,95 +54,33 @@ function uuidBytes(uuid: string): Uint8Array {
   return out;
 }
 
-/** The message being hashed (namespace and name, then the padding), reused: most names fit in one or two blocks. */
+/** The message being hashed (namespace, then name), reused: no buffer is made per id. */
 let buffer = new Uint8Array(256);
 /** The part of `buffer` after the namespace, where the name goes. */
 let nameBytes = buffer.subarray(16);
-/** The five words of the last hash. */
-const H = new Int32Array(5);
-const W = new Int32Array(80);
 
 /**
  * The name-based UUID, version 5 (RFC 9562 §5.5): SHA-1 of the namespace's 16
  * bytes followed by the name's UTF-8 bytes, its first 16 bytes with the
- * version and variant bits set, as lowercase text.
+ * version and variant bits set, as lowercase text. SHA-1 is node:crypto's
+ * (its one-shot `hash`, which costs less per call than a `Hash` object).
  */
 function uuidV5(namespace: Uint8Array, name: string): string {
-  // At most 3 bytes of UTF-8 per UTF-16 unit, and 9 more of padding and length.
-  const room = 16 + name.length * 3 + 9;
+  // At most 3 bytes of UTF-8 per UTF-16 unit.
+  const room = 16 + name.length * 3;
   if (room > buffer.length) {
     buffer = new Uint8Array(room * 2);
     nameBytes = buffer.subarray(16);
   }
   buffer.set(namespace);
   const { written } = encoder.encodeInto(name, nameBytes);
-  sha1(buffer, 16 + written);
-  const b = (i: number): number => (H[i >> 2]! >>> (24 - 8 * (i & 3))) & 0xff;
+  const digest = hash('sha1', buffer.subarray(0, 16 + written), 'buffer');
   let s = '';
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
-    s += HEX[i === 6 ? (b(6) & 0x0f) | 0x50 : i === 8 ? (b(8) & 0x3f) | 0x80 : b(i)];
+    s += HEX[i === 6 ? (digest[6]! & 0x0f) | 0x50 : i === 8 ? (digest[8]! & 0x3f) | 0x80 : digest[i]!];
   }
   return s;
 }
 
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/**
- * SHA-1 (FIPS 180-4 §6.1) of the first `length` bytes of `data`, into `H`;
- * pads `data` in place (it must have room for the padding). Used only to
- * derive stable ids, where SHA-1 is what RFC 9562 prescribes (no security
- * rests on it); written out because node:crypto costs microseconds per call
- * in setting up, several times the hashing of a name this short.
- */
-function sha1(data: Uint8Array, length: number): void {
-  // The message, a 1 bit, zeros, and its length in bits (64-bit big-endian), in 64-byte blocks.
-  const blocks = ((length + 8) >> 6) + 1;
-  const end = blocks * 64;
-  data.fill(0, length, end);
-  data[length] = 0x80;
-  const bits = length * 8;
-  data[end - 5] = Math.floor(bits / 2 ** 32) & 0xff;
-  data[end - 4] = (bits >>> 24) & 0xff;
-  data[end - 3] = (bits >>> 16) & 0xff;
-  data[end - 2] = (bits >>> 8) & 0xff;
-  data[end - 1] = bits & 0xff;
-  let h0 = 0x67452301;
-  let h1 = 0xefcdab89 | 0;
-  let h2 = 0x98badcfe | 0;
-  let h3 = 0x10325476;
-  let h4 = 0xc3d2e1f0 | 0;
-  for (let o = 0; o < end; o += 64) {
-    for (let t = 0; t < 16; t++) W[t] = (data[o + 4 * t]! << 24) | (data[o + 4 * t + 1]! << 16) | (data[o + 4 * t + 2]! << 8) | data[o + 4 * t + 3]!;
-    for (let t = 16; t < 80; t++) {
-      const x = W[t - 3]! ^ W[t - 8]! ^ W[t - 14]! ^ W[t - 16]!;
-      W[t] = (x << 1) | (x >>> 31);
-    }
-    let a = h0;
-    let b = h1;
-    let c = h2;
-    let d = h3;
-    let e = h4;
-    for (let t = 0; t < 80; t++) {
-      // Four rounds of 20 steps, each with its own function and constant.
-      const f = t < 20 ? (b & c) | (~b & d) : t < 40 ? b ^ c ^ d : t < 60 ? (b & c) | (b & d) | (c & d) : b ^ c ^ d;
-      const k = t < 20 ? 0x5a827999 : t < 40 ? 0x6ed9eba1 : t < 60 ? 0x8f1bbcdc | 0 : 0xca62c1d6 | 0;
-      const temp = (((a << 5) | (a >>> 27)) + f + e + k + W[t]!) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = temp;
-    }
-    h0 = (h0 + a) | 0;
-    h1 = (h1 + b) | 0;
-    h2 = (h2 + c) | 0;
-    h3 = (h3 + d) | 0;
-    h4 = (h4 + e) | 0;
-  }
-  H[0] = h0;
-  H[1] = h1;
-  H[2] = h2;
-  H[3] = h3;
-  H[4] = h4;
-}
