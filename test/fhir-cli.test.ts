@@ -282,7 +282,8 @@ describe('abha-link fhir', () => {
       'ajv-formats/dist/formats.js',
       'ajv/dist/runtime/ucs2length.js',
       'csv-parse/sync',
-      'date-fns',
+      'date-fns/isValid',
+      'date-fns/parseISO',
       'fastest-levenshtein',
       // fhirpath is an optional peer: loaded through createRequire only for an invariant not decided in code.
       'node:module',

@@ -292,6 +292,28 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
     await p.close();
   });
 
+  it('gives up a call the server never answers, saying so, and takes the next one', async () => {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    p.setDefaultTimeout(90_000);
+    // The page's clock is the test's: the wait for an answer passes without waiting.
+    await p.clock.install();
+    await p.goto(`${url}/`);
+    await p.fill('#token', TOKEN);
+    let held = 0;
+    await p.route('**/v1/submissions?*', () => {
+      held++; // never answered, as by a server or proxy that hangs
+    });
+    await p.click('#tab-queue');
+    await expect.poll(() => held, { timeout: 90_000 }).toBe(1);
+    await p.clock.runFor(31_000);
+    await expect.poll(async () => (await p.textContent('#status')) ?? '', { timeout: 90_000 }).toBe('Failed: the server did not answer /v1/submissions within 30 s; try again');
+    // The page is not stuck: the next call goes out and is answered.
+    await p.unrouteAll({ behavior: 'ignoreErrors' });
+    await p.click('#list');
+    await expect.poll(async () => (await p.textContent('#status')) ?? '', { timeout: 90_000 }).toBe('Submissions listed');
+    await p.close();
+  });
+
   it('made requests to its own server only, with the token in a header only, and broke no policy', () => {
     expect(requested.length).toBeGreaterThan(3);
     for (const r of requested) {

@@ -14,22 +14,9 @@ import { frequencyShown, frequencyWords, localAge, localDate, localDose, localDu
 import { MESSAGES, type Language, type Messages } from './messages/index.js';
 import { buildRecordsModel, type RecordsModel } from './records-model.js';
 import { bilingual, type PrintedText } from './text.js';
+import type { PageSize } from './page-sizes.js';
 
-/**
- * Page sizes of the printed documents.
- *
- * @example
- * PAGE_SIZES //=> ['A4', 'A5']
- */
-export const PAGE_SIZES = ['A4', 'A5'] as const;
-
-/**
- * A page size: A4 (210 × 297 mm) or A5 (148 × 210 mm).
- *
- * @example
- * const size: PageSize = 'A5'
- */
-export type PageSize = (typeof PAGE_SIZES)[number];
+export { PAGE_SIZES, type PageSize } from './page-sizes.js';
 
 /**
  * Patient details for printing; every field optional.

@@ -12,6 +12,7 @@ import { networkInterfaces } from 'node:os';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { bearerCheck } from './auth.js';
 import { parseJsonBody } from './json-body.js';
+import { lazySchemaController } from './lazy-validators.js';
 import { DEFAULT_TIMEOUTS, hasBody, hostAllowed, JSON_MEDIA_TYPE, normalizeTarget, pathProblem, sameOrigin, type HostPolicy } from './request-guard.js';
 export { DEFAULT_TIMEOUTS, type ServeTimeouts } from './request-guard.js';
 import { notFoundHandler, trackRouteMethods } from './methods.js';
@@ -190,6 +191,8 @@ export async function createServeApp(options: ServeAppOptions): Promise<FastifyI
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: true } },
+    // Each route's schema compiled by its first request, not before the server listens.
+    schemaController: lazySchemaController(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // One spelling of each path before the router and the checks see it (/%76%31/x is /v1/x).

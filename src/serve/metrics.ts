@@ -1,18 +1,53 @@
 /**
  * The service's Prometheus metrics (prom-client, one registry per server):
  * requests by route and status, their latencies, the queue's depth and the
- * submissions by status.
+ * submissions by status. prom-client is loaded by the first request, not
+ * before the server listens; what is observed meanwhile is kept and counted
+ * once it is in.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { SUBMISSION_STATUSES, type Queue } from './queue-contract.js';
 
+/** Records one answered request. `route` is the route pattern, never the URL (which could hold data). */
+type Observe = (method: string, route: string, status: number, seconds: number) => void;
+
 export interface ServeMetrics {
-  readonly registry: Registry;
-  /** Records one answered request. `route` is the route pattern, never the URL (which could hold data). */
-  observe(method: string, route: string, status: number, seconds: number): void;
+  readonly observe: Observe;
+  /** The metrics in Prometheus' text format, and its content type. */
+  exposition(): Promise<{ readonly contentType: string; readonly text: string }>;
 }
 
+/** Observations kept while prom-client loads, at most (a burst at start-up; beyond it they are not counted). */
+const MAX_PENDING = 10_000;
+
+/** The metrics of one server, prom-client loaded on the first observation or scrape. */
 export function createMetrics(queue: Queue | undefined): ServeMetrics {
+  let loaded: Promise<{ registry: Registry; observe: Observe }> | undefined;
+  let observeNow: Observe | undefined;
+  const pending: Parameters<Observe>[] = [];
+  const load = (): Promise<{ registry: Registry; observe: Observe }> =>
+    (loaded ??= import('prom-client').then((client) => {
+      const made = promMetrics(client, queue);
+      for (const o of pending.splice(0)) made.observe(...o);
+      observeNow = made.observe;
+      return made;
+    }));
+  return {
+    observe(...o) {
+      if (observeNow !== undefined) return observeNow(...o);
+      if (pending.length < MAX_PENDING) pending.push(o);
+      void load();
+    },
+    async exposition() {
+      const { registry } = await load();
+      return { contentType: registry.contentType, text: await registry.metrics() };
+    },
+  };
+}
+
+/** The registry and its recorder, made with prom-client once it is loaded. */
+function promMetrics(client: typeof import('prom-client'), queue: Queue | undefined): { registry: Registry; observe: Observe } {
+  const { Counter, Gauge, Histogram, Registry } = client;
   const registry = new Registry();
   const requests = new Counter({
     name: 'abha_link_http_requests_total',
@@ -54,7 +89,7 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
   const timers = new Map<string, Histogram.Internal<'method' | 'route'>>();
   return {
     registry,
-    observe(method, route, status, seconds) {
+    observe: (method, route, status, seconds) => {
       const key = `${method} ${route}`;
       const countKey = `${key} ${status}`;
       let counter = counters.get(countKey);

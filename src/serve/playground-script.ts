@@ -181,8 +181,7 @@ function fitPreview() {
 async function call(path, body, accept) {
   const headers = { 'content-type': 'application/json', ...auth() };
   if (accept) headers.accept = accept;
-  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
-  return answer(res);
+  return send(path, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
 const refused = (r) => r.status === 401 && (setStatus('The token was refused: type the server token above.', false), true);
@@ -384,8 +383,23 @@ async function answer(res) {
   return { status: res.status, data };
 }
 
+// Every call ends: one the server has not answered (body and all) in this time is given up, saying so.
+const CALL_TIMEOUT_MS = 30000;
+async function send(path, init) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), CALL_TIMEOUT_MS);
+  try {
+    return await answer(await fetch(path, { ...init, signal: controller.signal }));
+  } catch (e) {
+    if (controller.signal.aborted) throw new Error('the server did not answer ' + path.split('?')[0] + ' within ' + CALL_TIMEOUT_MS / 1000 + ' s; try again');
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function request(method, path) {
-  return answer(await fetch(path, { method, headers: auth() }));
+  return send(path, { method, headers: auth() });
 }
 
 function showView(name) {

@@ -8,16 +8,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SCHEMA_MANIFEST } from '../generated/manifest.js';
 import { FHIR_HI_TYPES } from '../fhir/constants.js';
 import { isPdfUnavailableError } from '../render/errors.js';
-import { LANGUAGES, type Language } from '../render/labels.js';
-import { PAGE_SIZES, type PageSize } from '../render/model.js';
-import { TEMPLATE_NAMES, type RenderedDocument } from '../render/render.js';
+import { LANGUAGES, type Language } from '../render/messages/index.js';
+import { PAGE_SIZES, type PageSize } from '../render/page-sizes.js';
+import { BUNDLED_TEMPLATE_NAMES as TEMPLATE_NAMES } from '../render/generated/templates.js';
+import type { RenderedDocument } from '../render/render.js';
 import type { PdfPrinter } from '../render/pdf.js';
 import type { ServeContext } from './context.js';
 import { HttpProblem, problem } from './problems.js';
 import { createWorkPool, WorkRefusedError } from './work-pool.js';
-import { DEFAULT_MAX_ISSUES, runWork, type WorkAnswer, type WorkMessage, type WorkReply, type WorkSettings } from './work-tasks.js';
-
-export { validateDocument } from './work-tasks.js';
+import { DEFAULT_MAX_ISSUES, loadWorkDocuments, type WorkAnswer, type WorkMessage, type WorkReply } from './work-messages.js';
+import type { WorkSettings } from './work-tasks.js';
 
 /** Omit over each member of a union. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -135,9 +135,9 @@ export function registerCoreRoutes(app: FastifyInstance, context: ServeContext):
   const work = async (task: DistributiveOmit<WorkMessage, 'body' | 'now' | 'maxIssues'>, body: unknown): Promise<WorkAnswer> => {
     const bytes = ownBytes(body);
     const message = { ...task, body: bytes, now: now(), maxIssues } as WorkMessage;
-    const inline = bytes.byteLength <= INLINE_BYTES && (task.kind === 'validate' || task.kind === 'build');
+    const inline = bytes.byteLength <= INLINE_BYTES && (message.kind === 'validate' || message.kind === 'build');
     const reply = inline
-      ? runWork(message)
+      ? (await loadWorkDocuments()).runDocumentWork(message)
       : ((await pool.run(message, [bytes.buffer]).catch((e: unknown) => {
           throw e instanceof WorkRefusedError ? refusal(e, timeLimitMs) : e;
         })) as WorkReply);

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServeContext } from './context.js';
 import type { ServeMetrics } from './metrics.js';
-import { buildServeOpenApi } from './openapi.js';
 import { PLAYGROUND_CSP, playgroundHtml } from './playground.js';
 
 /** Resolves to false instead of rejecting, and after at most `ms`. */
@@ -74,12 +73,13 @@ export function registerOpsRoutes(app: FastifyInstance, context: ServeContext, m
   });
 
   app.get('/metrics', async (_request, reply) => {
-    const text = await metrics.registry.metrics();
-    return reply.type(metrics.registry.contentType).send(text);
+    const { contentType, text } = await metrics.exposition();
+    return reply.type(contentType).send(text);
   });
 
+  // Built (and its module loaded) on the first request, not at start-up.
   let openapi: object | undefined;
-  app.get('/openapi.json', open, async () => (openapi ??= buildServeOpenApi()));
+  app.get('/openapi.json', open, async () => (openapi ??= (await import('./openapi.js')).buildServeOpenApi()));
 
   const page = playgroundHtml();
   app.get('/', open, async (_request, reply) =>

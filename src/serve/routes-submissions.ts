@@ -8,7 +8,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ClinicalInput, LinkCareContextRequest } from '../generated/types.js';
-import { safeBuildLinkRequest } from '../builders/link-request.js';
 import { detectInputKind } from '../input-kind.js';
 import type { ServeContext } from './context.js';
 import { requireBody } from './json-body.js';
@@ -16,7 +15,8 @@ import { isQueueError } from './queue/types.js';
 import { HttpProblem, problem } from './problems.js';
 import { SUBMISSION_STATUSES, type LedgerOptions, type ListOptions, type Queue, type Submission } from './queue-contract.js';
 import { CURSOR_MAX_LENGTH, ledgerCsv, PAGE_DEFAULT, PAGE_MAX } from './queue/listing.js';
-import { asksFor, validateDocument } from './routes-core.js';
+import { asksFor } from './routes-core.js';
+import { loadWorkDocuments } from './work-messages.js';
 import { checkCallbackUrl as checkCallbackPolicy, type CallbackAllow } from './queue/callback-policy.js';
 
 /** The range of createdAt of a listing or the ledger. */
@@ -97,7 +97,8 @@ function checkCallbackUrl(raw: string | undefined, allow: readonly CallbackAllow
 }
 
 /** The link request to queue: the body itself, or the one built from a clinical input; every issue is a 422. */
-function linkRequestOf(body: unknown, now: Date): LinkCareContextRequest {
+async function linkRequestOf(body: unknown, now: Date): Promise<LinkCareContextRequest> {
+  const { safeBuildLinkRequest, validateDocument } = await loadWorkDocuments();
   if (detectInputKind(body) === 'clinical-input') {
     const built = safeBuildLinkRequest(body as ClinicalInput, { lint: { now } });
     if (!built.success) throw new HttpProblem(422, built.issues);
@@ -164,7 +165,7 @@ function queueOf(context: ServeContext): Queue {
 export function registerSubmissionRoutes(app: FastifyInstance, context: ServeContext): void {
   app.post<{ Querystring: { callbackUrl?: string } }>('/v1/submissions', { schema: { querystring: SUBMISSION_QUERY.create } }, async (request, reply) => {
     const callbackUrl = checkCallbackUrl(request.query.callbackUrl, context.options.callbackAllow ?? []);
-    const linkRequest = linkRequestOf(requireBody(request.body), context.options.now());
+    const linkRequest = await linkRequestOf(requireBody(request.body), context.options.now());
     const queue = queueOf(context);
     const { submission, created } = await queueCall(() => queue.enqueue(linkRequest, callbackUrl === undefined ? {} : { callbackUrl }));
     return reply
@@ -205,7 +206,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, context: ServeCon
 
   app.put<{ Params: { id: string } }>('/v1/submissions/:id', { schema: { params: SUBMISSION_QUERY.id } }, async (request, reply) => {
     const queue = queueOf(context);
-    const linkRequest = linkRequestOf(requireBody(request.body), context.options.now());
+    const linkRequest = await linkRequestOf(requireBody(request.body), context.options.now());
     const r = await queueCall(() => queue.replace(request.params.id, linkRequest));
     if (r === 'not-found') throw problem(404, 'not-found', 'no submission has this id', { path: '/id', in: 'path' });
     return reply.code(202).send(submissionView(r));

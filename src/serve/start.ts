@@ -11,7 +11,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { AbhaClient, ClientOptions } from '../client/client.js';
-import { createPdfPrinter, type PdfPrinter } from '../render/pdf.js';
+import type { PdfPrinter } from '../render/pdf.js';
 import { createServeApp, type ServeTimeouts } from './app.js';
 import type { Queue } from './queue-contract.js';
 import { serveDataKeys } from './queue/data-key.js';
@@ -116,7 +116,7 @@ function printerOpener(chromium: string | undefined): { open: () => Promise<PdfP
   let printer: Promise<PdfPrinter> | undefined;
   return {
     open: () => {
-      const p = (printer ??= createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium }));
+      const p = (printer ??= import('../render/pdf.js').then((m) => m.createPdfPrinter(chromium === undefined ? {} : { executablePath: chromium })));
       // A failed start is not kept: Chromium may be installed later.
       p.catch(() => {
         if (printer === p) printer = undefined;
@@ -193,7 +193,9 @@ export async function startServe(options: StartOptions): Promise<RunningServe> {
     logs.flush();
     throw e;
   }
-  reserved?.listening(true);
+  // The database opens on the next turn of the event loop, once the caller has announced the server (the CLI's
+  // "listening on" line): its first steps (the files made private, PGlite loaded) hold the thread for a while.
+  if (reserved !== undefined) setImmediate(() => reserved.listening(true));
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

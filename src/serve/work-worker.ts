@@ -4,7 +4,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { WORKER_READY } from './work-pool.js';
-import { configureWork, runWork, type WorkMessage, type WorkSettings } from './work-tasks.js';
+import { configureWork, runWork, type WorkSettings } from './work-tasks.js';
+import type { WorkMessage } from './work-messages.js';
 
 configureWork(workerData as WorkSettings | undefined);
 

@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import { parseBaseUrl } from '../../client/base-url.js';
 import { createClient, type AbhaClient, type ClientOptions } from '../../client/index.js';
 import { isLoopbackHost } from '../../serve/auth.js';
-// Only modules without the server stack (fastify, pg, PGlite, prom-client) are imported here: startServe is loaded in run().
+// Only modules without the server stack (fastify, pg, PGlite, prom-client) are imported here: startServe is loaded in run(),
+// the API key file's and the ICD-10 table's readers (the submit command, CSV and XML parsers) only when their option is given.
 import { DEFAULT_TIMEOUTS, type ServeTimeouts } from '../../serve/request-guard.js';
 import { isQueueError, type QueueErrorCode } from '../../serve/queue/types.js';
 import { parseCallbackAllow } from '../../serve/queue/callback-policy.js';
 import { defineCommand, optionError } from '../command.js';
 import { EXIT, cliIo, UsageError, decodeUtf8, nextStopSignal, readRegularFile } from '../io.js';
-import { readIcd10TitlesFile } from '../icd10-titles.js';
-import { readApiKeyFile } from './submit.js';
 
 /**
  * The packages only `serve` needs: optional peer dependencies of abha-link
@@ -129,7 +128,7 @@ async function readUpstream(keyFile: string | undefined): Promise<{ client: Abha
     throw new UsageError(`ABHA_LINK_BASE_URL: ${(e as Error).message.replace(/^baseUrl /, '')}`);
   }
   const envKey = cliIo().env.ABHA_LINK_API_KEY?.trim();
-  const apiKey = keyFile !== undefined ? await readApiKeyFile(keyFile) : envKey !== undefined && envKey !== '' ? envKey : undefined;
+  const apiKey = keyFile !== undefined ? await (await import('./submit.js')).readApiKeyFile(keyFile) : envKey !== undefined && envKey !== '' ? envKey : undefined;
   if (apiKey === undefined) throw new UsageError('no API key for ABHA_LINK_BASE_URL: set ABHA_LINK_API_KEY, or give --api-key-file FILE');
   const options: ClientOptions = { baseUrl, apiKey };
   return { client: createClient(options), options };
@@ -227,7 +226,7 @@ the queue's sends finished) with exit code 0; Ctrl-C the same with 130.`,
     const timeouts = readTimeouts(values);
     const upstream = await readUpstream(values['api-key-file']);
     const titlesFile = values['icd10-titles'];
-    const icd10Titles = titlesFile === undefined ? undefined : (await readIcd10TitlesFile(titlesFile)).titles;
+    const icd10Titles = titlesFile === undefined ? undefined : (await (await import('../icd10-titles.js')).readIcd10TitlesFile(titlesFile)).titles;
     const secret = cliIo().env.ABHA_LINK_CALLBACK_SECRET?.trim();
     if (secret !== undefined && secret !== '' && secret.length < 16) throw new UsageError('ABHA_LINK_CALLBACK_SECRET must be at least 16 characters');
     const warn = (m: string): void => void cliIo().stderr.write(`abha-link serve: warning: ${m}\n`);
