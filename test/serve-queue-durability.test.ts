@@ -11,15 +11,22 @@ import { join, relative, sep } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const flushed: string[] = [];
+/** While set, every flush (sync or datasync) waits for it before it runs: a test holds the disk. */
+const gate: { held: Promise<void> | undefined; failWith: Error | undefined; started: number } = { held: undefined, failWith: undefined, started: 0 };
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fsp = await importOriginal<typeof import('node:fs/promises')>();
   const open = async (...args: Parameters<typeof fsp.open>) => {
     const handle = await fsp.open(...args);
-    const sync = handle.sync.bind(handle);
-    handle.sync = async () => {
-      await sync();
-      flushed.push(String(args[0]));
-    };
+    for (const method of ['sync', 'datasync'] as const) {
+      const real = handle[method].bind(handle);
+      handle[method] = async () => {
+        gate.started++;
+        await gate.held;
+        if (gate.failWith !== undefined) throw gate.failWith;
+        await real();
+        flushed.push(String(args[0]));
+      };
+    }
     return handle;
   };
   return { ...fsp, default: { ...fsp, open }, open };
@@ -30,13 +37,27 @@ const { openQueue } = await import('../src/serve/queue/index.js');
 
 const tmp = mkdtempSync(join(tmpdir(), 'abha-durable-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-beforeEach(() => void flushed.splice(0));
+beforeEach(() => {
+  flushed.splice(0);
+  Object.assign(gate, { held: undefined, failWith: undefined, started: 0 });
+});
+
+/** Whether `p` has settled, after letting every ready callback run. */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
 
 /** The flushed paths under `dir`, relative, with `/`. */
 const flushedIn = (dir: string): string[] => flushed.filter((p) => p.startsWith(dir)).map((p) => relative(dir, p).split(sep).join('/'));
 
 describe('the embedded store on disk', () => {
-  it('resolves a write only after flushing the write-ahead log and pg_control (full, the default), and every file after a checkpoint', async () => {
+  it('resolves a write only after flushing the write-ahead log (full, the default), and every file after a checkpoint, pg_control last', async () => {
     const dir = join(tmp, 'full');
     const db = await openEmbedded(dir);
     try {
@@ -45,7 +66,9 @@ describe('the embedded store on disk', () => {
       await db.query(`INSERT INTO t VALUES ('a')`);
       const afterInsert = flushedIn(dir);
       expect(afterInsert.some((p) => /^pg_wal\/[0-9A-F]{24}$/.test(p))).toBe(true);
-      expect(afterInsert).toContain('global/pg_control');
+      expect(afterInsert).toContain('pg_wal');
+      // No checkpoint: pg_control is as flushed before, and no data file needs a flush.
+      expect(afterInsert).not.toContain('global/pg_control');
       expect(afterInsert.some((p) => p.startsWith('base/'))).toBe(false);
 
       flushed.splice(0);
@@ -60,6 +83,34 @@ describe('the embedded store on disk', () => {
       expect(flushedIn(dir).some((p) => p.startsWith('base/'))).toBe(true);
       expect(flushedIn(dir).at(-1)).toBe('global/pg_control');
     } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('holds every write whose flush has not finished, however many share it, and rejects a write whose flush failed', async () => {
+    const dir = join(tmp, 'held');
+    const db = await openEmbedded(dir);
+    try {
+      await db.query('CREATE TABLE t (v text)');
+      let release = (): void => undefined;
+      gate.held = new Promise<void>((resolve) => (release = resolve));
+      const first = db.query(`INSERT INTO t VALUES ('a')`);
+      const second = db.query(`INSERT INTO t VALUES ('b')`);
+      const third = db.transaction(async (tx) => void (await tx.query(`INSERT INTO t VALUES ('c')`)));
+      // Committed by PostgreSQL (a read sees them), but on disk only once the flush ends: not reported done before.
+      await expect(db.query('SELECT count(*)::int AS n FROM t')).resolves.toEqual([{ n: 3 }]);
+      expect(gate.started).toBeGreaterThan(0);
+      expect(await settled(Promise.race([first, second, third]))).toBe(false);
+      const flushesWhileHeld = gate.started;
+      release();
+      await Promise.all([first, second, third]);
+      // The three writes shared the flush under way and one more (group commit), not one flush each.
+      expect(gate.started).toBeLessThanOrEqual(flushesWhileHeld * 2);
+
+      gate.failWith = Object.assign(new Error('I/O error'), { code: 'EIO' });
+      await expect(db.query(`INSERT INTO t VALUES ('d')`)).rejects.toMatchObject({ code: 'EIO' });
+    } finally {
+      gate.failWith = undefined;
       await db.close();
     }
   }, 120_000);

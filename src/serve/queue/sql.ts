@@ -159,6 +159,7 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
     close: () =>
       db
         .close()
+        .then(() => flusher?.close())
         .then(() => makePrivate(dir))
         .finally(release),
   };

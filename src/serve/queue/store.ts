@@ -188,31 +188,6 @@ export interface Claimed {
 
 const sealedOf = (r: Row): SealedBody | undefined => (typeof r.body_hex === 'string' && typeof r.body_key === 'string' ? { keyId: r.body_key, hex: r.body_hex } : undefined);
 
-/**
- * Claims up to `n` queued items sealed with one of `keyIds`, oldest first:
- * each becomes `sending`, leased by `replica` until `leaseUntil`, its
- * attempts counted, before any request leaves. Items sealed with a key this
- * replica lacks stay queued for a replica that has it.
- */
-export async function claim(sql: Sql, replica: string, keyIds: readonly string[], n: number, now: Date, leaseUntil: Date): Promise<Claimed[]> {
-  const rows = await run(
-    sql,
-    'claiming queued items',
-    `UPDATE abha_link_submissions SET status = 'sending', leased_by = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3,
-       error_code = NULL, error_message = NULL
-     WHERE id IN (SELECT id FROM abha_link_submissions WHERE status = 'queued' AND body_key = ANY($5::text[]) ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
-     RETURNING id, attempts, encode(body, 'hex') AS body_hex, body_key, callback_url, visit_id`,
-    [replica, leaseUntil.toISOString(), now.toISOString(), n, keyIds],
-  );
-  return rows.map((r) => ({
-    id: String(r.id),
-    attempts: Number(r.attempts),
-    body: sealedOf(r),
-    callbackUrl: typeof r.callback_url === 'string' ? r.callback_url : undefined,
-    visitId: typeof r.visit_id === 'string' ? r.visit_id : undefined,
-  }));
-}
-
 /** The end of one send. */
 export interface Outcome {
   readonly id: string;
@@ -223,27 +198,64 @@ export interface Outcome {
 }
 
 /**
- * Records the outcomes of sends in one statement. Only rows this replica
- * still holds for that very attempt are written: `sending`, or `unknown`
- * because another replica found the lease expired meanwhile (the answer
- * that came is then the truth). An acknowledged (or already linked) item's
- * request is deleted: it is not needed again, and it is health data. A
- * failed or unknown one keeps it for a retry or a replacement, until
- * {@link expireBodies}.
+ * One cycle of a replica's worker in one statement (one commit, one flush of
+ * the embedded store): records the outcomes of sends, then claims up to `n`
+ * queued items (none when `n` is 0) and resolves to them.
+ *
+ * Recording: only rows this replica still holds for that very attempt are
+ * written: `sending`, or `unknown` because another replica found the lease
+ * expired meanwhile (the answer that came is then the truth). An
+ * acknowledged (or already linked) item's request is deleted: it is not
+ * needed again, and it is health data. A failed or unknown one keeps it for
+ * a retry or a replacement, until {@link expireBodies}.
+ *
+ * Claiming: queued items sealed with one of `keyIds`, oldest first; each
+ * becomes `sending`, leased by `replica` until `leaseUntil`, its attempts
+ * counted, before any request leaves. Items sealed with a key this replica
+ * lacks stay queued for a replica that has it. The two parts touch disjoint
+ * rows (`sending`/`unknown` and `queued`), so they share one snapshot safely.
  */
-export async function finish(sql: Sql, replica: string, outcomes: readonly Outcome[], now: Date): Promise<void> {
-  if (outcomes.length === 0) return;
-  await run(
+export async function recordAndClaim(
+  sql: Sql,
+  cycle: { readonly replica: string; readonly outcomes: readonly Outcome[]; readonly keyIds: readonly string[]; readonly n: number; readonly now: Date; readonly leaseUntil: Date },
+): Promise<Claimed[]> {
+  const { replica, outcomes, keyIds, n, now, leaseUntil } = cycle;
+  const rows = await run(
     sql,
-    'recording outcomes',
-    `UPDATE abha_link_submissions AS s SET status = o.status, error_code = o.code, error_message = o.message, lease_until = NULL, updated_at = $6,
-       body = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body END,
-       body_key = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body_key END, request = NULL,
-       callback_due = s.callback_url IS NOT NULL, callback_attempts = 0
-     FROM (SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[], $4::text[], $5::text[]) AS t(id, attempts, status, code, message)) AS o
-     WHERE s.id = o.id AND s.attempts = o.attempts AND s.leased_by = $7 AND s.status IN ('sending', 'unknown')`,
-    [outcomes.map((o) => o.id), outcomes.map((o) => o.attempts), outcomes.map((o) => o.status), outcomes.map((o) => o.code), outcomes.map((o) => o.message), now.toISOString(), replica],
+    outcomes.length === 0 ? 'claiming queued items' : 'recording outcomes and claiming queued items',
+    `WITH recorded AS (
+       UPDATE abha_link_submissions AS s SET status = o.status, error_code = o.code, error_message = o.message, lease_until = NULL, updated_at = $3,
+         body = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body END,
+         body_key = CASE WHEN o.status IN ('acknowledged', 'already-linked') THEN NULL ELSE s.body_key END, request = NULL,
+         callback_due = s.callback_url IS NOT NULL, callback_attempts = 0
+       FROM unnest($4::uuid[], $5::integer[], $6::text[], $7::text[], $8::text[]) AS o(id, attempts, status, code, message)
+       WHERE s.id = ANY($4::uuid[]) AND s.id = o.id AND s.attempts = o.attempts AND s.leased_by = $1 AND s.status IN ('sending', 'unknown')
+       RETURNING s.id
+     )
+     UPDATE abha_link_submissions SET status = 'sending', leased_by = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3,
+       error_code = NULL, error_message = NULL
+     WHERE id = ANY(ARRAY(SELECT id FROM abha_link_submissions WHERE status = 'queued' AND body_key = ANY($10::text[]) ORDER BY created_at, id LIMIT $9 FOR UPDATE SKIP LOCKED))
+     RETURNING id, attempts, encode(body, 'hex') AS body_hex, body_key, callback_url, visit_id`,
+    [
+      replica,
+      leaseUntil.toISOString(),
+      now.toISOString(),
+      outcomes.map((o) => o.id),
+      outcomes.map((o) => o.attempts),
+      outcomes.map((o) => o.status),
+      outcomes.map((o) => o.code),
+      outcomes.map((o) => o.message),
+      n,
+      keyIds,
+    ],
   );
+  return rows.map((r) => ({
+    id: String(r.id),
+    attempts: Number(r.attempts),
+    body: sealedOf(r),
+    callbackUrl: typeof r.callback_url === 'string' ? r.callback_url : undefined,
+    visitId: typeof r.visit_id === 'string' ? r.visit_id : undefined,
+  }));
 }
 
 /** Extends the leases of the items this replica is sending. */

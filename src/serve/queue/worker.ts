@@ -3,10 +3,10 @@
  * sends each with the client (its guarantees: the token, retries only when
  * provably unsent, an unknown outcome never repeated, Retry-After honoured),
  * and records each outcome. Recording and claiming run in cycles, one at a
- * time: a cycle records every outcome that came in since the last one in one
- * statement, then claims items for every free slot in one more, so that a
- * busy replica writes twice per batch of answers instead of twice per item
- * (the embedded store runs its statements on this thread). A tick renews this replica's leases,
+ * time: a cycle records every outcome that came in since the last one and
+ * claims items for every free slot in one statement, so that a busy replica
+ * writes once per batch of answers instead of twice per item (the embedded
+ * store runs its statements on this thread, and flushes each write to disk). A tick renews this replica's leases,
  * turns other replicas' expired leases into `unknown`, picks up items
  * queued elsewhere and delivers callbacks.
  */
@@ -18,7 +18,7 @@ import type { LinkCareContextRequest } from '../../generated/types.js';
 import { deliverCallbacks } from './callback.js';
 import type { DataKeys } from './data-key.js';
 import type { Database } from './sql.js';
-import { claim, expireBodies, expireLeases, finish, renewLeases, type Claimed, type Outcome } from './store.js';
+import { expireBodies, expireLeases, recordAndClaim, renewLeases, type Claimed, type Outcome } from './store.js';
 import type { CallbackOptions, QueueLogger } from './types.js';
 
 /** What the worker needs. */
@@ -164,25 +164,24 @@ export class Worker {
     this.#cycles = undefined;
   }
 
-  /** One cycle: records the outcomes that came in, then claims an item for each free slot and sends it. */
+  /**
+   * One cycle, one statement: records the outcomes that came in and claims an
+   * item for each free slot (see {@link recordAndClaim}), then sends them.
+   */
   async #cycle(): Promise<void> {
     const outcomes = this.#outcomes.splice(0);
-    if (outcomes.length > 0) {
-      try {
-        await finish(this.#c.db, this.#c.replicaId, outcomes, new Date(this.#c.now()));
-      } catch (e) {
-        // The items stay `sending`: when the lease runs out they become `unknown`, never sent again.
-        this.#log('error', { code: (e as { code?: unknown }).code, items: outcomes.length }, 'could not record outcomes');
-      }
-    }
-    if (!this.#mayClaim()) return;
-    const free = this.#c.concurrency - this.#inFlight.size;
+    const free = this.#mayClaim() ? this.#c.concurrency - this.#inFlight.size : 0;
+    if (outcomes.length === 0 && free === 0) return;
     const now = this.#c.now();
     let items: Claimed[] = [];
     try {
-      items = await claim(this.#c.db, this.#c.replicaId, this.#c.keys.ids, free, new Date(now), new Date(now + this.#c.leaseMs));
+      const cycle = { replica: this.#c.replicaId, outcomes, keyIds: this.#c.keys.ids, n: free, now: new Date(now), leaseUntil: new Date(now + this.#c.leaseMs) };
+      items = await recordAndClaim(this.#c.db, cycle);
     } catch (e) {
-      this.#log('error', { code: (e as { code?: unknown }).code }, 'could not claim queued items');
+      // The items stay `sending`: when the lease runs out they become `unknown`, never sent again.
+      const code = (e as { code?: unknown }).code;
+      if (outcomes.length > 0) this.#log('error', { code, items: outcomes.length }, 'could not record outcomes');
+      else this.#log('error', { code }, 'could not claim queued items');
     }
     for (const item of items) {
       const p: Promise<void> = this.#send(item).finally(() => {
@@ -192,7 +191,7 @@ export class Worker {
       this.#inFlight.add(p);
     }
     // A full claim: there may be more.
-    if (items.length === free) this.#again = true;
+    if (free > 0 && items.length === free) this.#again = true;
   }
 
   /** An outcome to record: the next cycle writes it with the others that came in meanwhile. */
