@@ -16,7 +16,8 @@ import type { PdfPrinter } from '../render/pdf.js';
 import type { ServeContext } from './context.js';
 import { HttpProblem, problem } from './problems.js';
 import { createWorkPool, WorkRefusedError } from './work-pool.js';
-import { DEFAULT_MAX_ISSUES, loadWorkDocuments, type WorkAnswer, type WorkMessage, type WorkReply } from './work-messages.js';
+import { loadWorkDocuments } from './load-work-documents.js';
+import { DEFAULT_MAX_ISSUES, type WorkAnswer, type WorkMessage, type WorkReply } from './work-messages.js';
 import type { WorkSettings } from './work-tasks.js';
 
 /** Omit over each member of a union. */

@@ -16,7 +16,7 @@ import { HttpProblem, problem } from './problems.js';
 import { SUBMISSION_STATUSES, type LedgerOptions, type ListOptions, type Queue, type Submission } from './queue-contract.js';
 import { CURSOR_MAX_LENGTH, ledgerCsv, PAGE_DEFAULT, PAGE_MAX } from './queue/listing.js';
 import { asksFor } from './routes-core.js';
-import { loadWorkDocuments } from './work-messages.js';
+import { loadWorkDocuments } from './load-work-documents.js';
 import { checkCallbackUrl as checkCallbackPolicy, type CallbackAllow } from './queue/callback-policy.js';
 
 /** The range of createdAt of a listing or the ledger. */

@@ -76,10 +76,3 @@ export function replyOf<M>(answer: (m: M) => WorkAnswer, m: M): WorkReply {
     return { internal: e instanceof Error ? e.name : 'Error' };
   }
 }
-
-let documents: Promise<typeof import('./work-documents.js')> | undefined;
-
-/** work-documents.ts (validate, build, and the validator and builder code they need), loaded by the first request that needs it. */
-export function loadWorkDocuments(): Promise<typeof import('./work-documents.js')> {
-  return (documents ??= import('./work-documents.js'));
-}
