@@ -39,12 +39,12 @@ const out = join(root, 'dist', 'cli');
 /**
  * Dependencies bundled into the CLI: plain JavaScript that reads no file of
  * its own, on the paths of the commands (ajv's runtime, ajv-formats,
- * fastest-levenshtein, sax: CommonJS that Node would lex; date-fns, uuid,
+ * fastest-levenshtein, sax: CommonJS that Node would lex; date-fns,
  * csv-parse: ES modules of many files). All others (the optional peers,
  * handlebars, hyphen, jsonc-parser, qrcode-generator, tinyglobby) stay imports
  * of node_modules.
  */
-export const INLINE_PACKAGES = ['ajv', 'ajv-formats', 'fastest-levenshtein', 'sax', 'date-fns', 'uuid', 'csv-parse'];
+export const INLINE_PACKAGES = ['ajv', 'ajv-formats', 'fastest-levenshtein', 'sax', 'date-fns', 'csv-parse'];
 
 /**
  * Generated modules of data alone (no state, no classes), large, imported
