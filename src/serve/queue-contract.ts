@@ -7,7 +7,17 @@ import type { LinkCareContextRequest } from '../generated/types.js';
 
 import type { Ledger, LedgerOptions, ListOptions, StoreMaintenance, Submission, SubmissionPage, SubmissionStatus } from './queue/types.js';
 
-export { SUBMISSION_STATUSES, type Ledger, type LedgerOptions, type LedgerRow, type ListOptions, type StoreMaintenance, type Submission, type SubmissionPage, type SubmissionStatus } from './queue/types.js';
+export {
+  SUBMISSION_STATUSES,
+  type Ledger,
+  type LedgerOptions,
+  type LedgerRow,
+  type ListOptions,
+  type StoreMaintenance,
+  type Submission,
+  type SubmissionPage,
+  type SubmissionStatus,
+} from './queue/types.js';
 
 /** The queue of link requests to send. */
 export interface Queue {
