@@ -69,7 +69,7 @@ function maintenanceMetrics(client: typeof import('prom-client'), registry: Regi
   gauge('abha_link_queue_dead_rows', "Dead row versions in the embedded store's submissions table (counted since the store opened)", (m) => m.activity.deadRows);
   gauge('abha_link_queue_table_bytes', "The embedded store's submissions table on disk, with its indexes, in bytes", (m) => m.activity.bytes);
   gauge('abha_link_queue_vacuums', 'Vacuums of the embedded store since it opened', (m) => m.vacuums);
-  gauge('abha_link_queue_last_vacuum_seconds', "How long the embedded store's last vacuum took", (m) => (m.lastVacuum === undefined ? undefined : m.lastVacuum.ms / 1000));
+  gauge('abha_link_queue_last_vacuum_seconds', "How long the embedded store's last vacuum took (0 before the first)", (m) => (m.lastVacuum === undefined ? undefined : m.lastVacuum.ms / 1000));
 }
 
 /** The registry and its recorder, made with prom-client once it is loaded. */
