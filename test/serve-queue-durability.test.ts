@@ -34,6 +34,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 
 const { openEmbedded } = await import('../src/serve/queue/sql.js');
 const { openQueue } = await import('../src/serve/queue/index.js');
+const { migrate } = await import('../src/serve/queue/migrate.js');
+const { vacuumTable } = await import('../src/serve/queue/vacuum.js');
 
 const tmp = mkdtempSync(join(tmpdir(), 'abha-durable-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -111,6 +113,36 @@ describe('the embedded store on disk', () => {
       await expect(db.query(`INSERT INTO t VALUES ('d')`)).rejects.toMatchObject({ code: 'EIO' });
     } finally {
       gate.failWith = undefined;
+      await db.close();
+    }
+  }, 120_000);
+
+  it('runs a vacuum only between statements and transactions, never inside one, and flushes it like a write', async () => {
+    const dir = join(tmp, 'vacuum');
+    const db = await openEmbedded(dir);
+    try {
+      await migrate(db);
+      const insert = (sql: { query: typeof db.query }, n: number): Promise<unknown> =>
+        sql.query(`INSERT INTO abha_link_queue_meta (name, value) VALUES ($1, 'v') ON CONFLICT (name) DO UPDATE SET value = 'w'`, [`n${n}`]);
+      // A transaction holds the one connection: the vacuum waits for its end (inside it, VACUUM would fail with 25001).
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const transaction = db.transaction(async (tx) => {
+        await insert(tx, 1);
+        await held;
+        await insert(tx, 2);
+      });
+      const vacuum = vacuumTable(db);
+      expect(await settled(vacuum)).toBe(false);
+      release();
+      await expect(Promise.all([transaction, vacuum])).resolves.toBeDefined();
+      // Among a burst of writes, each runs whole: every statement succeeds.
+      const burst = [...Array.from({ length: 20 }, (_, i) => insert(db, i)), vacuumTable(db), ...Array.from({ length: 20 }, (_, i) => insert(db, i + 20))];
+      await expect(Promise.all(burst)).resolves.toHaveLength(41);
+      flushed.splice(0);
+      await vacuumTable(db);
+      expect(flushedIn(dir).some((p) => /^pg_wal\/[0-9A-F]{24}$/.test(p))).toBe(true);
+    } finally {
       await db.close();
     }
   }, 120_000);

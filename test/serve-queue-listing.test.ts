@@ -369,4 +369,26 @@ describe('the listing and ledger routes', () => {
     const beyond = encodeCursor({ createdAt: '2030-01-01T00:00:00.000000Z', id: randomUUID() });
     expect(((await get(`/v1/submissions?limit=1000&cursor=${beyond}`)).json() as { submissions: unknown[] }).submissions).toHaveLength(300);
   });
+
+  it("exposes the embedded store's vacuums, dead rows and size in /metrics", async () => {
+    const value = (text: string, name: string): number | undefined => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    const before = (await get('/metrics')).body;
+    expect(value(before, 'abha_link_queue_vacuums')).toBe(0);
+    expect(value(before, 'abha_link_queue_dead_rows')).toBe(0);
+    expect(value(before, 'abha_link_queue_table_bytes')).toBeGreaterThan(8192);
+    expect(value(before, 'abha_link_queue_last_vacuum_seconds')).toBe(0); // none yet
+    // A change since the open (a retry rewrites a row), then the tick: the first look since the open vacuums.
+    const failed = items.find((m) => m.status === 'failed' && !m.legacy) as Made;
+    expect(await queue.retry(failed.id)).toMatchObject({ status: 'queued' });
+    expect(value((await get('/metrics')).body, 'abha_link_queue_dead_rows')).toBeGreaterThan(0);
+    await queue.tick();
+    const after = (await get('/metrics')).body;
+    expect(value(after, 'abha_link_queue_vacuums')).toBe(1);
+    expect(value(after, 'abha_link_queue_dead_rows')).toBe(0);
+    expect(value(after, 'abha_link_queue_last_vacuum_seconds')).toBeGreaterThanOrEqual(0);
+    expect(after).toMatch(/# HELP abha_link_queue_dead_rows Dead row versions/);
+  });
 });

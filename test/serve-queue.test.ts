@@ -17,6 +17,7 @@ import pg from 'pg';
 import type { MockServer } from '../src/mock/index.js';
 import { MIGRATIONS, QueueError, openQueue, type Queue, type QueueOptions, type Submission, type SubmissionStatus } from '../src/serve/queue/index.js';
 import { outcomeOf } from '../src/serve/queue/worker.js';
+import { vacuumDue } from '../src/serve/queue/vacuum.js';
 import { AlreadyLinkedError, NetworkError, OutcomeUnknownError, RejectedError, linkRequestKey, type FetchLike } from '../src/client/index.js';
 import { ValidationError } from '../src/errors.js';
 import { mockSuite, taggedItems } from './support/mock-suite.js';
@@ -195,6 +196,9 @@ describe.each(stores)('the queue on $name', (store) => {
     await expect(queue.list({ status: 'lost' as SubmissionStatus })).rejects.toMatchObject({ code: 'invalid-options' });
     expect(await queue.get('6b1d3f1e-7a7c-4c55-9d1e-000000000000')).toBeUndefined();
     expect(await queue.ready()).toBe(true);
+    // The embedded store vacuums itself (see below); PostgreSQL's autovacuum does it there.
+    if (store.name === 'PostgreSQL') expect(await queue.maintenance()).toBeUndefined();
+    else expect(await queue.maintenance()).toMatchObject({ vacuums: expect.any(Number) as number, activity: { rows: expect.any(Number) as number } });
   });
 
   test('keeps what it stored across a restart, and drops an acknowledged request from storage', async () => {
@@ -222,6 +226,73 @@ describe.each(stores)('the queue on $name', (store) => {
     queue.start();
     for (const id of ids) expect(await final(queue, id)).toMatchObject({ status: 'acknowledged' });
   }, 120_000);
+});
+
+describe("the embedded store's vacuum", () => {
+  /** Every line the queue logged for a vacuum, parsed. */
+  const vacuumLines = (): Record<string, unknown>[] => logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((f) => f.m === "vacuumed the queue's table");
+
+  it('reclaims the dead rows of the items it claimed and finished, when enough changed, at most once a minute, and keeps working', async () => {
+    let clock = Date.parse('2026-03-01T00:00:00Z');
+    const now = (): number => clock;
+    const queue = await openQueue({ dataDir: embeddedDir('vacuum'), client: clientOptions(), concurrency: 8, logger, now, sleep: () => new Promise(() => undefined) });
+    /** Enqueues `n` items and waits until every one is acknowledged (none in flight: the clock may move). */
+    const work = async (tag: string, n: number): Promise<void> => {
+      const ids = await Promise.all(Array.from({ length: n }, async (_, i) => (await queue.enqueue(item(`vacuum-${tag}-${i}`))).submission.id));
+      for (const id of ids) expect(await final(queue, id)).toMatchObject({ status: 'acknowledged' });
+    };
+    try {
+      queue.start();
+      await work('a', 60);
+      const before = await queue.maintenance();
+      // Each item was inserted, claimed and acknowledged: its two earlier versions are dead, and nothing reclaimed them.
+      expect(before).toMatchObject({ vacuums: 0, lastVacuum: undefined });
+      expect(before?.activity.deadRows).toBeGreaterThanOrEqual(60);
+      const lines = vacuumLines().length;
+
+      await queue.tick();
+      const after = await queue.maintenance();
+      expect(after).toMatchObject({ vacuums: 1, activity: { deadRows: 0, rows: 60 } });
+      expect(after?.lastVacuum).toMatchObject({ rows: 60, deadRows: before?.activity.deadRows });
+      const line = vacuumLines().at(-1);
+      expect(vacuumLines()).toHaveLength(lines + 1);
+      expect(Object.keys(line ?? {}).sort()).toEqual(['component', 'deadRows', 'm', 'ms', 'replicaId', 'rows']);
+      expect(line).toMatchObject({ component: 'queue', rows: 60, deadRows: before?.activity.deadRows });
+
+      // Below autovacuum's thresholds (50 + 20 % of the rows dead, 50 + 10 % changed): no vacuum.
+      await work('b', 5);
+      clock += 60_001;
+      await queue.tick();
+      expect((await queue.maintenance())?.vacuums).toBe(1);
+      expect((await queue.maintenance())?.activity.deadRows).toBeGreaterThan(0);
+
+      // Past them: the next look (at most one a minute) vacuums.
+      await work('c', 40);
+      await queue.tick();
+      expect((await queue.maintenance())?.vacuums).toBe(1);
+      clock += 60_001;
+      await queue.tick();
+      expect(await queue.maintenance()).toMatchObject({ vacuums: 2, activity: { deadRows: 0, rows: 105 } });
+
+      // The queue works on: an item goes through, and every item is there.
+      await work('d', 1);
+      expect((await queue.counts()).acknowledged).toBe(106);
+      expect((await queue.list({ limit: 1000 })).submissions).toHaveLength(106);
+    } finally {
+      await queue.close();
+    }
+  }, 120_000);
+
+  it.each([
+    { what: 'nothing changed, at the first look since the open', dead: 0, changed: 0, rows: 1000, first: true, due: false },
+    { what: 'one change, at the first look since the open (what died before a restart is not counted)', dead: 0, changed: 1, rows: 1000, first: true, due: true },
+    { what: 'dead rows at 50 + 20 % of the rows', dead: 250, changed: 150, rows: 1000, first: false, due: false },
+    { what: 'dead rows past 50 + 20 % of the rows', dead: 251, changed: 150, rows: 1000, first: false, due: true },
+    { what: 'changes (inserts) past 50 + 10 % of the rows, no dead row', dead: 0, changed: 151, rows: 1000, first: false, due: true },
+    { what: 'a new table: 51 dead rows', dead: 51, changed: 51, rows: 0, first: false, due: true },
+  ])('is due with $what: $due', ({ dead, changed, rows, first, due }) => {
+    expect(vacuumDue({ deadRows: dead, changedRows: changed, rows, bytes: 0 }, first)).toBe(due);
+  });
 });
 
 describe('what one send becomes', () => {

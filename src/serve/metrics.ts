@@ -1,12 +1,12 @@
 /**
  * The service's Prometheus metrics (prom-client, one registry per server):
- * requests by route and status, their latencies, the queue's depth and the
- * submissions by status. prom-client is loaded by the first request, not
+ * requests by route and status, their latencies, the queue's depth, the
+ * submissions by status, and the embedded store's vacuums. prom-client is loaded by the first request, not
  * before the server listens; what is observed meanwhile is kept and counted
  * once it is in.
  */
 import type { Counter, Histogram, Registry } from 'prom-client';
-import { SUBMISSION_STATUSES, type Queue } from './queue-contract.js';
+import { SUBMISSION_STATUSES, type Queue, type StoreMaintenance } from './queue-contract.js';
 
 /** Records one answered request. `route` is the route pattern, never the URL (which could hold data). */
 type Observe = (method: string, route: string, status: number, seconds: number) => void;
@@ -43,6 +43,33 @@ export function createMetrics(queue: Queue | undefined): ServeMetrics {
       return { contentType: registry.contentType, text: await registry.metrics() };
     },
   };
+}
+
+/**
+ * The embedded store's vacuums and its table's dead rows and size (PGlite
+ * has no autovacuum: the queue vacuums it, see queue/vacuum.ts). One read
+ * of the statistics per scrape, shared by the four; nothing while the store
+ * opens, or with PostgreSQL (no maintenance to report).
+ */
+function maintenanceMetrics(client: typeof import('prom-client'), registry: Registry, queue: Queue): void {
+  let reading: Promise<StoreMaintenance | undefined> | undefined;
+  const read = (): Promise<StoreMaintenance | undefined> =>
+    queue.starting?.() === true || queue.maintenance === undefined ? Promise.resolve(undefined) : (reading ??= queue.maintenance().finally(() => (reading = undefined)));
+  const gauge = (name: string, help: string, value: (m: StoreMaintenance) => number | undefined): void =>
+    void new client.Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const m = await read();
+        const v = m === undefined ? undefined : value(m);
+        if (v !== undefined) this.set(v);
+      },
+    });
+  gauge('abha_link_queue_dead_rows', "Dead row versions in the embedded store's submissions table (counted since the store opened)", (m) => m.activity.deadRows);
+  gauge('abha_link_queue_table_bytes', "The embedded store's submissions table on disk, with its indexes, in bytes", (m) => m.activity.bytes);
+  gauge('abha_link_queue_vacuums', 'Vacuums of the embedded store since it opened', (m) => m.vacuums);
+  gauge('abha_link_queue_last_vacuum_seconds', "How long the embedded store's last vacuum took (0 before the first)", (m) => (m.lastVacuum === undefined ? undefined : m.lastVacuum.ms / 1000));
 }
 
 /** The registry and its recorder, made with prom-client once it is loaded. */
@@ -83,6 +110,7 @@ function promMetrics(client: typeof import('prom-client'), queue: Queue | undefi
         for (const s of SUBMISSION_STATUSES) this.set({ status: s }, counts[s]);
       },
     });
+    maintenanceMetrics(client, registry, queue);
   }
   // The labelled children, made once per route and status (labelling costs more than counting).
   const counters = new Map<string, Counter.Internal>();

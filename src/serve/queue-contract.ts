@@ -5,9 +5,19 @@
  */
 import type { LinkCareContextRequest } from '../generated/types.js';
 
-import type { Ledger, LedgerOptions, ListOptions, Submission, SubmissionPage, SubmissionStatus } from './queue/types.js';
+import type { Ledger, LedgerOptions, ListOptions, StoreMaintenance, Submission, SubmissionPage, SubmissionStatus } from './queue/types.js';
 
-export { SUBMISSION_STATUSES, type Ledger, type LedgerOptions, type LedgerRow, type ListOptions, type Submission, type SubmissionPage, type SubmissionStatus } from './queue/types.js';
+export {
+  SUBMISSION_STATUSES,
+  type Ledger,
+  type LedgerOptions,
+  type LedgerRow,
+  type ListOptions,
+  type StoreMaintenance,
+  type Submission,
+  type SubmissionPage,
+  type SubmissionStatus,
+} from './queue/types.js';
 
 /** The queue of link requests to send. */
 export interface Queue {
@@ -27,6 +37,8 @@ export interface Queue {
   /** Replaces the stored request of a failed submission with a corrected one of the same item, and queues it (QueueError `not-replaceable`, `different-item`). */
   replace(id: string, linkRequest: LinkCareContextRequest): Promise<Submission | 'not-found'>;
   counts(): Promise<Record<SubmissionStatus, number>>;
+  /** The embedded store's vacuums and its table's statistics; undefined (or absent) when the store vacuums itself (PostgreSQL). */
+  maintenance?(): Promise<StoreMaintenance | undefined>;
   /** True when the store can be read and written. */
   ready(): Promise<boolean>;
   /** True while the store is still opening (the server listens meanwhile; see starting-queue.ts). */

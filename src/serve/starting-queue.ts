@@ -7,7 +7,7 @@
  * Retry-After); /readyz says `starting` until it is open.
  */
 import type { LinkCareContextRequest } from '../generated/types.js';
-import type { Ledger, LedgerOptions, ListOptions, Queue, Submission, SubmissionPage, SubmissionStatus } from './queue-contract.js';
+import type { Ledger, LedgerOptions, ListOptions, Queue, StoreMaintenance, Submission, SubmissionPage, SubmissionStatus } from './queue-contract.js';
 import { QueueError } from './queue/types.js';
 
 /** How long a call waits for the opening before it is refused (below the default request time limit, 30 s). */
@@ -91,6 +91,11 @@ export class StartingQueue implements Queue {
 
   async counts(): Promise<Record<SubmissionStatus, number>> {
     return (await this.#open()).counts();
+  }
+
+  /** Undefined until the queue is open (no wait: a scrape is not held up). */
+  async maintenance(): Promise<StoreMaintenance | undefined> {
+    return this.#queue?.maintenance?.();
   }
 
   /** False until the queue is open (no wait): /readyz answers at once. */

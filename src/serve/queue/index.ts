@@ -27,7 +27,10 @@ export {
   type QueueErrorCode,
   type QueueLogger,
   type QueueOptions,
+  type StoreMaintenance,
   type Submission,
   type SubmissionPage,
   type SubmissionStatus,
+  type TableActivity,
+  type VacuumRun,
 } from './types.js';

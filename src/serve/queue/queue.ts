@@ -42,9 +42,14 @@ import {
   type QueueOptions,
   type Submission,
   type SubmissionPage,
+  type StoreMaintenance,
   type SubmissionStatus,
 } from './types.js';
+import { Vacuumer } from './vacuum.js';
 import { itemEndLine, Worker } from './worker.js';
+
+/** How often the embedded store looks whether its table needs a vacuum (autovacuum's naptime). */
+const VACUUM_CHECK_EVERY_MS = 60_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -224,6 +229,7 @@ async function openReserved(
       const [level, fields, message] = itemEndLine({ ...item, status: 'unknown' });
       options.logger?.[level]({ component: 'queue', replicaId: dir.replicaId, ...fields }, message);
     }
+    const vacuumer = db.kind === 'embedded' ? new Vacuumer(db, now, VACUUM_CHECK_EVERY_MS) : undefined;
     const worker = new Worker({
       db,
       client,
@@ -237,8 +243,9 @@ async function openReserved(
       callback: options.callback,
       keys,
       keepBodiesMs: settings.keepBodiesMs,
+      vacuumer,
     });
-    return new OpenQueue(db, worker, { salt, keys }, now, options.callback !== undefined, dir);
+    return new OpenQueue(db, worker, { salt, keys }, now, options.callback !== undefined, dir, vacuumer);
   } catch (e) {
     await db?.close().catch(() => undefined);
     await dir.release();
@@ -275,6 +282,7 @@ class OpenQueue implements Queue {
     readonly now: () => number,
     readonly callbacks: boolean,
     readonly dir: { replicaId: string; release(): Promise<void> },
+    readonly vacuumer: Vacuumer | undefined,
   ) {
     this.replicaId = dir.replicaId;
     this.#inserts = new GroupCommit((batch) => insertSubmissions(db, batch));
@@ -345,6 +353,11 @@ class OpenQueue implements Queue {
     return countSubmissions(this.db);
   }
 
+  async maintenance(): Promise<StoreMaintenance | undefined> {
+    this.#open();
+    return this.vacuumer?.report();
+  }
+
   async ready(): Promise<boolean> {
     if (this.#closed) return false;
     try {
@@ -371,7 +384,7 @@ class OpenQueue implements Queue {
     return this.#closing;
   }
 
-  /** One maintenance tick now (renew leases, expire others', deliver callbacks); for tests that drive time by hand. */
+  /** One maintenance tick now (renew leases, expire others', deliver callbacks, vacuum when due); for tests that drive time by hand. */
   tick(): Promise<void> {
     return this.worker.tick();
   }

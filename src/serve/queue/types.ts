@@ -170,6 +170,34 @@ export interface EnqueueResult {
   readonly created: boolean;
 }
 
+/** What PostgreSQL's statistics say of the embedded store's table now (see vacuum.ts). */
+export interface TableActivity {
+  /** Rows, as the last vacuum or analyze counted them (kept across restarts), or as counted since the open when more. */
+  readonly rows: number;
+  /** Dead row versions since the open (or the last vacuum). */
+  readonly deadRows: number;
+  /** Rows inserted, updated or deleted since the last analyze (or the open). */
+  readonly changedRows: number;
+  /** The table's size on disk with its indexes, in bytes. */
+  readonly bytes: number;
+}
+
+/** One vacuum's figures, for its log line and the metrics: no row's content. */
+export interface VacuumRun {
+  /** Rows in the table after it. */
+  readonly rows: number;
+  /** Dead row versions before it. */
+  readonly deadRows: number;
+  readonly ms: number;
+}
+
+/** What the embedded store's maintenance did since it opened, for the metrics. */
+export interface StoreMaintenance {
+  readonly vacuums: number;
+  readonly lastVacuum: VacuumRun | undefined;
+  readonly activity: TableActivity;
+}
+
 /** The queue. Open it with {@link openQueue}. */
 export interface Queue {
   /**
@@ -210,14 +238,22 @@ export interface Queue {
   replace(id: string, request: LinkCareContextRequest | unknown): Promise<Submission | 'not-found'>;
   /** How many submissions are in each status. */
   counts(): Promise<Record<SubmissionStatus, number>>;
+  /**
+   * The embedded store's maintenance: its vacuums since it opened (the last
+   * one's rows, dead rows and duration) and its table's statistics now (rows,
+   * dead rows, changes since the last analyze, bytes). Undefined with
+   * PostgreSQL, whose autovacuum does it.
+   */
+  maintenance(): Promise<StoreMaintenance | undefined>;
   /** True when the storage answers. */
   ready(): Promise<boolean>;
   /** Starts the worker (sending queued items). */
   start(): void;
   /**
    * One maintenance step now: renew this replica's leases, report other
-   * replicas' expired items `unknown`, deliver due callbacks, look for queued
-   * items. The worker does it every `pollMs` (at least every `leaseMs / 3`).
+   * replicas' expired items `unknown`, deliver due callbacks, vacuum the
+   * embedded store when enough rows changed (looked at once a minute), look
+   * for queued items. The worker does it every `pollMs` (at least every `leaseMs / 3`).
    */
   tick(): Promise<void>;
   /** Stops taking new work, waits for the sends in flight and their records, then releases the storage. */

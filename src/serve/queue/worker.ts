@@ -8,7 +8,8 @@
  * writes once per batch of answers instead of twice per item (the embedded
  * store runs its statements on this thread, and flushes each write to disk). A tick renews this replica's leases,
  * turns other replicas' expired leases into `unknown`, picks up items
- * queued elsewhere and delivers callbacks.
+ * queued elsewhere, delivers callbacks and vacuums the embedded store when
+ * enough rows changed (see vacuum.ts).
  */
 import type { AbhaClient } from '../../client/client.js';
 import { OutcomeUnknownError, TransportError } from '../../client/errors.js';
@@ -20,6 +21,7 @@ import type { DataKeys } from './data-key.js';
 import type { Database } from './sql.js';
 import { expireBodies, expireLeases, recordAndClaim, renewLeases, type Claimed, type Outcome } from './store.js';
 import type { CallbackOptions, QueueLogger } from './types.js';
+import type { Vacuumer } from './vacuum.js';
 
 /** What the worker needs. */
 export interface WorkerConfig {
@@ -37,6 +39,8 @@ export interface WorkerConfig {
   readonly keys: DataKeys;
   /** How long a failed or unknown item keeps its request (ms since its last change). */
   readonly keepBodiesMs: number;
+  /** The embedded store's vacuum (none for PostgreSQL, whose autovacuum does it). */
+  readonly vacuumer?: Vacuumer | undefined;
 }
 
 /** Failures after which the worker pauses claiming: the service looks down, or refuses the API key. */
@@ -243,7 +247,7 @@ export class Worker {
     this.#log('warn', { pauseMs: this.#pauseMs }, 'the service looks unavailable: pausing');
   }
 
-  /** One tick: renew, expire, pick up, deliver. Exposed for tests that drive time by hand. */
+  /** One tick: renew, expire, pick up, deliver, vacuum (the embedded store, when due). Exposed for tests that drive time by hand. */
   async tick(): Promise<void> {
     const { db, replicaId, now, leaseMs } = this.#c;
     try {
@@ -257,6 +261,8 @@ export class Worker {
       }
       if (deleted > 0) this.#log('info', { count: deleted }, 'deleted the stored requests of old failed and unknown items');
       if (this.#c.callback !== undefined) await deliverCallbacks(db, this.#c.callback, { now, leaseMs, log: (l, f, m) => this.#log(l, f, m) });
+      const vacuum = await this.#c.vacuumer?.maybeVacuum();
+      if (vacuum !== undefined) this.#log('info', { rows: vacuum.rows, deadRows: vacuum.deadRows, ms: vacuum.ms }, "vacuumed the queue's table");
     } catch (e) {
       this.#log('error', { code: (e as { code?: unknown }).code }, 'queue maintenance failed');
     }
