@@ -148,7 +148,10 @@ describe.skipIf(CHROMIUM === undefined)(`the playground page in Chromium${SKIP}`
   it.each(['A4', 'A5'])('scales the %s preview to its frame: the whole sheet, the registration number included, inside the frame', async (size) => {
     await page.selectOption('#size', size);
     await page.fill('#input', JSON.stringify(input));
-    await page.click('#run');
+    // The run is started by the button's own click event and awaited through its render request: under load a
+    // pointer click can land while the page is still laying out the long input, and be lost (seen in CI, where
+    // the hidden frame then kept the document of an earlier run).
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/v1/render?') && r.status() === 200), page.locator('#run').dispatchEvent('click')]);
     // The document of this size (the one before it may still show for a moment), then its registration number.
     await page.frameLocator('#preview').locator(`html.page-${size.toLowerCase()}`).waitFor({ state: 'attached' });
     await page.frameLocator('#preview').getByText('KMC-45678', { exact: false }).first().waitFor();

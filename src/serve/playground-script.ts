@@ -198,12 +198,17 @@ async function check(value) {
   return { kind, issues: [...(r.data.errors || []), ...(r.data.warnings || [])], request: r.data.valid ? value : undefined };
 }
 
+// Runs overlap (a click, then a change of page size): only the latest may show its answers, so that an
+// earlier run finishing last never paints over the later one's input or size.
+let latestRun = 0;
+
 async function run() {
+  const mine = ++latestRun;
   show('built', ''); show('fhir', ''); showPreview('', 'The printed prescription shows here once the input has no errors.');
   let value;
   try { value = JSON.parse($('input').value); } catch (e) { setStatus('The input is not JSON: ' + e.message, false); showIssueList([]); $('count').textContent = ''; $('inline').replaceChildren(); return; }
   const checked = await check(value);
-  if (checked === undefined) return;
+  if (checked === undefined || mine !== latestRun) return;
   const { kind, issues, request } = checked;
   const counts = showIssues(value, issues);
   if (request === undefined) { setStatus(kind + ': ' + counts.error + ' error(s): see the list of issues', false); return; }
@@ -212,6 +217,7 @@ async function run() {
   const several = Array.isArray(request.careContexts) && request.careContexts.length > 1 ? '&index=0' : '';
   const size = '&size=' + $('size').value;
   const [html, fhir] = await Promise.all([call('/v1/render?template=prescription' + size + several, value, 'text/html'), call('/v1/fhir?' + several.slice(1), value)]);
+  if (mine !== latestRun) return;
   if (html.status === 200) showPreview(html.data, '');
   else setStatus('The preview could not be made: ' + ((html.data && html.data.issues) || []).map((i) => i.message).join('; '), false);
   show('fhir', fhir.status === 200 ? JSON.stringify(fhir.data, null, 2) : 'No FHIR bundle: ' + ((fhir.data && fhir.data.issues) || []).filter((i) => i.severity === 'error').map((i) => (i.path || '/') + ': ' + i.message).join(String.fromCharCode(10)));
