@@ -135,6 +135,28 @@ const OFFSET = /(Z|[+-]\d{2}:\d{2})$/i;
 export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
+ * True when a calendar date YYYY-MM-DD names a real day: month 01 to 12, day
+ * 01 to the month's last (29 February in leap years only); what date-fns's
+ * `parseISO` accepts, without its parsing.
+ *
+ * @example
+ * isCalendarDate('2028-02-29') //=> true
+ * isCalendarDate('2026-02-29') //=> false
+ */
+export function isCalendarDate(date: string): boolean {
+  if (!DATE_ONLY.test(date)) return false;
+  const year = Number(date.slice(0, 4));
+  const month = Number(date.slice(5, 7));
+  const day = Number(date.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 400 === 0 || (year % 4 === 0 && year % 100 !== 0);
+  return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!);
+}
+
+/** Days of each month of a common year. */
+const DAYS_IN_MONTH: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
  * The moment a visit's `at` stands for: a Date, ISO text with an offset, or
  * wall-clock text at the facility (a bare date is its midnight there).
  * Undefined when the text is not a real date-time.

@@ -11,6 +11,9 @@ import { FHIR_HI_TYPES, FHIR_ID_NAMESPACE, OP_CONSULT_SECTIONS, RECORD_PROFILES,
 import { v5 as uuidv5 } from 'uuid';
 import { documentUuid, resourceUuid } from '../src/fhir/ids.js';
 import { escapeXhtml, isolatedXhtml } from '../src/fhir/xhtml.js';
+import { visitDateTime } from '../src/fhir/time.js';
+import { isValid } from 'date-fns/isValid';
+import { parseISO } from 'date-fns/parseISO';
 import {
   PROFILES,
   SYSTEMS,
@@ -172,6 +175,16 @@ describe('determinism', () => {
       const kind = name(next(60));
       expect(resourceUuid(document, kind, i)).toBe(uuidv5(`${kind}/${i}`, document));
     }
+  });
+
+  it("keeps a bare date (a stay's, a result's) exactly when date-fns parseISO reads it as a real day: 29 February in leap years only, no month 13 or day 31 of a 30-day month", () => {
+    const years = [0, 4, 100, 400, 1600, 1700, 1900, 2000, 2024, 2026, 2028, 2100, 2400, 9999];
+    for (const y of years)
+      for (let m = 0; m <= 13; m++)
+        for (let d = 0; d <= 32; d++) {
+          const date = `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+          expect(visitDateTime(date, 'Asia/Kolkata'), date).toBe(isValid(parseISO(date)) ? date : undefined);
+        }
   });
 
   it('does not mutate its input', () => {

@@ -1,4 +1,4 @@
-import type { BundleData, BundleDataInput } from '../generated/types.js';
+import type { BundleData, BundleDataInput, Doctor, Hospital } from '../generated/types.js';
 import { checkInput, checkOutput } from './check.js';
 import { compact, text } from '../util.js';
 import { makeDiagnosis } from './diagnosis.js';
@@ -26,14 +26,19 @@ export function buildBundleData(input: BundleDataInput): BundleData {
 
 /** @internal Builds from inputs already checked against their schemas. */
 export function makeBundleData(b: BundleDataInput): BundleData {
+  return bundleDataOf(b, b.hospital, b.doctor);
+}
+
+/** @internal The bundleData of a content beside its hospital and doctor (a care context's content as given, without a merged copy). */
+export function bundleDataOf(content: Omit<BundleDataInput, 'hospital' | 'doctor'>, hospital: Hospital, doctor: Doctor): BundleData {
   const list = <I, O>(items: readonly I[] | undefined, make: (x: I) => O): O[] | undefined => (items === undefined || items.length === 0 ? undefined : items.map(make));
   return compact({
-    hospital: makeHospital(b.hospital),
-    doctor: makeDoctor(b.doctor),
-    documentUrl: text(b.documentUrl),
-    diagnosis: list(b.diagnosis, makeDiagnosis),
-    medications: list(b.medications, makeMedication),
-    labInvestigations: list(b.labInvestigations, makeLabInvestigation),
-    advice: text(b.advice),
+    hospital: makeHospital(hospital),
+    doctor: makeDoctor(doctor),
+    documentUrl: text(content.documentUrl),
+    diagnosis: list(content.diagnosis, makeDiagnosis),
+    medications: list(content.medications, makeMedication),
+    labInvestigations: list(content.labInvestigations, makeLabInvestigation),
+    advice: text(content.advice),
   });
 }

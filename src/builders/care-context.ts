@@ -1,6 +1,6 @@
-import type { CareContext, CareContextBuildInput } from '../generated/types.js';
+import type { CareContext, CareContextBuildInput, CareContextInput, DoctorInput, Hospital } from '../generated/types.js';
 import { defaultHiType } from '../spec/hi-types.js';
-import { makeBundleData } from './bundle-data.js';
+import { bundleDataOf } from './bundle-data.js';
 import { checkInput, checkOutput } from './check.js';
 import { text } from '../util.js';
 import { deriveDisplay, deriveReferenceNumber } from './labels.js';
@@ -31,10 +31,34 @@ export function buildCareContext(input: CareContextBuildInput): CareContext {
 /** @internal Builds from an input already checked against its schema. */
 export function makeCareContext(c: CareContextBuildInput): CareContext {
   const hiType = text(c.hiType) ?? defaultHiType(c);
+  return careContextOf(c, { hiType, hospital: c.hospital, doctor: c.doctor, visitId: c.visitId, visitDate: c.visitDate, occurrence: c.occurrence ?? 1 });
+}
+
+/** @internal What a care context takes from its visit, beside its own content. */
+export interface CareContextVisit {
+  /** The care context's hiType, decided already. */
+  readonly hiType: string;
+  readonly hospital: Hospital;
+  readonly doctor: DoctorInput;
+  readonly visitId: string;
+  /** YYYY-MM-DD. */
+  readonly visitDate: string;
+  /** This is the nth care context of its hiType in the visit. */
+  readonly occurrence: number;
+}
+
+/**
+ * @internal One care context from its content as the caller gave it and
+ * the visit's facts beside it, without merging them into a copy of the
+ * content (the link-request builder makes one per care context of every
+ * visit). The same result as {@link makeCareContext} of the merged input.
+ */
+export function careContextOf(content: CareContextInput, visit: CareContextVisit): CareContext {
+  const { hiType } = visit;
   return {
-    referenceNumber: text(c.referenceNumber) ?? deriveReferenceNumber(c.visitId.trim(), hiType, c.occurrence ?? 1),
-    display: text(c.display) ?? deriveDisplay(hiType, c.hospital.name, c.visitDate),
+    referenceNumber: text(content.referenceNumber) ?? deriveReferenceNumber(visit.visitId.trim(), hiType, visit.occurrence),
+    display: text(content.display) ?? deriveDisplay(hiType, visit.hospital.name, visit.visitDate),
     hiType,
-    bundleData: makeBundleData(c),
+    bundleData: bundleDataOf(content, visit.hospital, visit.doctor),
   };
 }

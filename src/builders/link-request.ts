@@ -3,7 +3,7 @@ import type { CareContextInput, ClinicalInput, LinkCareContextRequest } from '..
 import { DEFAULT_TIME_ZONE } from '../spec/constants.js';
 import { lintClinicalInput, lintLinkRequest, type LintOptions } from '../validation/lint.js';
 import { validate } from '../validation/validate.js';
-import { defaultHiType, makeCareContext } from './care-context.js';
+import { careContextOf, defaultHiType } from './care-context.js';
 import { text } from '../util.js';
 import { stayIssues } from './stay.js';
 import { visitDateOf, type VisitDateProblem } from './visit-date.js';
@@ -172,15 +172,7 @@ export function safeBuildLinkRequest(input: ClinicalInput, options: BuildOptions
     const hiType = text(content.hiType) ?? defaultHiType(content);
     const occurrence = (seen.get(hiType) ?? 0) + 1;
     seen.set(hiType, occurrence);
-    return makeCareContext({
-      ...content,
-      hiType,
-      hospital: ci.hospital,
-      doctor: content.doctor ?? ci.doctor,
-      visitId: ci.visit.id,
-      visitDate: when.date,
-      occurrence,
-    });
+    return careContextOf(content, { hiType, hospital: ci.hospital, doctor: content.doctor ?? ci.doctor, visitId: ci.visit.id, visitDate: when.date, occurrence });
   });
   const request: LinkCareContextRequest = {
     abhaAddress: ci.patient.abhaAddress.trim(),

@@ -2,10 +2,7 @@
  * FHIR date, dateTime and instant text in a facility time zone (the zone
  * arithmetic is in src/time.ts). Pure: nothing here reads the clock.
  */
-// One module each: the package's index loads its 300 modules (half a second of start-up).
-import { isValid } from 'date-fns/isValid';
-import { parseISO } from 'date-fns/parseISO';
-import { DATE_ONLY, instantOf, wallTime } from '../time.js';
+import { DATE_ONLY, instantOf, isCalendarDate, wallTime } from '../time.js';
 
 /**
  * A FHIR `instant` (seconds, milliseconds and offset) for a moment, written
@@ -35,7 +32,7 @@ export function fhirDateTime(instant: Date, timeZone: string): string {
  * visitDateTime('2026-11-20', 'Asia/Kolkata')          //=> '2026-11-20'
  */
 export function visitDateTime(at: Date | string, timeZone: string): string | undefined {
-  if (typeof at === 'string' && DATE_ONLY.test(at)) return isValid(parseISO(at)) ? at : undefined;
+  if (typeof at === 'string' && DATE_ONLY.test(at)) return isCalendarDate(at) ? at : undefined;
   const instant = instantOf(at, timeZone);
   return instant === undefined ? undefined : fhirDateTime(instant, timeZone);
 }
