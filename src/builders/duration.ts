@@ -1,4 +1,5 @@
 import type { DurationInput } from '../generated/types.js';
+import { boundedMemo } from '../util.js';
 
 const UNITS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(d|dy|dys|day|days)$/, 'day'],
@@ -25,6 +26,14 @@ function phrase(value: number, unit: string): string {
  */
 export function normalizeDuration(input: string | DurationInput): string {
   if (typeof input !== 'string') return phrase(input.value, input.unit.replace(/s$/, ''));
+  // The same few durations ("5 days") come again and again: each text is read once.
+  return normalized.get(input, () => normalizeText(input));
+}
+
+/** What {@link normalizeDuration} has made of each text. */
+const normalized = boundedMemo<string>();
+
+function normalizeText(input: string): string {
   const text = input.trim().replace(/\s+/g, ' ');
   const m = /^(?:x|×|for)?\s*(\d{1,4}(?:\.\d{1,2})?)\s*([a-z]{1,6})\.?$/i.exec(text);
   if (m === null) return text;

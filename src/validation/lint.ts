@@ -19,7 +19,7 @@ import {
   ICD11_MMS,
 } from '../spec/constants.js';
 import { CLINICAL_ONLY_CONTENT, HI_TYPE_FACTS, contentOutside, contentPresent, explainHiTypeForContent, hasExpectedContent, isHiType, type ContentField, type HiType } from '../spec/hi-types.js';
-import { careContentsOf, lineFindings, totalFindings } from './care-content.js';
+import { careContentsOf, lineFindings, totalFindings, type CareContent } from './care-content.js';
 import { calendarDateIn } from '../time.js';
 
 /** Options of {@link lintLinkRequest}. */
@@ -88,7 +88,15 @@ interface RequestRun extends InputRun {
   readonly firstUse: ReadonlyMap<string, number>;
 }
 
-type RunOf<S extends RuleScope> = S extends 'clinicalInput' ? InputRun : RequestRun;
+/** A clinical input's run: its care contexts listed once for every rule. */
+interface ClinicalInputRun extends InputRun {
+  /** Each care context's content as given (the input itself for top-level content), with its pointer tokens. */
+  readonly contents: ReadonlyArray<{ readonly content: CareContextInput; readonly at: Tokens }>;
+  /** Each care context's content with its hiType, given or chosen from the content ({@link careContentsOf}). */
+  readonly careContents: readonly CareContent[];
+}
+
+type RunOf<S extends RuleScope> = S extends 'clinicalInput' ? ClinicalInputRun : RequestRun;
 
 /** A lint rule: its metadata and its check, together. */
 type RuleOf<S extends RuleScope> = {
@@ -109,6 +117,8 @@ const MEDICATION_TEXT = ['drugName', 'dosage', 'frequency', 'duration', 'instruc
 
 /** True when an absolute URL has a user name or password before the host. */
 function hasCredentials(url: string): boolean {
+  // A URL's user name and password end at an '@' (WHATWG URL, authority state): without one there are none, and no URL to parse.
+  if (!url.includes('@')) return false;
   try {
     const u = new URL(url);
     return u.username !== '' || u.password !== '';
@@ -126,8 +136,8 @@ function contentsOf(input: ClinicalInput): Array<{ content: CareContextInput; at
 }
 
 /** The care contexts of a clinical input given as `hiType` (explicitly), each with its pointer tokens. */
-function contentsTyped(input: ClinicalInput, hiType: HiType): Array<{ content: CareContextInput; at: Tokens }> {
-  return contentsOf(input).filter(({ content }) => content.hiType?.trim() === hiType);
+function contentsTyped(run: ClinicalInputRun, hiType: HiType): ClinicalInputRun['contents'] {
+  return run.contents.filter(({ content }) => content.hiType?.trim() === hiType);
 }
 
 /**
@@ -403,7 +413,7 @@ const RULE_DEFINITIONS = [
       'A DischargeSummary care context of a clinical input has neither an inpatientStay nor a documentUrl: its FHIR DischargeSummaryRecord has no admission, course or discharge to tell of (§4.5). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const { content, at } of contentsTyped(input, 'DischargeSummary'))
+      for (const { content, at } of contentsTyped(run, 'DischargeSummary'))
         if (!hasExpectedContent('DischargeSummary', contentPresent(content)))
           run.report('a DischargeSummary care context needs the inpatientStay (admission, course, discharge) or the documentUrl of the summary', ...at, 'inpatientStay');
     },
@@ -414,7 +424,7 @@ const RULE_DEFINITIONS = [
     description: 'An ImmunizationRecord care context of a clinical input has neither immunizations nor a documentUrl (§4.5). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const { content, at } of contentsTyped(input, 'ImmunizationRecord'))
+      for (const { content, at } of contentsTyped(run, 'ImmunizationRecord'))
         if (!hasExpectedContent('ImmunizationRecord', contentPresent(content)))
           run.report('an ImmunizationRecord care context needs immunizations (the vaccines given) or the documentUrl of the certificate', ...at, 'immunizations');
     },
@@ -426,7 +436,7 @@ const RULE_DEFINITIONS = [
       'A care context of a clinical input gives an inpatientStay or immunizations, but its hiType is one whose FHIR record has no place for them: they are left out of its FHIR document (use DischargeSummary or ImmunizationRecord). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const { content, at } of contentsOf(input)) {
+      for (const { content, at } of run.contents) {
         const hiType = content.hiType?.trim();
         if (hiType === undefined || !isHiType(hiType)) continue;
         const present = contentPresent(content);
@@ -443,7 +453,7 @@ const RULE_DEFINITIONS = [
       'A care context of a clinical input gives no hiType, so abha-link chose one from its content (medications alone make a Prescription; advice or lab orders beside them an OPConsultation): the finding says which and why. Set hiType to choose it yourself. Checked by lintClinicalInput, which build runs.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const { content, at } of contentsOf(input)) {
+      for (const { content, at } of run.contents) {
         if (!blank(content.hiType)) continue;
         const { hiType, reason, passedOver } = explainHiTypeForContent(contentPresent(content));
         run.report(
@@ -472,7 +482,7 @@ const RULE_DEFINITIONS = [
       'A care context carries observations (vitals, body measurements, lifestyle) but its hiType is not WellnessRecord: they are printed, but only a WellnessRecord carries them into FHIR. Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input))
+      for (const c of run.careContents)
         if (c.content.observations !== undefined && c.hiType !== 'WellnessRecord')
           run.report('observations are printed, but only a WellnessRecord carries them into FHIR; give them their own care context with hiType WellnessRecord', ...c.at, 'observations');
     },
@@ -483,7 +493,7 @@ const RULE_DEFINITIONS = [
     description: 'A care context carries an invoice but its hiType is not Invoice: it is printed, but only an Invoice (InvoiceRecord) carries it into FHIR. Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input))
+      for (const c of run.careContents)
         if (c.content.invoice !== undefined && c.hiType !== 'Invoice')
           run.report('the invoice is printed, but only an Invoice care context carries it into FHIR; give it its own care context with hiType Invoice', ...c.at, 'invoice');
     },
@@ -494,7 +504,7 @@ const RULE_DEFINITIONS = [
     description: 'A WellnessRecord care context of a clinical input has neither observations nor a documentUrl (§4.6). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input))
+      for (const c of run.careContents)
         if (c.hiType === 'WellnessRecord' && !hasExpectedContent('WellnessRecord', contentPresent(c.content)))
           run.report('a WellnessRecord care context has neither observations nor a documentUrl: give the vital signs, body measurements or lifestyle', ...c.at);
     },
@@ -505,7 +515,7 @@ const RULE_DEFINITIONS = [
     description: 'An Invoice care context of a clinical input has no invoice (number, lines, total) (§4.7). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input))
+      for (const c of run.careContents)
         if (c.hiType === 'Invoice' && !hasExpectedContent('Invoice', contentPresent(c.content))) run.report('an Invoice care context has no invoice: give its number, lines and total', ...c.at);
     },
   },
@@ -515,7 +525,7 @@ const RULE_DEFINITIONS = [
     description: 'An invoice line does not add up: total is not quantity x unitPrice - discount + tax, or tax.amount is not tax.rate percent (to the paisa). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input)) if (c.content.invoice !== undefined) for (const f of lineFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
+      for (const c of run.careContents) if (c.content.invoice !== undefined) for (const f of lineFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
     },
   },
   {
@@ -524,7 +534,7 @@ const RULE_DEFINITIONS = [
     description: 'An invoice total is not the sum of its line totals, or more was paid than the total (to the paisa). Checked by lintClinicalInput.',
     scope: 'clinicalInput',
     check(input, run) {
-      for (const c of careContentsOf(input)) if (c.content.invoice !== undefined) for (const f of totalFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
+      for (const c of run.careContents) if (c.content.invoice !== undefined) for (const f of totalFindings(c.content.invoice)) run.report(f.message, ...c.at, 'invoice', ...f.below);
     },
   },
   {
@@ -599,7 +609,7 @@ function findingsCollector(disabled: ReadonlySet<string>, severityFirst: boolean
  */
 export function lintClinicalInput(input: ClinicalInput, options: Pick<LintOptions, 'disable'> = {}): Issue[] {
   const f = findingsCollector(new Set(options.disable ?? []), true);
-  f.visit('clinicalInput', input, { at: [], report: f.report([]) });
+  f.visit('clinicalInput', input, { at: [], report: f.report([]), contents: contentsOf(input), careContents: careContentsOf(input) });
   return f.issues;
 }
 
