@@ -6,7 +6,7 @@
 // One module each: the package's index loads its 300 modules (half a second of start-up).
 import { isValid } from 'date-fns/isValid';
 import { parseISO } from 'date-fns/parseISO';
-import { boundedMemo } from './util.js';
+import { pairMemo } from './util.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -40,7 +40,7 @@ export function isKnownTimeZone(timeZone: string): boolean {
  * //=> '2026-11-21'
  */
 export function calendarDateIn(instant: Date, timeZone: string): string {
-  return calendarDates.get(`${timeZone}\u0000${instant.getTime()}`, () => {
+  return calendarDates.get(timeZone, instant.getTime(), () => {
     const parts = formatterFor(timeZone).formatToParts(instant);
     const get = (type: string): string => parts.find((p) => p.type === type)?.value ?? '';
     return `${get('year').padStart(4, '0')}-${get('month')}-${get('day')}`;
@@ -53,10 +53,10 @@ export function calendarDateIn(instant: Date, timeZone: string): string {
  * Composition, the Bundle timestamp, the stay's checks), and formatting with
  * Intl costs microseconds.
  */
-const calendarDates = boundedMemo<string>();
-const wallTimes = boundedMemo<WallTime>();
+const calendarDates = pairMemo<string>();
+const wallTimes = pairMemo<WallTime>();
 /** Epoch milliseconds, NaN for text that is no instant. */
-const instants = boundedMemo<number>();
+const instants = pairMemo<number>();
 
 /** English month abbreviations, as printed in displays and on English documents. */
 export const MONTHS_EN: readonly string[] = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -111,7 +111,7 @@ export interface WallTime {
  * wallTime(new Date('2026-11-20T05:00:00Z'), 'Asia/Kolkata') //=> { date: '2026-11-20', time: '10:30:00', offset: '+05:30' }
  */
 export function wallTime(instant: Date, timeZone: string): WallTime {
-  return wallTimes.get(`${timeZone}\u0000${instant.getTime()}`, () => formatWallTime(instant, timeZone));
+  return wallTimes.get(timeZone, instant.getTime(), () => formatWallTime(instant, timeZone));
 }
 
 function formatWallTime(instant: Date, timeZone: string): WallTime {
@@ -163,7 +163,7 @@ const DAYS_IN_MONTH: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31
  */
 export function instantOf(at: Date | string, timeZone: string): Date | undefined {
   if (at instanceof Date) return isValid(at) ? at : undefined;
-  const ms = instants.get(`${timeZone}\u0000${at}`, () => parseInstant(at, timeZone)?.getTime() ?? Number.NaN);
+  const ms = instants.get(timeZone, at, () => parseInstant(at, timeZone)?.getTime() ?? Number.NaN);
   // A new Date each time: the caller may change the one it gets.
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }

@@ -70,3 +70,29 @@ export function boundedMemo<T>(size = 512): { get(key: string, make: () => T): T
     },
   };
 }
+
+/**
+ * A {@link boundedMemo} keyed by two parts (a time zone and an instant, say)
+ * that answers a repeat of the last pair asked without making its key: a
+ * document asks for its visit time again and again.
+ *
+ * @example
+ * const wallTimes = pairMemo<string>()
+ * wallTimes.get('Asia/Kolkata', 1795152600000, () => slowFormat()) // works it out once
+ */
+export function pairMemo<T>(size = 512): { get(a: string, b: string | number, make: () => T): T } {
+  const memo = boundedMemo<T>(size);
+  let lastA: string | undefined;
+  let lastB: string | number | undefined;
+  let last: T | undefined;
+  return {
+    get(a, b, make) {
+      if (a === lastA && b === lastB) return last as T;
+      const value = memo.get(`${a}\u0000${b}`, make);
+      lastA = a;
+      lastB = b;
+      last = value;
+      return value;
+    },
+  };
+}

@@ -81,11 +81,15 @@ export function conditions(a: Assembly): Reference[] {
  */
 export const MEDICATION_NOTES = { genericName: 'Generic name', strength: 'Strength', form: 'Form' } as const;
 
+/** The labels of {@link MEDICATION_NOTES} in their order, listed once. */
+const NOTE_LABELS = Object.entries(MEDICATION_NOTES) as ReadonlyArray<[keyof typeof MEDICATION_NOTES, string]>;
+
 /** The notes of a medication's generic name, strength and form, in that order; none when none is given. */
 function notesOf(details: CareContextDetails['medications'][number] | undefined): { note?: Annotation[] } {
+  if (details === undefined) return {};
   const note: Annotation[] = [];
-  for (const [k, label] of Object.entries(MEDICATION_NOTES) as Array<[keyof typeof MEDICATION_NOTES, string]>) {
-    const v = details?.[k];
+  for (const [k, label] of NOTE_LABELS) {
+    const v = details[k];
     if (v !== undefined) note.push({ text: `${label}: ${v}` });
   }
   return note.length > 0 ? { note } : {};
