@@ -4,8 +4,9 @@
  * of every examples/*.input.json, made a one-care-context input; per type
  * the one with the largest bundle), next to a structured copy of the same bundle. Run after a build: `node bench/fhir.mjs`.
  *
- * Figures are ratios against baselines measured in the same run, alternating
- * round by round, because the machines are shared and noisy; only ratios
+ * Figures are ratios against baselines measured in the same run, round by
+ * round (each round runs the copy and every subject once, in an order that
+ * turns each round), because the machines are shared and noisy; only ratios
  * compare between runs. Time is this process's CPU time (process.cpuUsage),
  * not the wall clock, so that other jobs on the machine count less:
  *   - `structuredClone(bundle)`: a structured copy, the least any code that
@@ -13,10 +14,16 @@
  *     least 0.5x of it);
  * `toFhirBundles` includes lint (on by default) and the bidi-isolated narratives.
  *
- * Environment: BENCH_FHIR_ROUNDS (default 5), BENCH_FHIR_MS (CPU time of one round, default 200),
- * BENCH_FHIR_ONLY (a hiType: measure that one only), BENCH_BEFORE (the dist/ directory of another
- * build, e.g. /work/before/dist: its build + validate and build are measured in the same run, on
- * the same inputs, against the same structured copies).
+ * Before measuring, every case is built and validated for BENCH_FHIR_WARMUP_MS of CPU time (default
+ * 3000, per implementation), so that the rounds measure code the JIT has compiled (V8 optimises a function
+ * after some thousands of calls, and its compiler's threads count in the process's CPU time) rather than
+ * the first calls of a process; `BENCH_FHIR_WARMUP_MS=0` measures from a cold start.
+ *
+ * Environment: BENCH_FHIR_ROUNDS (default 5), BENCH_FHIR_MS (CPU time of each subject in one round,
+ * default 200), BENCH_FHIR_ONLY (a hiType: measure that one only), BENCH_BEFORE (the dist/ directory of
+ * another build, e.g. /work/before/dist: its build + validate and build are measured in the same
+ * rounds, on the same inputs, against the same structured copies, and this build's speed over it is
+ * given round by round).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +35,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_FHIR_ROUNDS ?? 5);
 const MS = Number(process.env.BENCH_FHIR_MS ?? 200);
 const ONLY = process.env.BENCH_FHIR_ONLY;
+const WARMUP_MS = Number(process.env.BENCH_FHIR_WARMUP_MS ?? 3000);
 const BEFORE = process.env.BENCH_BEFORE ? await import(`${resolve(process.env.BENCH_BEFORE)}/fhir/index.js`) : undefined;
 
 /**
@@ -90,64 +98,95 @@ function callsFor(fn, ms) {
   }
 }
 
-/** Subject and baseline alternate round by round (ABBA); the ratio is taken within each round. */
-function compare(subject, baseline, { rounds, ms }) {
-  const ns = callsFor(subject, ms);
-  const nb = callsFor(baseline, ms);
-  cpuRate(subject, ns);
-  cpuRate(baseline, nb);
-  const s = [];
-  const b = [];
-  const r = [];
-  for (let i = 0; i < rounds; i++) {
-    let rs;
-    let rb;
-    if (i % 2 === 0) {
-      rs = cpuRate(subject, ns);
-      rb = cpuRate(baseline, nb);
-    } else {
-      rb = cpuRate(baseline, nb);
-      rs = cpuRate(subject, ns);
+/**
+ * The baseline and every subject run once per round, in an order that turns by one each round; each
+ * subject's ratio is taken to the baseline of the same round (and `pairs` name subjects compared with
+ * each other round by round, e.g. this build against BENCH_BEFORE's), so that a change in the machine's
+ * load between rounds moves both sides of every ratio.
+ */
+function compareAll(subjects, baseline, { rounds, ms }, pairs = []) {
+  const all = [['baseline', baseline], ...Object.entries(subjects)];
+  const calls = all.map(([, fn]) => callsFor(fn, ms));
+  all.forEach(([, fn], i) => cpuRate(fn, calls[i]));
+  const rates = all.map(() => []);
+  for (let r = 0; r < rounds; r++)
+    for (let k = 0; k < all.length; k++) {
+      const i = (k + r) % all.length;
+      rates[i].push(cpuRate(all[i][1], calls[i]));
     }
-    s.push(rs);
-    b.push(rb);
-    r.push(rs / rb);
-  }
-  return { subject: summary(s), baseline: summary(b), ratio: summary(r) };
+  const byName = Object.fromEntries(all.map(([name], i) => [name, rates[i]]));
+  const out = {};
+  for (const name of Object.keys(subjects)) out[name] = { subject: summary(byName[name]), baseline: summary(byName.baseline), ratio: summary(byName[name].map((x, r) => x / byName.baseline[r])) };
+  for (const [a, b] of pairs) out[`${a}/${b}`] = { ratio: summary(byName[a].map((x, r) => x / byName[b][r])) };
+  return out;
 }
 
-/** Build + validate and build alone of one implementation (this build's, or BENCH_BEFORE's), each against the structured copy. */
-function measure(impl, { input, options, bundle }) {
-  const buildValidate = () => {
-    const r = impl.toFhirBundles(input, options);
-    return r.success ? impl.validateFhirBundle(r.bundles[0].bundle).issues.length + 1 : 0;
+/** Build + validate and build alone of one implementation (this build's, or BENCH_BEFORE's). */
+function subjectsOf(impl, { input, options }) {
+  return {
+    bv: () => {
+      const r = impl.toFhirBundles(input, options);
+      return r.success ? impl.validateFhirBundle(r.bundles[0].bundle).issues.length + 1 : 0;
+    },
+    b: () => (impl.toFhirBundles(input, options).success ? 1 : 0),
   };
-  const clone = () => structuredClone(bundle).entry.length;
-  const build = () => (impl.toFhirBundles(input, options).success ? 1 : 0);
-  return { bv: compare(buildValidate, clone, { rounds: ROUNDS, ms: MS }), b: compare(build, clone, { rounds: ROUNDS, ms: MS }) };
 }
+
+/** Builds and validates every case, in turn, for about `ms` of CPU time. */
+function warmUp(impl, ms) {
+  const start = process.cpuUsage();
+  const spent = () => {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  while (spent() < ms)
+    for (const { input, options } of byType.values())
+      for (let i = 0; i < 20; i++) {
+        const r = impl.toFhirBundles(input, options);
+        if (r.success) sink ^= impl.validateFhirBundle(r.bundles[0].bundle).issues.length;
+      }
+}
+
+if (BEFORE !== undefined) warmUp(BEFORE, WARMUP_MS);
+warmUp({ toFhirBundles, validateFhirBundle: validate }, WARMUP_MS);
 
 const rows = [];
 for (const c of byType.values()) {
   const { bundle } = c;
   const clone = () => structuredClone(bundle).entry.length;
-  const check = () => validate(bundle).issues.length + 1;
-  const before = BEFORE === undefined ? undefined : measure(BEFORE, c);
-  const { bv, b } = measure({ toFhirBundles, validateFhirBundle: validate }, c);
-  const v = compare(check, clone, { rounds: ROUNDS, ms: MS });
-  rows.push({ c, bv, b, v, before });
+  const ours = subjectsOf({ toFhirBundles, validateFhirBundle: validate }, c);
+  const subjects = { bv: ours.bv, b: ours.b, v: () => validate(bundle).issues.length + 1 };
+  if (BEFORE !== undefined) Object.assign(subjects, { beforeBv: subjectsOf(BEFORE, c).bv, beforeB: subjectsOf(BEFORE, c).b });
+  const m = compareAll(
+    subjects,
+    clone,
+    { rounds: ROUNDS, ms: MS },
+    BEFORE === undefined
+      ? []
+      : [
+          ['bv', 'beforeBv'],
+          ['b', 'beforeB'],
+        ],
+  );
+  const before = BEFORE === undefined ? undefined : { bv: m.beforeBv, b: m.beforeB, speedBv: m['bv/beforeBv'], speedB: m['b/beforeB'] };
+  rows.push({ c, bv: m.bv, b: m.b, v: m.v, before });
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ratio = (s) => `${s.ratio.median.toFixed(2)} (${s.ratio.min.toFixed(2)}..${s.ratio.max.toFixed(2)})`;
-console.log(`FHIR benchmark: ${ROUNDS} rounds of about ${MS} ms of CPU time, medians (min..max); ratios to structuredClone of the same bundle, measured in alternating rounds\n`);
+console.log(
+  `FHIR benchmark: ${ROUNDS} rounds of about ${MS} ms of CPU time after ${WARMUP_MS} ms of warm-up, medians (min..max); ratios to structuredClone of the same bundle, every subject and the copy once per round in turning order\n`,
+);
 console.log(`${'record type (example)'.padEnd(44)}${'entries'.padStart(8)}${'bytes'.padStart(8)}${'build+validate/s'.padStart(18)}  ${'vs clone'.padEnd(18)}${'build'.padEnd(18)}validate`);
 for (const { c, bv, b, v, before } of rows) {
   const label = `${c.hiType} (${c.file.replace('.input.json', '')})`;
   console.log(
     `${label.padEnd(44)}${String(c.bundle.entry.length).padStart(8)}${String(JSON.stringify(c.bundle).length).padStart(8)}${fmt(bv.subject.median).padStart(18)}  ${ratio(bv).padEnd(18)}${ratio(b).padEnd(18)}${ratio(v)}`,
   );
-  if (before !== undefined) console.log(`${'  before (BENCH_BEFORE)'.padEnd(60)}${fmt(before.bv.subject.median).padStart(18)}  ${ratio(before.bv).padEnd(18)}${ratio(before.b)}`);
+  if (before !== undefined) {
+    console.log(`${'  before (BENCH_BEFORE)'.padEnd(60)}${fmt(before.bv.subject.median).padStart(18)}  ${ratio(before.bv).padEnd(18)}${ratio(before.b)}`);
+    console.log(`${'  this build / before, same rounds'.padEnd(78)}  ${ratio(before.speedBv).padEnd(18)}${ratio(before.speedB)}`);
+  }
 }
 console.log(`\nstructuredClone of each bundle, per second of CPU time: ${rows.map(({ c, bv }) => `${c.hiType} ${fmt(bv.baseline.median)}`).join(', ')}`);
 console.log('"build + validate" builds a fresh bundle and validates it; "validate" validates the same bundle again and again (warm).');
