@@ -285,8 +285,6 @@ describe('abha-link fhir', () => {
       'date-fns/isValid',
       'date-fns/parseISO',
       'fastest-levenshtein',
-      // The ids' SHA-1 (src/fhir/ids.ts).
-      'node:crypto',
       // fhirpath is an optional peer: loaded through createRequire only for an invariant not decided in code.
       'node:module',
       'sax',

@@ -71,9 +71,10 @@ const HEX_CODES: readonly number[] = Array.from('0123456789abcdef', (c) => c.cha
  *
  * SHA-1 is computed here rather than by node:crypto: a call into node:crypto
  * costs about 2 µs for the one or two blocks an id hashes, a quarter of a
- * bundle's build; the digests are checked against node:crypto's and the
- * `uuid` package's in test/fhir.test.ts. SHA-1 serves here as the RFC's
- * derivation of a stable id, not as a protection of anything.
+ * bundle's build; the ids are checked against the `uuid` package's (SHA-1
+ * of node:crypto) in test/fhir.test.ts, for every name length around the
+ * block boundaries and for random names, non-ASCII ones included. SHA-1
+ * serves here as the RFC's derivation of a stable id, not as a protection.
  */
 function uuidV5(namespace: Uint8Array, name: string): string {
   // At most 3 bytes of UTF-8 per UTF-16 unit, and up to 72 bytes of padding.
