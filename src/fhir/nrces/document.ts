@@ -88,12 +88,12 @@ export function bundleRules(bundle: Json, report: Report): void {
 /** cmp-1 and cmp-2 of each section of a Composition, at the section (or its emptyReason), nested sections included. */
 export function sectionRules(sections: unknown, path: Path, report: Report, depth = 0): void {
   if (!Array.isArray(sections) || depth > 16) return;
+  // The path of a section is made only when it has an issue or sub-sections.
   sections.forEach((s, i) => {
     if (!isObject(s)) return;
-    const p = [...path, i];
     const hasEntries = Array.isArray(s.entry) && s.entry.length > 0;
-    if (s.text === undefined && !hasEntries && s.section === undefined) report(p, 'cmp-1', 'a section must contain at least one of text, entries, or sub-sections (FHIR cmp-1)');
-    if (s.emptyReason !== undefined && hasEntries) report([...p, 'emptyReason'], 'cmp-2', 'a section can only have an emptyReason if it is empty (FHIR cmp-2)');
-    sectionRules(s.section, [...p, 'section'], report, depth + 1);
+    if (s.text === undefined && !hasEntries && s.section === undefined) report([...path, i], 'cmp-1', 'a section must contain at least one of text, entries, or sub-sections (FHIR cmp-1)');
+    if (s.emptyReason !== undefined && hasEntries) report([...path, i, 'emptyReason'], 'cmp-2', 'a section can only have an emptyReason if it is empty (FHIR cmp-2)');
+    if (Array.isArray(s.section)) sectionRules(s.section, [...path, i, 'section'], report, depth + 1);
   });
 }
