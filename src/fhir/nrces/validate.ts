@@ -526,7 +526,8 @@ class Engine {
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
       return this.add(at(path, 'reference'), 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
     const only = targets.onlyProfile.get(rt);
-    if (only === undefined) return;
+    // A target already checked against the profile needs nothing (one set lookup, before comparing its declared URLs).
+    if (only === undefined || this.applied.get(target.resource)?.has(only.url) === true) return;
     const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
