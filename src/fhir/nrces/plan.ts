@@ -194,6 +194,11 @@ export interface KeyPlan {
   readonly item: ItemPlan;
   /** The items' plans under each slice. */
   readonly bySlice: Map<Element, ItemPlan>;
+  /**
+   * The check of a value that is all there is to it when the value is one primitive: an element that does not
+   * repeat, of a primitive type, that no profile element constrains, with no binding (the walk's commonest case).
+   */
+  readonly plainPrimitive: PrimitiveCheck | undefined;
   /** The bit of the key's element among the required children of the value ({@link RequiredChild.bit}), 0 when it is none. */
   readonly requiredBit: number;
 }
@@ -279,7 +284,9 @@ export function keyPlan(plan: ObjectPlan, key: string): KeyPlan | undefined {
         : undefined;
     const matchers = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? pel.slices.map((sl) => sliceMatcher(sl, pel.slicing?.discriminator ?? [])) : undefined;
     const requiredBit = plan.required.find((r) => r.name === info.name)?.bit ?? 0;
-    out = { info, pel, wrongChoice, matchers, item: itemPlan(info, pel), bySlice: new Map(), requiredBit };
+    const item = itemPlan(info, pel);
+    const plainPrimitive = !info.repeats && wrongChoice === undefined && pel === undefined ? item.primitiveOnly : undefined;
+    out = { info, pel, wrongChoice, matchers, item, bySlice: new Map(), plainPrimitive, requiredBit };
   }
   if (plan.keys.size < MAX_KEYS_PER_OWNER) plan.keys.set(key, out);
   return out ?? undefined;

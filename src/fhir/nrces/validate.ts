@@ -345,7 +345,9 @@ class Engine {
       }
       const v = value[key];
       if (v !== undefined) present |= kp.requiredBit;
-      this.childValue(v, path, key, kp, container, depth);
+      // A plain primitive that passes its check needs nothing more (childValue reports it when it does not).
+      const plain = kp.plainPrimitive;
+      if (plain === undefined || typeof v === 'object' || plain(v) !== undefined) this.childValue(v, path, key, kp, container, depth);
       if (!kp.info.choice) continue;
       const choice = kp.info.name;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
