@@ -21,8 +21,13 @@
  * is thrown away: what the build leaves in the caches and the heap counts, the
  * bundle is a parsed one) and `JSON.parse` copies alone, each made and then
  * validated once (only the validation timed, in CPU time), the kinds interleaved.
+ *
+ * Run with `node --expose-gc --max-semi-space-size=512 bench/fhir-validate.mjs`
+ * and a third table says how much each validation allocates (heap growth over
+ * 20 validations of copies of the bundle, no garbage collection in between).
  */
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
 import { compare } from './lib.mjs';
@@ -111,4 +116,20 @@ if (POOL > 0) {
     const b = before === undefined ? undefined : row(before);
     console.log(`${profile.padEnd(24)}${cols(row(validateFhirBundle))}${b === undefined ? '' : `          ${cols(b)}`}`);
   }
+}
+
+if (typeof globalThis.gc === 'function') {
+  /** KB allocated per validation: heap growth over 20 validations of copies (made before), after a full collection. */
+  const allocated = (validate, bundle) => {
+    const copies = Array.from({ length: 20 }, () => structuredClone(bundle));
+    const results = [];
+    globalThis.gc();
+    const before = getHeapStatistics().used_heap_size;
+    for (const c of copies) results.push(validate(c));
+    return (getHeapStatistics().used_heap_size - before) / copies.length / 1024;
+  };
+  console.log(`\nAllocated per validation (KB; with --max-semi-space-size=512 nothing is collected during the 20)\n`);
+  console.log(`${'record profile'.padEnd(24)}${'this build'.padStart(11)}${before === undefined ? '' : 'before'.padStart(9)}`);
+  for (const [profile, bundle] of bundles)
+    console.log(`${profile.padEnd(24)}${allocated(validateFhirBundle, bundle).toFixed(0).padStart(11)}${before === undefined ? '' : allocated(before, bundle).toFixed(0).padStart(9)}`);
 }
