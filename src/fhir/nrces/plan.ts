@@ -31,9 +31,9 @@ export interface KeyInfo {
   readonly childOwner: string;
   readonly choice: boolean;
   /** The value set of the base R4 required binding of the element, if any. */
-  readonly binding?: string;
+  readonly binding: string | undefined;
   /** A base R4 required binding whose value set cannot be expanded offline. */
-  readonly bindingUnexpanded?: boolean;
+  readonly bindingUnexpanded: boolean;
 }
 
 const keyCache = new Map<string, Map<string, KeyInfo | null>>();
@@ -46,7 +46,8 @@ export function keyInfo(owner: string, key: string): KeyInfo | undefined {
   if (cached !== undefined) return cached ?? undefined;
   let info: KeyInfo | null = null;
   const choice = choiceOf(owner, key);
-  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
+  // Every KeyInfo with the same keys in one order: one object shape for the walk's reads (as data.ts's elements).
+  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true, binding: undefined, bindingUnexpanded: false };
   else {
     const base = basePath(`${owner}.${key}`);
     if (base !== undefined) {
@@ -54,8 +55,8 @@ export function keyInfo(owner: string, key: string): KeyInfo | undefined {
       const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
       const tables = profileTables();
       const binding = tables.baseBindings.get(base);
-      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
-      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
+      const bindingUnexpanded = tables.baseBindingsUnexpanded.has(base);
+      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, binding, bindingUnexpanded };
     }
   }
   if (byKey.size < MAX_KEYS_PER_OWNER) byKey.set(key, info);
@@ -120,7 +121,7 @@ export interface InvariantPlan {
   readonly message: string;
   readonly severity: 'error' | 'warning';
   /** The compiled expression, once asked for. */
-  compiled?: Compiled | null | 'missing';
+  compiled: Compiled | null | 'missing' | undefined;
 }
 
 /** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it): decided in validate.ts. */
@@ -143,6 +144,7 @@ export function invariantsOf(el: Element): readonly InvariantPlan[] {
         expression: c.expression,
         message: `${c.human.replace(/\.$/, '')} (invariant ${c.key})`,
         severity: c.severity === 'error' ? ('error' as const) : ('warning' as const),
+        compiled: undefined,
       }));
     invariantCache.set(el, plans);
   }
@@ -177,8 +179,8 @@ export interface ItemPlan {
   /** The element's own invariants. */
   readonly invariants: readonly InvariantPlan[] | undefined;
   /** The plans of an item's elements, under the element and under the extension definition (made when first needed). */
-  object?: ObjectPlan;
-  definitionObject?: ObjectPlan;
+  object: ObjectPlan | undefined;
+  definitionObject: ObjectPlan | undefined;
 }
 
 /** The plan of one key of a complex value: its base definition, its profile element, its slicing, its items. */
@@ -317,6 +319,8 @@ function itemPlan(info: KeyInfo, el: Element | undefined): ItemPlan {
     resourceProfiles: el?.types?.[0]?.profile ?? [],
     definition: definition?.type === 'Extension' ? definition : undefined,
     invariants: el?.constraints !== undefined ? invariantsOf(el) : undefined,
+    object: undefined,
+    definitionObject: undefined,
   };
 }
 
