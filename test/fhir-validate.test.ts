@@ -164,6 +164,35 @@ describe('validateFhirBundle', () => {
     );
   });
 
+  it('gives a value the issues it has, whatever values of the same element came before it (keys in another order, misspelt, missing)', () => {
+    // The walk remembers, per element, the keys met at each position and which required children were there:
+    // values with the usual keys come first (the clean bundle, then the Composition), then ones that differ.
+    expect(validateFhirBundle(bundle()).success).toBe(true);
+    const b = bundle();
+    const m = entryOf(b, 'MedicationRequest');
+    const request = b.entry[m].resource as Json;
+    // The same keys in the reverse order, `status` (required by base R4) left out.
+    b.entry[m].resource = Object.fromEntries(
+      Object.entries(request)
+        .filter(([k]) => k !== 'status')
+        .reverse(),
+    );
+    // A coding whose first key is misspelt where every other coding has `system`; another in reverse order.
+    const coding = b.entry[0].resource.type.coding[0] as Json;
+    b.entry[0].resource.type.coding[0] = { sytem: coding.system, code: coding.code, display: coding.display };
+    const p = entryOf(b, 'Patient');
+    b.entry[p].resource.identifier[0].type.coding[0] = Object.fromEntries(Object.entries(b.entry[p].resource.identifier[0].type.coding[0] as Json).reverse());
+    expect(codes(b)).toEqual(
+      expect.arrayContaining([
+        [`Bundle.entry[${m}].resource.status`, 'required'],
+        ['Bundle.entry[0].resource.type.coding[0].sytem', 'unknown-element'],
+      ]),
+    );
+    expect(codes(b).filter(([path]) => path.startsWith(`Bundle.entry[${m}]`) || path.startsWith(`Bundle.entry[${p}]`))).toEqual([[`Bundle.entry[${m}].resource.status`, 'required']]);
+    // And the bundle as it was is valid again after them.
+    expect(validateFhirBundle(bundle()).success).toBe(true);
+  });
+
   it('rejects unsafe or malformed narratives (FHIR txt-1, txt-2)', () => {
     for (const div of [
       '<div xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></div>',

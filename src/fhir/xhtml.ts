@@ -154,8 +154,21 @@ const ALLOWED_ATTRIBUTES = new Set([
   'xmlns',
 ]);
 
-const SIMPLE_TAG = /^[A-Za-z][A-Za-z0-9]*$/;
 const ISOLATE_TAG = 'span dir="auto"';
+const ROOT_TAG = `div xmlns="${XHTML_NS}"`;
+
+/** Whether `text.slice(from, to)` is a tag name alone (`[A-Za-z][A-Za-z0-9]*`), read in place. */
+function isSimpleTag(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 32; // ASCII letters to lower case
+    if (c >= 97 && c <= 122) continue;
+    const d = text.charCodeAt(i);
+    if (i > from && d >= 48 && d <= 57) continue;
+    return false;
+  }
+  return true;
+}
 
 /** Why a narrative div is not acceptable, or undefined when it is. Never quotes the text. */
 export function xhtmlProblem(div: string): string | undefined {
@@ -193,11 +206,18 @@ export function xhtmlProblem(div: string): string | undefined {
       stack.push('span');
       continue;
     }
-    const tag = div.slice(lt + 1, gt);
-    const selfClosing = tag.endsWith('/');
-    const body = selfClosing ? tag.slice(0, -1) : tag;
+    // The root div as abha-link writes it: always acceptable, no parsing needed.
+    if (stack.length === 0 && !sawRoot && gt - lt - 1 === ROOT_TAG.length && div.startsWith(ROOT_TAG, lt + 1)) {
+      sawRoot = true;
+      stack.push('div');
+      continue;
+    }
+    const selfClosing = div.charCodeAt(gt - 1) === 47; /* / */
+    const bodyEnd = selfClosing ? gt - 1 : gt;
     // A tag without attributes (most of them) needs no attribute parsing.
-    const m = SIMPLE_TAG.test(body) ? undefined : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
+    const simple = isSimpleTag(div, lt + 1, bodyEnd);
+    const body = div.slice(lt + 1, bodyEnd);
+    const m = simple ? undefined : /^([A-Za-z][A-Za-z0-9]*)((?:\s+[A-Za-z:_-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*$/.exec(body);
     if (m === null) return 'is not well-formed XHTML (malformed tag)';
     const name = m === undefined ? body : (m[1] ?? '');
     const attributes = m === undefined ? '' : (m[2] ?? '');

@@ -65,8 +65,16 @@ export interface RecordType {
   readonly text?: string;
 }
 
-/** An element with its place in the profile: children by name, slices by name. */
-export interface Element extends ElementData {
+/** Every key of `T`, present: an absent one is there with the value undefined. */
+type AllKeys<T> = { readonly [K in keyof T]-?: T[K] | undefined };
+
+/**
+ * An element with its place in the profile: children by name, slices by name. Every element has every key, in
+ * the same order ({@link element}), so that all share one object shape: the walk reads an element's properties
+ * at a known place, not through V8's shared lookup cache, which other code (a bundle's build) fills in between.
+ */
+export interface Element extends AllKeys<Omit<ElementData, 'id'>> {
+  readonly id: string;
   readonly name: string;
   readonly minimum: number;
   /** Maximum occurrences (Infinity for `*`). */
@@ -113,26 +121,40 @@ function nameOf(id: string): { parent: string | undefined; name: string; slice: 
 
 const EXTENSION_SLICING: NonNullable<ElementData['slicing']> = { discriminator: [{ type: 'value', path: 'url' }], rules: 'open' };
 
+/** The element of `e`, with every key of an element in one order (absent ones undefined). */
+function element(e: ElementData, name: string): Element {
+  return {
+    id: e.id,
+    min: e.min,
+    max: e.max,
+    slice: e.slice,
+    ref: e.ref,
+    types: e.types,
+    fixed: e.fixed,
+    pattern: e.pattern,
+    slicing: e.slicing,
+    binding: e.binding,
+    constraints: e.constraints,
+    name,
+    minimum: e.min ?? 0,
+    maximum: e.max === undefined || e.max === '*' ? Number.POSITIVE_INFINITY : Number(e.max),
+    children: new Map(),
+    slices: [],
+  };
+}
+
 function compileProfile(p: ProfileData): Profile {
   const byId = new Map<string, Element>();
   let root: Element | undefined;
   for (const e of p.elements) {
-    const { name } = nameOf(e.id);
-    const el: Element = {
-      ...e,
-      name,
-      minimum: e.min ?? 0,
-      maximum: e.max === undefined || e.max === '*' ? Number.POSITIVE_INFINITY : Number(e.max),
-      children: new Map(),
-      slices: [],
-    };
+    const el = element(e, nameOf(e.id).name);
     byId.set(e.id, el);
     if (root === undefined) root = el;
   }
   // Elements the derivation left out (nothing beyond base R4) but whose descendants it kept: placeholders.
   const ensure = (id: string): void => {
     if (byId.has(id)) return;
-    byId.set(id, { id, name: nameOf(id).name, minimum: 0, maximum: Number.POSITIVE_INFINITY, children: new Map(), slices: [] });
+    byId.set(id, element({ id }, nameOf(id).name));
     const { parent } = nameOf(id);
     if (parent !== undefined) ensure(parent);
   };
@@ -155,7 +177,7 @@ function compileProfile(p: ProfileData): Profile {
     if (el.slices.length === 0 || el.slicing !== undefined || (el.name !== 'extension' && el.name !== 'modifierExtension')) continue;
     byId.set(id, Object.assign(el, { slicing: EXTENSION_SLICING }));
   }
-  const fallback: Element = { id: p.type, name: p.type, minimum: 0, maximum: Number.POSITIVE_INFINITY, children: new Map(), slices: [] };
+  const fallback = element({ id: p.type }, p.type);
   return { url: p.url, name: p.name, type: p.type, root: root ?? fallback, byId };
 }
 

@@ -24,31 +24,37 @@ export const DOCUMENT_RULE_INVARIANTS: ReadonlySet<string> = new Set(['dom-6', '
 const UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 
-/** One entry's fullUrl: absolute, a lower-case UUID when `urn:uuid`, not versioned (bdl-8), unique (bdl-7). */
-function fullUrlRules(full: string, p: Path, seen: ReadonlySet<string>, report: Report): void {
-  if (!ABSOLUTE.test(full)) report([...p, 'fullUrl'], 'relative-full-url', 'fullUrl must be an absolute URI such as urn:uuid:…; relative fullUrls fail the NRCeS DocumentBundle profile');
-  else if (full.startsWith('urn:uuid:') && !UUID.test(full)) report([...p, 'fullUrl'], 'invalid-full-url', 'a urn:uuid fullUrl must carry a lower-case UUID');
-  if (full.includes('/_history/')) report([...p, 'fullUrl'], 'bdl-8', 'fullUrl cannot be a version-specific reference (FHIR bdl-8)');
-  if (seen.has(full)) report([...p, 'fullUrl'], 'bdl-7', 'fullUrl must be unique in a bundle (FHIR bdl-7)');
+/** Entry `i`'s fullUrl: absolute, a lower-case UUID when `urn:uuid`, not versioned (bdl-8), unique (bdl-7). */
+function fullUrlRules(full: string, i: number, seen: ReadonlySet<string>, report: Report): void {
+  // A urn:uuid fullUrl (the usual one) is absolute, and one with a valid UUID has no `/_history/` in it.
+  const uuid = full.startsWith('urn:uuid:');
+  const valid = uuid && UUID.test(full);
+  if (!uuid && !ABSOLUTE.test(full))
+    report(['entry', i, 'fullUrl'], 'relative-full-url', 'fullUrl must be an absolute URI such as urn:uuid:…; relative fullUrls fail the NRCeS DocumentBundle profile');
+  else if (uuid && !valid) report(['entry', i, 'fullUrl'], 'invalid-full-url', 'a urn:uuid fullUrl must carry a lower-case UUID');
+  if (!valid && full.includes('/_history/')) report(['entry', i, 'fullUrl'], 'bdl-8', 'fullUrl cannot be a version-specific reference (FHIR bdl-8)');
+  if (seen.has(full)) report(['entry', i, 'fullUrl'], 'bdl-7', 'fullUrl must be unique in a bundle (FHIR bdl-7)');
 }
 
 /** The entries of any bundle, and of a document: each needs a fullUrl and a resource, and no request or response (bdl-3). */
 function entryRules(entries: readonly unknown[], isDocument: boolean, report: Report): void {
   const seen = new Set<string>();
-  entries.forEach((en, i) => {
-    if (!isObject(en)) return;
-    const p = ['entry', i];
+  for (let i = 0; i < entries.length; i++) {
+    const en = entries[i];
+    if (!isObject(en)) continue;
     const r = en.resource;
     const full = typeof en.fullUrl === 'string' ? en.fullUrl : undefined;
     if (full !== undefined) {
-      fullUrlRules(full, p, seen, report);
+      fullUrlRules(full, i, seen, report);
       seen.add(full);
-    } else if (isDocument) report([...p, 'fullUrl'], 'required', 'every entry of a document needs a fullUrl so that references to it resolve');
-    if (isDocument && r === undefined) report([...p, 'resource'], 'required', 'every entry of a document must have a resource');
-    if (isDocument && (en.request !== undefined || en.response !== undefined)) report(p, 'bdl-3', 'entries of a document have no request or response');
-    if (!isObject(r) || typeof r.resourceType !== 'string' || typeof r.id !== 'string') return;
-    if (full !== undefined && full.startsWith('urn:uuid:') && r.id !== full.slice(9)) report([...p, 'resource', 'id'], 'id-mismatch', 'the resource id must match the UUID of its fullUrl', 'warning');
-  });
+    } else if (isDocument) report(['entry', i, 'fullUrl'], 'required', 'every entry of a document needs a fullUrl so that references to it resolve');
+    if (isDocument && r === undefined) report(['entry', i, 'resource'], 'required', 'every entry of a document must have a resource');
+    if (isDocument && (en.request !== undefined || en.response !== undefined)) report(['entry', i], 'bdl-3', 'entries of a document have no request or response');
+    if (!isObject(r) || typeof r.resourceType !== 'string' || typeof r.id !== 'string') continue;
+    // `r.id !== full.slice(9)`, without the slice.
+    if (full !== undefined && full.startsWith('urn:uuid:') && (r.id.length !== full.length - 9 || !full.endsWith(r.id)))
+      report(['entry', i, 'resource', 'id'], 'id-mismatch', 'the resource id must match the UUID of its fullUrl', 'warning');
+  }
 }
 
 /** A document's own rules: identifier (bdl-9), timestamp (bdl-10), a Composition first (bdl-11), the DocumentBundle profile declared. */
@@ -88,12 +94,12 @@ export function bundleRules(bundle: Json, report: Report): void {
 /** cmp-1 and cmp-2 of each section of a Composition, at the section (or its emptyReason), nested sections included. */
 export function sectionRules(sections: unknown, path: Path, report: Report, depth = 0): void {
   if (!Array.isArray(sections) || depth > 16) return;
+  // The path of a section is made only when it has an issue or sub-sections.
   sections.forEach((s, i) => {
     if (!isObject(s)) return;
-    const p = [...path, i];
     const hasEntries = Array.isArray(s.entry) && s.entry.length > 0;
-    if (s.text === undefined && !hasEntries && s.section === undefined) report(p, 'cmp-1', 'a section must contain at least one of text, entries, or sub-sections (FHIR cmp-1)');
-    if (s.emptyReason !== undefined && hasEntries) report([...p, 'emptyReason'], 'cmp-2', 'a section can only have an emptyReason if it is empty (FHIR cmp-2)');
-    sectionRules(s.section, [...p, 'section'], report, depth + 1);
+    if (s.text === undefined && !hasEntries && s.section === undefined) report([...path, i], 'cmp-1', 'a section must contain at least one of text, entries, or sub-sections (FHIR cmp-1)');
+    if (s.emptyReason !== undefined && hasEntries) report([...path, i, 'emptyReason'], 'cmp-2', 'a section can only have an emptyReason if it is empty (FHIR cmp-2)');
+    if (Array.isArray(s.section)) sectionRules(s.section, [...path, i, 'section'], report, depth + 1);
   });
 }

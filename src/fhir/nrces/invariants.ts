@@ -13,8 +13,17 @@ import { isObject } from '../../util.js';
 
 type Json = Record<string, unknown>;
 
+const underscored = new Map<string, string>();
+
+/** `_x` for `x`, made once per name, as a property key (interned, so that reading it needs no lookup of the text). */
+function underscore(k: string): string {
+  let u = underscored.get(k);
+  if (u === undefined) underscored.set(k, (u = Object.keys({ [`_${k}`]: 0 })[0] ?? `_${k}`));
+  return u;
+}
+
 /** `x.exists()` of one element: the value, or the extensions of a primitive (`_x`). */
-const has = (v: Json, k: string): boolean => v[k] !== undefined || v[`_${k}`] !== undefined;
+const has = (v: Json, k: string): boolean => v[k] !== undefined || v[underscore(k)] !== undefined;
 
 /** `x.exists()` of a choice element `x[x]`: any `xType` key (or its `_xType`). */
 function hasChoice(v: Json, prefix: string): boolean {
@@ -98,7 +107,7 @@ export const NATIVE_INVARIANTS: Readonly<Record<string, (v: Json, resource: Json
   'obs-6': (v) => !has(v, 'dataAbsentReason') || !hasChoice(v, 'value'),
   // value.empty() or component.code.where(coding.intersect(%resource.code.coding).exists()).empty()
   'obs-7': (v, resource) => {
-    if (!hasChoice(v, 'value')) return true;
+    if (!hasChoice(v, 'value') || v.component === undefined) return true;
     const own = codingsOf(isObject(resource.code) ? resource.code : undefined);
     return !listOf(v.component).some((c) => isObject(c) && codingsOf(c.code).some((x) => own.some((o) => deepEqual(x, o))));
   },

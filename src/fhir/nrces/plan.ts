@@ -31,9 +31,9 @@ export interface KeyInfo {
   readonly childOwner: string;
   readonly choice: boolean;
   /** The value set of the base R4 required binding of the element, if any. */
-  readonly binding?: string;
+  readonly binding: string | undefined;
   /** A base R4 required binding whose value set cannot be expanded offline. */
-  readonly bindingUnexpanded?: boolean;
+  readonly bindingUnexpanded: boolean;
 }
 
 const keyCache = new Map<string, Map<string, KeyInfo | null>>();
@@ -46,7 +46,8 @@ export function keyInfo(owner: string, key: string): KeyInfo | undefined {
   if (cached !== undefined) return cached ?? undefined;
   let info: KeyInfo | null = null;
   const choice = choiceOf(owner, key);
-  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true };
+  // Every KeyInfo with the same keys in one order: one object shape for the walk's reads (as data.ts's elements).
+  if (choice !== undefined) info = { name: choice.name, type: choice.type, repeats: false, childOwner: choice.type, choice: true, binding: undefined, bindingUnexpanded: false };
   else {
     const base = basePath(`${owner}.${key}`);
     if (base !== undefined) {
@@ -54,8 +55,8 @@ export function keyInfo(owner: string, key: string): KeyInfo | undefined {
       const childOwner = type === 'BackboneElement' || type === 'Element' ? base : ownerOf(base);
       const tables = profileTables();
       const binding = tables.baseBindings.get(base);
-      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, ...(binding !== undefined ? { binding } : {}) };
-      if (tables.baseBindingsUnexpanded.has(base)) info = { ...info, bindingUnexpanded: true };
+      const bindingUnexpanded = tables.baseBindingsUnexpanded.has(base);
+      info = { name: key, type, repeats: r4().path2Repeating[base] === true, childOwner, choice: false, binding, bindingUnexpanded };
     }
   }
   if (byKey.size < MAX_KEYS_PER_OWNER) byKey.set(key, info);
@@ -120,7 +121,7 @@ export interface InvariantPlan {
   readonly message: string;
   readonly severity: 'error' | 'warning';
   /** The compiled expression, once asked for. */
-  compiled?: Compiled | null | 'missing';
+  compiled: Compiled | null | 'missing' | undefined;
 }
 
 /** DomainResource invariants whose expressions only navigate `contained` (each is `contained….empty()` or a `where` on it): decided in validate.ts. */
@@ -143,6 +144,7 @@ export function invariantsOf(el: Element): readonly InvariantPlan[] {
         expression: c.expression,
         message: `${c.human.replace(/\.$/, '')} (invariant ${c.key})`,
         severity: c.severity === 'error' ? ('error' as const) : ('warning' as const),
+        compiled: undefined,
       }));
     invariantCache.set(el, plans);
   }
@@ -177,8 +179,8 @@ export interface ItemPlan {
   /** The element's own invariants. */
   readonly invariants: readonly InvariantPlan[] | undefined;
   /** The plans of an item's elements, under the element and under the extension definition (made when first needed). */
-  object?: ObjectPlan;
-  definitionObject?: ObjectPlan;
+  object: ObjectPlan | undefined;
+  definitionObject: ObjectPlan | undefined;
 }
 
 /** The plan of one key of a complex value: its base definition, its profile element, its slicing, its items. */
@@ -194,6 +196,13 @@ export interface KeyPlan {
   readonly item: ItemPlan;
   /** The items' plans under each slice. */
   readonly bySlice: Map<Element, ItemPlan>;
+  /**
+   * The check of a value that is all there is to it when the value is one primitive: an element that does not
+   * repeat, of a primitive type, that no profile element constrains, with no binding (the walk's commonest case).
+   */
+  readonly plainPrimitive: PrimitiveCheck | undefined;
+  /** The bit of the key's element among the required children of the value ({@link RequiredChild.bit}), 0 when it is none. */
+  readonly requiredBit: number;
 }
 
 /** The plan of a complex value whose elements `owner` defines, under a profile element (or none). */
@@ -202,19 +211,42 @@ export interface ObjectPlan {
   readonly el: Element | undefined;
   /** Key → its plan, or null for a key that is no element of the owner (made as keys are met). */
   readonly keys: Map<string, KeyPlan | null>;
+  /**
+   * The keys of the last value walked, in order, and their plans: values of one plan mostly have the same keys in
+   * the same order, so the walk compares the key at each position with the one seen there before (one comparison
+   * of interned strings) and reads the map only when they differ.
+   */
+  readonly seenKeys: string[];
+  readonly seenPlans: Array<KeyPlan | null>;
   /** The children the profile element requires, then those base R4 requires. */
   readonly required: readonly RequiredChild[];
+  /** Every required child's bit, or -1 when one has none: a value whose present keys cover it needs no look for a missing one. */
+  readonly requiredMask: number;
 }
 
-/** A required child: its name (`x`, or `x[x]` for a choice, then with its `prefix` `x`) and by whom (`by the profile`, or '' for base R4). */
+/**
+ * A required child: its name (`x`, or `x[x]` for a choice, then with its `prefix` `x`), by whom (`by the profile`, or
+ * '' for base R4), and its bit (one per name, the first 30 names; 0 after): the walk sets the bit of each element it
+ * meets with a value, and looks for a missing one only when the bits it set are not all the required ones.
+ */
 export interface RequiredChild {
   readonly name: string;
   readonly prefix: string | undefined;
   readonly by: string;
+  readonly bit: number;
 }
 
-/** The required children `names`, each said `by`. */
-const requiredList = (names: readonly string[], by: string): RequiredChild[] => names.map((name) => ({ name, prefix: name.endsWith('[x]') ? name.slice(0, -3) : undefined, by }));
+/** Required children get a bit each up to this many names. */
+const MAX_REQUIRED_BITS = 30;
+
+/** The required children `names`, each said `by`, with the bits of `bits` (a name's bit, added when first met). */
+function requiredList(names: readonly string[], by: string, bits: Map<string, number>): RequiredChild[] {
+  return names.map((name) => {
+    let bit = bits.get(name);
+    if (bit === undefined) bits.set(name, (bit = bits.size < MAX_REQUIRED_BITS ? 1 << bits.size : 0));
+    return { name, prefix: name.endsWith('[x]') ? name.slice(0, -3) : undefined, by, bit };
+  });
+}
 
 const plainPlans = new Map<string, ObjectPlan>();
 const profiledPlans = new WeakMap<Element, Map<string, ObjectPlan>>();
@@ -230,8 +262,10 @@ export function objectPlan(owner: string, el: Element | undefined): ObjectPlan {
   let plan = byOwner.get(owner);
   if (plan === undefined) {
     const byProfile = el === undefined ? [] : [...el.children.values()].filter((c) => c.minimum > 0).map((c) => c.name);
-    const required = [...requiredList(byProfile, 'by the profile'), ...requiredList(profileTables().baseRequired.get(owner) ?? [], '')];
-    plan = { owner, el, keys: new Map(), required };
+    const bits = new Map<string, number>();
+    const required = [...requiredList(byProfile, 'by the profile', bits), ...requiredList(profileTables().baseRequired.get(owner) ?? [], '', bits)];
+    const requiredMask = required.some((r) => r.bit === 0) ? -1 : required.reduce((m, r) => m | r.bit, 0);
+    plan = { owner, el, keys: new Map(), seenKeys: [], seenPlans: [], required, requiredMask };
     // Owners are type names and element paths of the model (plus hostile resource types, bounded like keys).
     if (byOwner.size < MAX_KEYS_PER_OWNER) byOwner.set(owner, plan);
   }
@@ -251,7 +285,10 @@ export function keyPlan(plan: ObjectPlan, key: string): KeyPlan | undefined {
         ? `${info.name} must be ${pel.types.map((t) => t.code).join(' or ')} in this profile`
         : undefined;
     const matchers = pel !== undefined && pel.slicing !== undefined && pel.slices.length > 0 ? pel.slices.map((sl) => sliceMatcher(sl, pel.slicing?.discriminator ?? [])) : undefined;
-    out = { info, pel, wrongChoice, matchers, item: itemPlan(info, pel), bySlice: new Map() };
+    const requiredBit = plan.required.find((r) => r.name === info.name)?.bit ?? 0;
+    const item = itemPlan(info, pel);
+    const plainPrimitive = !info.repeats && wrongChoice === undefined && pel === undefined ? item.primitiveOnly : undefined;
+    out = { info, pel, wrongChoice, matchers, item, bySlice: new Map(), plainPrimitive, requiredBit };
   }
   if (plan.keys.size < MAX_KEYS_PER_OWNER) plan.keys.set(key, out);
   return out ?? undefined;
@@ -282,6 +319,8 @@ function itemPlan(info: KeyInfo, el: Element | undefined): ItemPlan {
     resourceProfiles: el?.types?.[0]?.profile ?? [],
     definition: definition?.type === 'Extension' ? definition : undefined,
     invariants: el?.constraints !== undefined ? invariantsOf(el) : undefined,
+    object: undefined,
+    definitionObject: undefined,
   };
 }
 
@@ -295,30 +334,21 @@ export function matchesPattern(value: unknown, pattern: unknown): boolean {
   return value === pattern;
 }
 
-/** Values at a dotted path split into parts (`code.coding.code`), flattening arrays; `$this` is the value. */
-function valuesAt(value: unknown, parts: readonly string[] | undefined): unknown[] {
-  let current: unknown[] = [value];
-  if (parts === undefined) return current;
-  for (const part of parts) {
-    const next: unknown[] = [];
-    for (const c of current) {
-      if (!isObject(c)) continue;
-      const v = c[part];
-      if (Array.isArray(v)) next.push(...v);
-      else if (v !== undefined) next.push(v);
-    }
-    current = next;
-  }
-  return current;
+/**
+ * Whether some value at a dotted path split into parts (`code.coding.code`, arrays flattened at each step) meets `test`,
+ * from part `i` on; no path (`$this`) tests the value itself. Depth first and without a list of the values: a slice
+ * matcher runs on every item of a sliced element.
+ */
+function someAt(value: unknown, parts: readonly string[] | undefined, test: (v: unknown) => boolean, i = 0): boolean {
+  if (parts === undefined || i === parts.length) return test(value);
+  if (!isObject(value)) return false;
+  const v = value[parts[i] ?? ''];
+  if (!Array.isArray(v)) return v !== undefined && someAt(v, parts, test, i + 1);
+  for (const x of v) if (someAt(x, parts, test, i + 1)) return true;
+  return false;
 }
 
-/** Whether some value at a dotted path (split into parts) meets `test`; a path of one part is read without a list. */
-function someAt(value: unknown, parts: readonly string[] | undefined, test: (v: unknown) => boolean): boolean {
-  if (parts?.length !== 1) return valuesAt(value, parts).some(test);
-  if (!isObject(value)) return false;
-  const v = value[parts[0] ?? ''];
-  return Array.isArray(v) ? v.some(test) : v !== undefined && test(v);
-}
+const present = (): boolean => true;
 
 /** The element of a slice at a dotted path inside it. */
 function elementAt(el: Element, parts: readonly string[]): Element | undefined {
@@ -359,14 +389,14 @@ function discriminator(slice: Element, d: { readonly type: string; readonly path
     case 'profile': {
       const want = (sub ?? slice).types?.flatMap((t) => [...(t.profile ?? []), ...(t.target ?? [])]) ?? [];
       return (item, resolve) =>
-        valuesAt(item, parts).some((v) => {
+        someAt(item, parts, (v) => {
           const r = isObject(v) && typeof v.reference === 'string' ? resolve(v.reference) : v;
           return isObject(r) && isObject(r.meta) && Array.isArray(r.meta.profile) && r.meta.profile.some((u) => want.includes(String(u)));
         });
     }
     case 'exists': {
-      const present = (sub?.minimum ?? 0) > 0;
-      return (item) => valuesAt(item, parts).length > 0 === present;
+      const wanted = (sub?.minimum ?? 0) > 0;
+      return (item) => someAt(item, parts, present) === wanted;
     }
     default:
       return () => false;

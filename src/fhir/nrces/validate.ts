@@ -72,6 +72,9 @@ export const FHIR_MAX_ISSUES = 1000;
  */
 export const FHIR_LIMITS = { entries: 100_000, references: 1_000_000, depth: 64, nodes: 4_000_000 } as const;
 
+/** How many key positions of a value the plans remember (ObjectPlan.seenKeys). */
+const MAX_SEEN_KEYS = 64;
+
 /** Thrown to end a validation at the issue cap or a size limit; never escapes {@link validateFhirBundle}. */
 const STOP = Symbol('stop');
 
@@ -311,6 +314,11 @@ class Engine {
     const ownOnly = proto === null || (proto === Object.prototype && this.plainPrototype);
     let count = 0;
     let choices: string[] | undefined;
+    // The bits of the required children met with a value (plan.ts, RequiredChild).
+    let present = 0;
+    // The position among the keys that have plans, for the plan's memory of the keys seen there.
+    let position = 0;
+    const { seenKeys, seenPlans } = plan;
     for (const key in value) {
       if (!ownOnly && !Object.prototype.hasOwnProperty.call(value, key)) continue;
       count++;
@@ -320,21 +328,36 @@ class Engine {
         this.primitiveExtension(value, key, plan.owner, path, container, depth);
         continue;
       }
-      // The plan's own map read here (the walk's most frequent lookup); keyPlan makes a missing one.
-      const kp = plan.keys.get(key) ?? keyPlan(plan, key);
+      // The walk's most frequent lookup: the key seen at this position before, else the plan's map (keyPlan makes a missing one).
+      let kp: KeyPlan | null | undefined;
+      if (seenKeys[position] === key) kp = seenPlans[position];
+      else {
+        kp = plan.keys.get(key) ?? keyPlan(plan, key) ?? null;
+        if (position < MAX_SEEN_KEYS) {
+          seenKeys[position] = key;
+          seenPlans[position] = kp;
+        }
+      }
+      position++;
       if (kp === undefined || kp === null) {
         this.add(at(path, key), 'unknown-element', `this is not an element of ${label(path)} in FHIR R4; remove it or check the spelling of its name (the last part of the path)`);
         continue;
       }
-      this.childValue(value[key], path, key, kp, container, depth);
+      const v = value[key];
+      if (v !== undefined) present |= kp.requiredBit;
+      // A plain primitive that passes its check needs nothing more (childValue reports it when it does not).
+      const plain = kp.plainPrimitive;
+      if (plain === undefined || typeof v === 'object' || plain(v) !== undefined) this.childValue(v, path, key, kp, container, depth);
       if (!kp.info.choice) continue;
       const choice = kp.info.name;
       if (choices?.includes(choice) === true) this.add(path, 'choice', `only one type of ${choice} may be present`);
       (choices ??= []).push(choice);
     }
     if (count === 0) return this.add(path, 'empty', `${label(path)} must not be an empty object (FHIR ele-1)`);
+    if (present === plan.requiredMask) return;
     for (const r of plan.required) {
       // A required element (`x`, or a choice `x[x]`): there, or an issue (said once per place).
+      if ((present & r.bit) !== 0) continue;
       if (r.prefix === undefined) {
         if (value[r.name] === undefined) this.add(at(path, r.name), 'required', requiredMessage(r));
       } else if (!hasChoice(Object.keys(value), r.prefix)) this.add(at(path, r.prefix), 'required', requiredMessage(r));
@@ -372,11 +395,11 @@ class Engine {
       const only = kp.item.primitiveOnly;
       if (only !== undefined && v !== null && only(v) === undefined) return;
       if (kp.matchers === undefined || pel === undefined) return this.item(v, kp.item, up, key, container, depth);
-      const s = this.slice([v], pel, kp.matchers, at(up, key), false, container)[0];
+      const s = this.slice(v, 1, pel, kp.matchers, at(up, key), false, container)[0];
       return this.item(v, s === undefined ? kp.item : slicePlan(kp, s), up, key, container, depth);
     }
     const p = at(up, key);
-    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(v, pel, kp.matchers, p, true, container) : undefined;
+    const assigned = kp.matchers !== undefined && pel !== undefined ? this.slice(v, count, pel, kp.matchers, p, true, container) : undefined;
     for (let i = 0; i < count; i++) {
       const s = assigned?.[i];
       this.item(v[i], s === undefined ? kp.item : slicePlan(kp, s), p, i, container, depth);
@@ -397,47 +420,58 @@ class Engine {
     return false;
   }
 
-  /** Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. */
-  private slice(items: unknown[], el: Element, matchers: readonly SliceMatcher[], path: Path, array: boolean, container: Container): Array<Element | undefined> {
+  /**
+   * Assigns each item to a slice, checks slice cardinality, closed and openAtEnd rules. `items` is the element's array
+   * of `count` items, or (not `array`) its one value.
+   */
+  private slice(items: unknown, count: number, el: Element, matchers: readonly SliceMatcher[], path: Path, array: boolean, container: Container): Array<Element | undefined> {
     const slicing = el.slicing;
     if (slicing === undefined) return [];
-    const counts = new Map<Element, number>();
+    const counts = el.slices.map(() => 0);
     const resolve = (ref: string): Json | undefined => this.resolve(ref, container)?.resource;
-    const out = items.map((item) => {
-      const k = matchers.findIndex((m) => m(item, resolve));
-      return k < 0 ? undefined : el.slices[k];
-    });
+    const out: Array<Element | undefined> = [];
     let unmatchedBefore = false;
-    out.forEach((s, i) => {
-      const ip = array ? at(path, i) : path;
+    for (let i = 0; i < count; i++) {
+      const item = array ? (items as unknown[])[i] : items;
+      let k = 0;
+      while (k < matchers.length && !(matchers[k] as SliceMatcher)(item, resolve)) k++;
+      const s = k < matchers.length ? el.slices[k] : undefined;
+      out.push(s);
       if (s !== undefined) {
-        counts.set(s, (counts.get(s) ?? 0) + 1);
+        counts[k] = (counts[k] ?? 0) + 1;
         // openAtEnd: FHIR says unmatched items come last, but the HL7 reference validator treats openAtEnd as open (its
         // InstanceValidator gives an unmatched item the same informational hint either way, "TODO … check that this element
         // is at end") and checks the order of slices only when slicing.ordered is true: information, never a warning.
-        if (slicing.rules === 'openAtEnd' && unmatchedBefore)
+        if (slicing.rules === 'openAtEnd' && unmatchedBefore) {
+          const ip = array ? at(path, i) : path;
           this.add(
             ip,
             'slice-order',
             `${label(ip)} comes after items that match no slice; open-at-end slicing puts those last, an order the HL7 validator does not check (information only)`,
             'information',
           );
-        return;
+        }
+        continue;
       }
       unmatchedBefore = true;
-      if (slicing.rules !== 'closed') return;
-      const d = slicing.discriminator[0];
-      const simple = slicing.discriminator.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
-      const there = simple && d !== undefined ? below(ip, d.path.split('.')) : ip;
-      const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
-      this.add(there, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
-    });
-    for (const s of el.slices) {
-      const n = counts.get(s) ?? 0;
+      if (slicing.rules === 'closed') this.closedSlice(el, array ? at(path, i) : path);
+    }
+    el.slices.forEach((s, k) => {
+      const n = counts[k] ?? 0;
       if (n < s.minimum) this.add(path, 'slice-cardinality', `${label(path)} must have at least ${s.minimum} ${s.slice ?? s.name} item(s) (slice of ${el.id})`);
       if (n > s.maximum) this.add(path, 'slice-cardinality', `${label(path)} may have at most ${s.maximum} ${s.slice ?? s.name} item(s) (slice of ${el.id})`);
-    }
+    });
     return out;
+  }
+
+  /** An item (at `ip`) that matches none of the slices of a closed slicing. */
+  private closedSlice(el: Element, ip: Path): void {
+    const discriminators = el.slicing?.discriminator ?? [];
+    const d = discriminators[0];
+    const simple = discriminators.length === 1 && d !== undefined && /^[a-z][A-Za-z.]*$/.test(d.path);
+    const there = simple && d !== undefined ? below(ip, d.path.split('.')) : ip;
+    const names = el.slices.map((sl) => sl.slice ?? sl.name).join(', ');
+    this.add(there, 'closed-slice', `${label(ip)} matches none of the slices of ${el.id} (closed slicing${simple ? ` by ${d?.path}` : ''}); allowed: ${names}`);
   }
 
   /**
@@ -494,7 +528,8 @@ class Engine {
     if (typeof rt !== 'string' || (!targets.types.has(rt) && !targets.types.has('Resource')))
       return this.add(at(path, 'reference'), 'wrong-target', `${label(path)} must reference ${[...targets.types].join(' or ')}`);
     const only = targets.onlyProfile.get(rt);
-    if (only === undefined) return;
+    // A target already checked against the profile needs nothing (one set lookup, before comparing its declared URLs).
+    if (only === undefined || this.applied.get(target.resource)?.has(only.url) === true) return;
     const declared = isObject(target.resource.meta) && Array.isArray(target.resource.meta.profile) ? target.resource.meta.profile : [];
     if (!declared.includes(only.url)) this.schedule(target, only);
   }
