@@ -33,6 +33,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -118,10 +119,28 @@ async function viaSubmit() {
   return ITEMS / secs;
 }
 
-/** The link requests the mock has linked so far (asked of the mock's process: the queue's thread does no work for it). */
-async function mockLinked() {
-  const r = await fetch(`${mock.url}/__mock/stats`);
-  return (await r.json()).data.linked;
+/**
+ * The link requests the mock has linked so far (asked of the mock's process: the queue's thread does no work for it).
+ * Each poll on a connection of its own: a kept-alive one that sat idle past the mock's keep-alive time-out (5 s) while
+ * this thread was busy could be reused just as the mock closes it, and fail with `other side closed`.
+ */
+function mockLinked() {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${mock.url}/__mock/stats`, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(text).data.linked);
+        } catch (e) {
+          reject(e);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
 }
 
 /**

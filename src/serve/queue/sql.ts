@@ -10,6 +10,7 @@
  */
 import { makePrivate } from './data-dir.js';
 import { DiskFlusher, type EmbeddedDurability } from './durable.js';
+import { PreparedStatements } from './prepared.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -129,7 +130,7 @@ function holdPrivateUmask(): () => void {
  * @throws QueueError `storage-failed` when it cannot be opened
  */
 export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGlite, protocol } = await import('@electric-sql/pglite');
   const release = holdPrivateUmask();
   let db: InstanceType<typeof PGlite>;
   try {
@@ -140,6 +141,8 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
   }
   try {
     await makePrivate(dir);
+    // Each statement planned once (see PreparedStatements): the queue's statements have plans that do not depend on their values.
+    await db.query('SET plan_cache_mode = force_generic_plan');
   } catch (e) {
     await db.close().catch(() => undefined);
     release();
@@ -150,7 +153,8 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
     if (flusher !== undefined && (text === undefined || !/^\s*SELECT\b/i.test(text))) await flusher.flush();
     return written;
   };
-  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => durable((await db.query<Row>(text, params as unknown[])).rows, text);
+  const prepared = new PreparedStatements(db, protocol.serialize);
+  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => durable(await prepared.query(text, params), text);
   return {
     kind: 'embedded',
     query,
