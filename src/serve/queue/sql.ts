@@ -10,7 +10,7 @@
  */
 import { makePrivate } from './data-dir.js';
 import { DiskFlusher, type EmbeddedDurability } from './durable.js';
-import { PreparedStatements } from './prepared.js';
+import { EmbeddedThread } from './embedded.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -121,30 +121,35 @@ function holdPrivateUmask(): () => void {
   };
 }
 
+/** The embedded database: its thread can be ended as a crash would (tests). */
+export interface EmbeddedDatabase extends Database {
+  readonly thread: Pick<EmbeddedThread, 'kill'>;
+}
+
 /**
- * Opens the embedded database (PGlite) in `dir`, made on first use; its
- * files are made private to this user (see holdPrivateUmask). With
- * `durability` `full` (the default) every write resolves once it is on disk
- * (see DiskFlusher); `relaxed` leaves that to the operating system.
+ * Opens the embedded database (PGlite) in `dir`, made on first use, in a
+ * thread of its own (see EmbeddedThread): PostgreSQL's WebAssembly runs
+ * beside the service's thread, which only sends statements and reads their
+ * rows. Its files are made private to this user (see holdPrivateUmask: the
+ * umask is the process's, held here while the thread makes them). With
+ * `durability` `full` (the default) every write resolves once it is on
+ * disk (see DiskFlusher); `relaxed` leaves that to the operating system.
  *
  * @throws QueueError `storage-failed` when it cannot be opened
  */
-export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<Database> {
-  const { PGlite, protocol } = await import('@electric-sql/pglite');
+export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<EmbeddedDatabase> {
   const release = holdPrivateUmask();
-  let db: InstanceType<typeof PGlite>;
+  let thread: EmbeddedThread;
   try {
-    db = await PGlite.create(dir);
+    thread = await EmbeddedThread.open(dir);
   } catch (e) {
     release();
     throw storageError('opening the embedded database', e);
   }
   try {
     await makePrivate(dir);
-    // Each statement planned once (see PreparedStatements): the queue's statements have plans that do not depend on their values.
-    await db.query('SET plan_cache_mode = force_generic_plan');
   } catch (e) {
-    await db.close().catch(() => undefined);
+    await thread.close().catch(() => undefined);
     release();
     throw storageError('restricting the files of the embedded database', e);
   }
@@ -153,18 +158,16 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
     if (flusher !== undefined && (text === undefined || !/^\s*SELECT\b/i.test(text))) await flusher.flush();
     return written;
   };
-  const prepared = new PreparedStatements(db, protocol.serialize);
-  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => durable(await prepared.query(text, params), text);
   return {
     kind: 'embedded',
-    query,
-    transaction: async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
-      durable(await db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows }))),
+    query: async (text, params = []) => durable(await thread.query(text, params), text),
+    transaction: async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => durable(await thread.transaction(fn)),
     close: () =>
-      db
+      thread
         .close()
         .then(() => flusher?.close())
         .then(() => makePrivate(dir))
         .finally(release),
+    thread,
   };
 }
