@@ -11,7 +11,7 @@ import type { ThreadAnswer, ThreadRequest } from './embedded-thread.js';
 import { QueueError } from './types.js';
 
 /** The thread's script: its twin beside this module (`.ts` in tests and development, run through tsx). */
-const THREAD_SCRIPT = new URL(`./embedded-thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const THREAD_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? './embedded-thread.ts' : './embedded-thread.js', import.meta.url);
 
 /** Starts the thread; a TypeScript script is loaded through tsx (tests, development). */
 function startThread(dir: string): Worker {
