@@ -13,7 +13,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedStatements } from './prepared.js';
-import type { Row } from './sql.js';
+import { codeOf, type Row } from './sql.js';
 
 /** A request of the service's thread. */
 export type ThreadRequest =
@@ -28,12 +28,6 @@ export type ThreadAnswer =
   | { readonly op: 'open-failed'; readonly code: string | undefined }
   | { readonly id: number; readonly rows: Row[] }
   | { readonly id: number; readonly code: string | undefined };
-
-/** The code of an error, without its message: a SQLSTATE (5 characters) or a system error code. */
-export function codeOf(e: unknown): string | undefined {
-  const code = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && (/^[0-9A-Z]{5}$/.test(code) || /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) ? code : undefined;
-}
 
 /** Messages for one transaction, taken one at a time. */
 class Inbox {

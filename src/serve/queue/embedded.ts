@@ -5,20 +5,14 @@
  * WebAssembly, a thread killed), every call waiting and every later one
  * rejects with a QueueError `storage-failed` instead of hanging.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../work-pool.js';
 import type { Row, Sql } from './sql.js';
 import type { ThreadAnswer, ThreadRequest } from './embedded-thread.js';
 import { QueueError } from './types.js';
 
 /** The thread's script: its twin beside this module (`.ts` in tests and development, run through tsx). */
 const THREAD_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? './embedded-thread.ts' : './embedded-thread.js', import.meta.url);
-
-/** Starts the thread; a TypeScript script is loaded through tsx (tests, development). */
-function startThread(dir: string): Worker {
-  if (!THREAD_SCRIPT.pathname.endsWith('.ts')) return new Worker(THREAD_SCRIPT, { workerData: { dir } });
-  const boot = `import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${JSON.stringify(THREAD_SCRIPT.href)}))`;
-  return new Worker(boot, { eval: true, workerData: { dir } });
-}
 
 /** An error of the database reduced to its code (what storageError reads); never a message from the thread. */
 const codeError = (code: string | undefined): Error => Object.assign(new Error('the embedded database failed'), code === undefined ? {} : { code });
@@ -54,7 +48,7 @@ export class EmbeddedThread {
    * @throws an error with the code of the failure (storageError reduces it) when it cannot be opened
    */
   static open(dir: string): Promise<EmbeddedThread> {
-    const worker = startThread(dir);
+    const worker = startWorker(THREAD_SCRIPT, { dir });
     return new Promise((resolve, reject) => {
       const onExit = (): void => reject(stopped());
       const onError = (): void => reject(stopped());

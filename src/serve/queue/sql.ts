@@ -36,12 +36,17 @@ export function sqlStateOf(e: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** The code of an error, without its message: its SQLSTATE, or a system error code (`EIO`, `ENOSPC`). */
+export function codeOf(e: unknown): string | undefined {
+  const sys = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
+  return sqlStateOf(e) ?? (typeof sys === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(sys) ? sys : undefined);
+}
+
 /** A QueueError for a driver error: what was being done, and the SQLSTATE or system code; never the driver's message. */
 export function storageError(doing: string, e: unknown): QueueError {
   if (e instanceof QueueError) return e;
   const state = sqlStateOf(e);
-  const sys = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
-  const code = state ?? (typeof sys === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(sys) ? sys : undefined);
+  const code = codeOf(e);
   return new QueueError('storage-failed', `the queue's database failed while ${doing}${code === undefined ? '' : ` (${code})`}`, { sqlState: state });
 }
 
