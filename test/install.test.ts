@@ -18,7 +18,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 
-/** The files and packages a built module reaches: through static imports only, or through dynamic import() too. */
+/** The files and packages a built module reaches: through static imports only, or through dynamic import() and the threads it starts too. */
 function reach(entry: string, dynamic: boolean): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -29,6 +29,10 @@ function reach(entry: string, dynamic: boolean): { files: Set<string>; packages:
     const staticImports = /(?:^|\n)(?:import|export)\s(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)import\s*['"]([^'"]+)['"]/g;
     const specs = [...code.matchAll(staticImports)].map((m) => m[1] ?? m[2] ?? '');
     if (dynamic) specs.push(...[...code.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? ''));
+    // The script of a thread it starts (`new URL('./x.js', import.meta.url)`, in a chunk of the bundle
+    // `new URL('./x.js', new URL('<its twin in dist/>', import.meta.url).href)`): what the thread imports is loaded on use too.
+    const threads = /new URL\([^;\n]*?['"](\.\/[^'"]+\.js)['"],\s*(?:new URL\(\s*['"]([^'"]+)['"],\s*import\.meta\.url\)\.href|import\.meta\.url)\)/g;
+    if (dynamic) for (const m of code.matchAll(threads)) visit(resolve(dirname(m[2] === undefined ? file : resolve(dirname(file), m[2])), m[1] ?? ''));
     for (const spec of specs) {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
       else if (!spec.startsWith('node:')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec));

@@ -36,6 +36,7 @@ const { openEmbedded } = await import('../src/serve/queue/sql.js');
 const { openQueue } = await import('../src/serve/queue/index.js');
 const { migrate } = await import('../src/serve/queue/migrate.js');
 const { vacuumTable } = await import('../src/serve/queue/vacuum.js');
+const { run } = await import('../src/serve/queue/sql.js');
 
 const tmp = mkdtempSync(join(tmpdir(), 'abha-durable-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -164,4 +165,72 @@ describe('the embedded store on disk', () => {
     const options = { dataDir: join(tmp, 'opts'), client: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }, embeddedDurability: 'off' as 'full' };
     await expect(openQueue(options)).rejects.toMatchObject({ code: 'invalid-options', message: expect.stringMatching(/embeddedDurability must be one of full, relaxed/) });
   });
+});
+
+describe("the embedded store's thread", () => {
+  it('rolls a transaction back across the thread, and runs the statements sent meanwhile after its end', async () => {
+    const dir = join(tmp, 'thread-tx');
+    const db = await openEmbedded(dir, 'relaxed');
+    try {
+      await db.query('CREATE TABLE t (v text)');
+      let release = (): void => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const failing = db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO t VALUES ('rolled back')`);
+        await held;
+        throw new Error('the caller gave up');
+      });
+      // Sent while the transaction is open: it waits for its end, so it never sees the row.
+      const outside = db.query('SELECT count(*)::int AS n FROM t');
+      expect(await settled(outside)).toBe(false);
+      release();
+      await expect(failing).rejects.toThrow('the caller gave up');
+      await expect(outside).resolves.toEqual([{ n: 0 }]);
+      // A statement that fails inside rolls the whole transaction back too; a committed one stays.
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO t VALUES ('x')`);
+          await tx.query('SELECT 1/0');
+        }),
+      ).rejects.toMatchObject({ code: '22012' });
+      await db.transaction(async (tx) => void (await tx.query(`INSERT INTO t VALUES ('kept')`)));
+      await expect(db.query('SELECT v FROM t')).resolves.toEqual([{ v: 'kept' }]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('reduces a failed statement to its SQLSTATE: the row it quotes never crosses from the thread', async () => {
+    const dir = join(tmp, 'thread-errors');
+    const db = await openEmbedded(dir, 'relaxed');
+    try {
+      await db.query('CREATE TABLE t (v text PRIMARY KEY)');
+      await db.query('INSERT INTO t VALUES ($1)', ['priya.sharma@sbx']);
+      const error = await db.query('INSERT INTO t VALUES ($1)', ['priya.sharma@sbx']).catch((e: unknown) => e);
+      // PostgreSQL's message would be: duplicate key value violates unique constraint "t_pkey", Key (v)=(priya.sharma@sbx) already exists.
+      expect(error).toMatchObject({ code: '23505' });
+      expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('priya');
+      const reduced = await run(db, 'storing a row', 'INSERT INTO t VALUES ($1)', ['priya.sharma@sbx']).catch((e: unknown) => e);
+      expect(reduced).toMatchObject({ code: 'storage-failed', sqlState: '23505', message: "the queue's database failed while storing a row (23505)" });
+      // The session goes on after the failure.
+      await expect(db.query('SELECT count(*)::int AS n FROM t')).resolves.toEqual([{ n: 1 }]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('fails every waiting and later call with a QueueError when its thread ends, instead of hanging', async () => {
+    const dir = join(tmp, 'thread-killed');
+    const db = await openEmbedded(dir, 'relaxed');
+    try {
+      await db.query('CREATE TABLE t (v text)');
+      const waiting = db.query(`INSERT INTO t SELECT 'v' FROM generate_series(1, 200000)`);
+      await db.thread.kill();
+      await expect(waiting).rejects.toMatchObject({ name: 'QueueError', code: 'storage-failed', message: "the queue's embedded database stopped (its thread ended)" });
+      await expect(db.query('SELECT 1')).rejects.toMatchObject({ code: 'storage-failed' });
+      await expect(db.transaction(async (tx) => tx.query('SELECT 1'))).rejects.toMatchObject({ code: 'storage-failed' });
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 });

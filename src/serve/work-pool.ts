@@ -83,7 +83,7 @@ interface Slot {
 }
 
 /** Starts a worker; a TypeScript script (tests, development) is loaded through tsx. */
-function startWorker(script: URL, workerData: unknown): Worker {
+export function startWorker(script: URL, workerData: unknown): Worker {
   if (!script.pathname.endsWith('.ts')) return new Worker(script, { workerData });
   const boot = `import('tsx/esm/api').then((tsx) => tsx.register()).then(() => import(${JSON.stringify(script.href)}))`;
   return new Worker(boot, { eval: true, workerData });

@@ -10,6 +10,7 @@
  */
 import { makePrivate } from './data-dir.js';
 import { DiskFlusher, type EmbeddedDurability } from './durable.js';
+import { EmbeddedThread } from './embedded.js';
 import { QueueError } from './types.js';
 
 /** A row as the drivers return it. */
@@ -35,12 +36,17 @@ export function sqlStateOf(e: unknown): string | undefined {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
+/** The code of an error, without its message: its SQLSTATE, or a system error code (`EIO`, `ENOSPC`). */
+export function codeOf(e: unknown): string | undefined {
+  const sys = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
+  return sqlStateOf(e) ?? (typeof sys === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(sys) ? sys : undefined);
+}
+
 /** A QueueError for a driver error: what was being done, and the SQLSTATE or system code; never the driver's message. */
 export function storageError(doing: string, e: unknown): QueueError {
   if (e instanceof QueueError) return e;
   const state = sqlStateOf(e);
-  const sys = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
-  const code = state ?? (typeof sys === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(sys) ? sys : undefined);
+  const code = codeOf(e);
   return new QueueError('storage-failed', `the queue's database failed while ${doing}${code === undefined ? '' : ` (${code})`}`, { sqlState: state });
 }
 
@@ -120,20 +126,27 @@ function holdPrivateUmask(): () => void {
   };
 }
 
+/** The embedded database: its thread can be ended as a crash would (tests). */
+export interface EmbeddedDatabase extends Database {
+  readonly thread: Pick<EmbeddedThread, 'kill'>;
+}
+
 /**
- * Opens the embedded database (PGlite) in `dir`, made on first use; its
- * files are made private to this user (see holdPrivateUmask). With
- * `durability` `full` (the default) every write resolves once it is on disk
- * (see DiskFlusher); `relaxed` leaves that to the operating system.
+ * Opens the embedded database (PGlite) in `dir`, made on first use, in a
+ * thread of its own (see EmbeddedThread): PostgreSQL's WebAssembly runs
+ * beside the service's thread, which only sends statements and reads their
+ * rows. Its files are made private to this user (see holdPrivateUmask: the
+ * umask is the process's, held here while the thread makes them). With
+ * `durability` `full` (the default) every write resolves once it is on
+ * disk (see DiskFlusher); `relaxed` leaves that to the operating system.
  *
  * @throws QueueError `storage-failed` when it cannot be opened
  */
-export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+export async function openEmbedded(dir: string, durability: EmbeddedDurability = 'full'): Promise<EmbeddedDatabase> {
   const release = holdPrivateUmask();
-  let db: InstanceType<typeof PGlite>;
+  let thread: EmbeddedThread;
   try {
-    db = await PGlite.create(dir);
+    thread = await EmbeddedThread.open(dir);
   } catch (e) {
     release();
     throw storageError('opening the embedded database', e);
@@ -141,7 +154,7 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
   try {
     await makePrivate(dir);
   } catch (e) {
-    await db.close().catch(() => undefined);
+    await thread.close().catch(() => undefined);
     release();
     throw storageError('restricting the files of the embedded database', e);
   }
@@ -150,17 +163,16 @@ export async function openEmbedded(dir: string, durability: EmbeddedDurability =
     if (flusher !== undefined && (text === undefined || !/^\s*SELECT\b/i.test(text))) await flusher.flush();
     return written;
   };
-  const query = async (text: string, params: readonly unknown[] = []): Promise<Row[]> => durable((await db.query<Row>(text, params as unknown[])).rows, text);
   return {
     kind: 'embedded',
-    query,
-    transaction: async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> =>
-      durable(await db.transaction((tx) => fn({ query: async (text, params = []) => (await tx.query<Row>(text, params as unknown[])).rows }))),
+    query: async (text, params = []) => durable(await thread.query(text, params), text),
+    transaction: async <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => durable(await thread.transaction(fn)),
     close: () =>
-      db
+      thread
         .close()
         .then(() => flusher?.close())
         .then(() => makePrivate(dir))
         .finally(release),
+    thread,
   };
 }

@@ -57,20 +57,25 @@ export interface NewSubmission {
  * is made, the second gets it.
  */
 export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[]): Promise<{ row: Row; created: boolean }[]> {
+  // The requests travel as one binary parameter (each a slice of it): sent as bytes, not as hex text in an array,
+  // which costs the embedded store's driver more than the insert itself.
+  const bodies = items.map((i) => Buffer.from(i.body.hex, 'hex'));
+  let offset = 1;
+  const starts = bodies.map((b) => ((offset += b.length), offset - b.length));
   const inserted = await run(
     sql,
     'storing submissions',
     `INSERT INTO abha_link_submissions (id, item_key, status, body, body_key, body_sha256, callback_url, created_at, updated_at, visit_id, hip_id, care_context_refs, hi_types)
-     SELECT id, item_key, 'queued', decode(body, 'hex'), body_key, body_sha256, callback_url, at, at, visit_id, hip_id, refs::jsonb, hi_types::jsonb
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
-       WITH ORDINALITY AS t(id, item_key, body, body_key, body_sha256, callback_url, at, visit_id, hip_id, refs, hi_types, n)
+     SELECT id, item_key, 'queued', substring($12::bytea FROM body_start FOR body_length), body_key, body_sha256, callback_url, at, at, visit_id, hip_id, refs::jsonb, hi_types::jsonb
+     FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::integer[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $13::text[])
+       WITH ORDINALITY AS t(id, item_key, body_start, body_length, body_sha256, callback_url, at, visit_id, hip_id, refs, hi_types, body_key, n)
      ORDER BY n
      ON CONFLICT (item_key) DO NOTHING RETURNING ${COLUMNS}`,
     [
       items.map((i) => i.id),
       items.map((i) => i.key),
-      items.map((i) => i.body.hex),
-      items.map((i) => i.body.keyId),
+      starts,
+      bodies.map((b) => b.length),
       items.map((i) => i.sha256),
       items.map((i) => i.callbackUrl ?? null),
       items.map((i) => i.now.toISOString()),
@@ -78,6 +83,8 @@ export async function insertSubmissions(sql: Sql, items: readonly NewSubmission[
       items.map((i) => i.visit.hipId),
       items.map((i) => JSON.stringify(i.visit.careContextReferences)),
       items.map((i) => JSON.stringify(i.visit.hiTypes)),
+      Buffer.concat(bodies),
+      items.map((i) => i.body.keyId),
     ],
   );
   const made = new Map(inserted.map((r) => [String(r.id), r]));

@@ -6,7 +6,7 @@
  * time: a cycle records every outcome that came in since the last one and
  * claims items for every free slot in one statement, so that a busy replica
  * writes once per batch of answers instead of twice per item (the embedded
- * store runs its statements on this thread, and flushes each write to disk). A tick renews this replica's leases,
+ * store runs one statement at a time, in its own thread, and flushes each write to disk). A tick renews this replica's leases,
  * turns other replicas' expired leases into `unknown`, picks up items
  * queued elsewhere, delivers callbacks and vacuums the embedded store when
  * enough rows changed (see vacuum.ts).
