@@ -13,7 +13,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PreparedStatements } from './prepared.js';
-import { codeOf, type Row } from './sql.js';
+import { codeOf, type Row } from './sql-base.js';
 
 /** A request of the service's thread. */
 export type ThreadRequest =

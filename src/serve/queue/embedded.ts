@@ -7,7 +7,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../work-pool.js';
-import type { Row, Sql } from './sql.js';
+import type { Row, Sql } from './sql-base.js';
 import type { ThreadAnswer, ThreadRequest } from './embedded-thread.js';
 import { QueueError } from './types.js';
 

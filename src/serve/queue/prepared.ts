@@ -10,7 +10,7 @@
  * (a schema change, fresh statistics after ANALYZE).
  */
 import type { messages, PGlite, protocol } from '@electric-sql/pglite';
-import type { Row } from './sql.js';
+import type { Row } from './sql-base.js';
 
 type Messages = Awaited<ReturnType<PGlite['execProtocol']>>['messages'];
 

@@ -11,15 +11,10 @@
 import { makePrivate } from './data-dir.js';
 import { DiskFlusher, type EmbeddedDurability } from './durable.js';
 import { EmbeddedThread } from './embedded.js';
+import { codeOf, sqlStateOf, type Row, type Sql } from './sql-base.js';
 import { QueueError } from './types.js';
 
-/** A row as the drivers return it. */
-export type Row = Record<string, unknown>;
-
-/** A connection, or a transaction on one. */
-export interface Sql {
-  query(text: string, params?: readonly unknown[]): Promise<Row[]>;
-}
+export { codeOf, sqlStateOf, type Row, type Sql } from './sql-base.js';
 
 /** A database: queries, transactions, and close. */
 export interface Database extends Sql {
@@ -28,18 +23,6 @@ export interface Database extends Sql {
   close(): Promise<void>;
   /** `postgresql` or `embedded`. */
   readonly kind: 'postgresql' | 'embedded';
-}
-
-/** The SQLSTATE of a driver error (5 characters), when it has one. */
-export function sqlStateOf(e: unknown): string | undefined {
-  const code = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-/** The code of an error, without its message: its SQLSTATE, or a system error code (`EIO`, `ENOSPC`). */
-export function codeOf(e: unknown): string | undefined {
-  const sys = e !== null && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
-  return sqlStateOf(e) ?? (typeof sys === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(sys) ? sys : undefined);
 }
 
 /** A QueueError for a driver error: what was being done, and the SQLSTATE or system code; never the driver's message. */
