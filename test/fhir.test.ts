@@ -10,7 +10,7 @@ import type { ClinicalInput } from '../src/index.js';
 import { FHIR_HI_TYPES, FHIR_ID_NAMESPACE, OP_CONSULT_SECTIONS, RECORD_PROFILES, profileUrl } from '../src/fhir/constants.js';
 import { v5 as uuidv5 } from 'uuid';
 import { documentUuid, resourceUuid } from '../src/fhir/ids.js';
-import { escapeXhtml, isolatedXhtml } from '../src/fhir/xhtml.js';
+import { escapeXhtml, isolatedXhtml, xhtmlProblem } from '../src/fhir/xhtml.js';
 import { visitDateTime } from '../src/fhir/time.js';
 import { isValid } from 'date-fns/isValid';
 import { parseISO } from 'date-fns/parseISO';
@@ -431,6 +431,20 @@ describe('narratives', () => {
     }
     expect(escapeXhtml(hostile)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt; \uFFFD\uFFFD &#39;q&#39;');
     expect(validateFhirBundle(b).issues.filter((i) => i.severity === 'error')).toEqual([]);
+  });
+
+  it('reads the tags abha-link writes in place, with the verdicts of any other spelling of them', () => {
+    const div = (inner: string): string => `<div xmlns="http://www.w3.org/1999/xhtml">${inner}</div>`;
+    expect(xhtmlProblem(div('<ul><li><span dir="auto">a</span></li></ul><p><b>b</b></p>'))).toBeUndefined();
+    expect(xhtmlProblem(div('<ul ><li><span dir="auto" >a</span ></li ></ul>'))).toBeUndefined();
+    expect(xhtmlProblem(div('<li><span dir="auto">a</li></span>'))).toBe('is not well-formed XHTML (mismatched closing tag)');
+    expect(xhtmlProblem(div('<LI>a</LI>'))).toBe('uses an element narratives may not contain (only basic HTML formatting is allowed)');
+    expect(xhtmlProblem(div('<li>a</li'))).toBe('is not well-formed XHTML (mismatched closing tag)');
+    expect(xhtmlProblem('<div xmlns="http://www.w3.org/1999/xhtml"><p>a</p')).toBe('is not well-formed XHTML (unclosed tag)');
+    expect(xhtmlProblem('<div xmlns="http://www.w3.org/1999/xhtml"><p>a</p>')).toBe('is not well-formed XHTML (unclosed element)');
+    expect(xhtmlProblem('<span dir="auto">a</span>')).toBe('must be an XHTML <div> element');
+    expect(xhtmlProblem(`${div('a')}<p>b</p>`)).toBe('has content outside the root <div>');
+    expect(xhtmlProblem(div('<ul><li></li></ul>'))).toBe('must have some non-whitespace content');
   });
 });
 

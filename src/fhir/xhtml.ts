@@ -170,6 +170,19 @@ function isSimpleTag(text: string, from: number, to: number): boolean {
   return true;
 }
 
+/** An element's name and its opening tag without attributes, after the `<`: `['li', 'li>']`. */
+type OpenTag = readonly [name: string, open: string];
+
+/** The elements abha-link writes besides the root and the isolates: allowed, and none counts as content by itself. */
+const COMMON_TAGS: readonly OpenTag[] = ['li', 'ul', 'p', 'b'].map((name) => [name, `${name}>`]);
+const ISOLATE: OpenTag = ['span', `${ISOLATE_TAG}>`];
+
+/** The common element whose opening tag (no attributes) starts at `from`, just after its `<`; undefined for any other. */
+function commonTag(text: string, from: number): OpenTag | undefined {
+  for (const tag of COMMON_TAGS) if (text.startsWith(tag[1], from)) return tag;
+  return undefined;
+}
+
 /** Why a narrative div is not acceptable, or undefined when it is. Never quotes the text. */
 export function xhtmlProblem(div: string): string | undefined {
   if (!div.startsWith('<div')) return 'must be an XHTML <div> element';
@@ -189,21 +202,31 @@ export function xhtmlProblem(div: string): string | undefined {
       if (!content && hasContent(div, i, end)) content = true;
     }
     if (lt === -1) break;
+    const first = div.charCodeAt(lt + 1);
+    // The commonest tags, read in place with no search for their `>` (tag names hold none): the closing tag of the
+    // element open, and the bidi isolate abha-link writes around every value, inside the root (always acceptable).
+    if (first === 47 /* / */) {
+      const open = stack.length > 0 ? stack[stack.length - 1] : undefined;
+      if (open !== undefined && div.charCodeAt(lt + 2 + open.length) === 62 /* > */ && div.startsWith(open, lt + 2)) {
+        stack.pop();
+        i = lt + 3 + open.length;
+        continue;
+      }
+    } else if (stack.length > 0) {
+      const tag = first === 115 /* s */ && div.startsWith(ISOLATE[1], lt + 1) ? ISOLATE : commonTag(div, lt + 1);
+      if (tag !== undefined) {
+        stack.push(tag[0]);
+        i = lt + 1 + tag[1].length;
+        continue;
+      }
+    }
     const gt = div.indexOf('>', lt);
     if (gt === -1) return 'is not well-formed XHTML (unclosed tag)';
     i = gt + 1;
-    const first = div.charCodeAt(lt + 1);
     if (first === 33 /* ! */ || first === 63 /* ? */) return 'must not contain comments, processing instructions or CDATA';
     if (first === 47 /* / */) {
-      const open = stack.pop();
-      // `</p>` read in place; a closing tag with white space in it is cut out and trimmed.
-      if (open !== undefined && gt - lt - 2 === open.length && div.startsWith(open, lt + 2)) continue;
-      if (open !== div.slice(lt + 2, gt).trim()) return 'is not well-formed XHTML (mismatched closing tag)';
-      continue;
-    }
-    // The bidi isolate abha-link writes around every value, inside the root: always acceptable, no parsing needed.
-    if (gt - lt - 1 === ISOLATE_TAG.length && stack.length > 0 && div.startsWith(ISOLATE_TAG, lt + 1)) {
-      stack.push('span');
+      // Not `</name>` of the element open (read above): one with white space in it is cut out and trimmed.
+      if (stack.pop() !== div.slice(lt + 2, gt).trim()) return 'is not well-formed XHTML (mismatched closing tag)';
       continue;
     }
     // The root div as abha-link writes it: always acceptable, no parsing needed.
