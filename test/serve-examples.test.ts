@@ -39,6 +39,19 @@ const EXAMPLES = docExamples();
 const MOBILE = '9000000001';
 const OTP = '123456';
 
+/** Polls `url`/readyz until its storage check is `ok` (not `starting`); rejects after `ms`. */
+async function untilStorageOpen(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const body = (await fetch(`${url}/readyz`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      .then((r) => r.json())
+      .catch(() => undefined)) as { checks?: { storage?: string } } | undefined;
+    if (body?.checks?.storage === 'ok') return;
+    if (Date.now() > until) throw new Error(`the server's store did not open within ${ms} ms (/readyz: ${JSON.stringify(body)})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('the examples of docs/serve.md against a live server and the mock', () => {
   let mock: MockServer;
   let url = '';
@@ -50,7 +63,10 @@ describe('the examples of docs/serve.md against a live server and the mock', () 
     serve = startCli(['serve', '--port', '0', '--data', data], { ABHA_LINK_SERVE_TOKEN: TOKEN, ABHA_LINK_BASE_URL: mock.url, ABHA_LINK_API_KEY: mock.apiKey });
     // The embedded store's first start is slow on a loaded machine (issue 21, item 6): wait up to 2 minutes.
     url = (await firstLine(serve, 120_000)).replace('listening on ', '');
-  }, 150_000);
+    // The server listens before its store is open (a submission meanwhile waits 20 s, then 503 with Retry-After);
+    // the examples are written for a running service, so they start once /readyz says the store is open.
+    await untilStorageOpen(url, 120_000);
+  }, 260_000);
   afterAll(async () => {
     serve?.child.kill('SIGTERM');
     await serve?.done;
