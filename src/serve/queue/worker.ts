@@ -48,8 +48,6 @@ const PAUSING = new Set(['authentication', 'rate-limited', 'server-error', 'conn
 const MAX_PAUSE_MS = 30_000;
 /** How often a replica looks for stored requests to delete (failed or unknown items past their time). */
 const EXPIRY_EVERY_MS = 60_000;
-/** How long a cycle waits at most for more answers while sends are in flight (see Worker's #gather). */
-const GATHER_MS = 2;
 
 /**
  * What one send became (pure; a table test covers it).
@@ -112,8 +110,6 @@ export class Worker {
   #pausedUntil = 0;
   #pauseMs = 0;
   #loop: Promise<void> | undefined;
-  /** Ends the wait of {@link Worker.#gather}: enough answers came in, or the worker stops. */
-  #gathered: (() => void) | undefined;
   /** When the next tick looks for stored requests past their time. */
   #nextExpiry = 0;
   /** Resolves at stop: a wait of the loop ends then even when the injected sleep ignores its signal. */
@@ -167,33 +163,9 @@ export class Worker {
     await new Promise((resolve) => setImmediate(resolve));
     do {
       this.#again = false;
-      await this.#gather();
       await this.#cycle();
     } while (this.#again || this.#outcomes.length > 0);
     this.#cycles = undefined;
-  }
-
-  /** Whether a cycle would write few answers while more are coming (sends in flight): worth waiting for them. */
-  #fewAnswers(): boolean {
-    const n = this.#outcomes.length;
-    return n > 0 && n < Math.ceil(this.#c.concurrency / 2) && this.#inFlight.size > n && !this.#stop.signal.aborted;
-  }
-
-  /**
-   * Before a cycle that would record few answers while other sends are in flight, waits (at most
-   * GATHER_MS) until half the slots have answered: one cycle then records and claims for them all,
-   * a statement (and with the embedded store a commit and a flush) shared by more items. The wait
-   * only delays the record of answers already in and the claim of the next items; nothing is sent twice.
-   */
-  async #gather(): Promise<void> {
-    if (!this.#fewAnswers()) return;
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      this.#gathered = resolve;
-      timer = setTimeout(resolve, GATHER_MS);
-    });
-    clearTimeout(timer);
-    this.#gathered = undefined;
   }
 
   /**
@@ -229,7 +201,6 @@ export class Worker {
   /** An outcome to record: the next cycle writes it with the others that came in meanwhile. */
   #record(outcome: Outcome): void {
     this.#outcomes.push(outcome);
-    if (this.#gathered !== undefined && !this.#fewAnswers()) this.#gathered();
   }
 
   /** The stored request of a claimed item, or undefined when it cannot be opened (altered, or its key is gone). */
@@ -313,7 +284,6 @@ export class Worker {
   /** Stops claiming, waits for the sends in flight and their records. */
   async stop(): Promise<void> {
     this.#stop.abort();
-    this.#gathered?.();
     await this.#loop;
     // The cycles claim nothing more once stopping; the sends in flight end, each pokes a cycle that records it.
     while (this.#cycles !== undefined || this.#inFlight.size > 0) await Promise.all([this.#cycles, ...this.#inFlight]);
