@@ -73,9 +73,9 @@ export class EmbeddedThread {
     this.#pending.clear();
   }
 
-  #call(request: Request): Promise<Row[]> {
+  /** Sends `request` under `id` (a fresh one unless given) and resolves to its rows. */
+  #call(request: Request, id = ++this.#ids): Promise<Row[]> {
     if (this.#ended !== undefined) return Promise.reject(this.#ended);
-    const id = ++this.#ids;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#worker.postMessage({ ...request, id });
@@ -89,8 +89,9 @@ export class EmbeddedThread {
 
   /** Runs `fn` in one transaction in the thread: committed when it resolves, rolled back when it rejects. */
   async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    const tx = this.#ids + 1;
-    await this.#call({ op: 'begin' });
+    // The thread knows a transaction by the id of its `begin`.
+    const tx = ++this.#ids;
+    await this.#call({ op: 'begin' }, tx);
     let out: T;
     try {
       out = await fn({ query: (text, params = []) => this.#call({ op: 'query', text, params, tx }) });
