@@ -128,8 +128,8 @@ export function dosageOf(m: Medication): Dosage {
     const q = doseQuantityOf(m.dosage);
     if (q !== undefined) d.doseAndRate = [{ doseQuantity: q }];
   }
-  // Nothing was set: no key list is made to find that out (this runs for every medication).
-  if (d.text === undefined && d.patientInstruction === undefined && d.asNeededBoolean === undefined && d.timing === undefined && d.doseAndRate === undefined) d.text = NO_DOSAGE_TEXT;
+  // Nothing was set: read from the object itself, so that a field added above can never be missed here.
+  if (Object.keys(d).length === 0) d.text = NO_DOSAGE_TEXT;
   return d;
 }
 
