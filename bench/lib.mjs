@@ -84,7 +84,7 @@ process.on('SIGTERM', () => m.close().then(() => process.exit(0)));`;
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      if (out.includes('\n')) resolve({ url: out.trim(), stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
+      if (out.includes('\n')) resolve({ url: out.trim(), pid: child.pid, stop: () => new Promise((r) => (child.on('exit', r), child.kill('SIGTERM'))) });
     });
     child.on('exit', (c) => reject(new Error(`mock exited with ${c}`)));
   });

@@ -11,6 +11,15 @@
  * the embedded store's database thread too): on a busy machine a round's
  * rate swings with the other jobs, the CPU per item far less.
  * Rounds alternate their order; medians of per-round figures are reported.
+ * Before the rounds, `submit` and each queue send BENCH_QUEUE_WARMUP items:
+ * both get faster over their first thousand or two items (V8 compiles
+ * their code, PGlite's WebAssembly tiers up), `submit` more than the queue,
+ * so rounds run cold compare a cold `submit` and read too high.
+ *
+ * On Linux the CPU is also split by thread (from /proc): the service's
+ * thread (the one that runs `submit`, enqueues and the queue's worker), the
+ * embedded store's database thread, V8's and libuv's helper threads; and the
+ * mock's process. That says where the queue's extra CPU goes.
  * Run with `npm run build && node bench/queue.mjs`.
  *
  * PostgreSQL: ABHA_LINK_DATABASE_URL when set (a database the benchmark may
@@ -29,6 +38,7 @@
  *
  * Environment:
  *   BENCH_QUEUE_ITEMS        link requests per round, default 400
+ *   BENCH_QUEUE_WARMUP       link requests sent through `submit` and through each queue before the rounds, default 2000
  *   BENCH_QUEUE_ROUNDS       measured rounds, default 3
  *   BENCH_QUEUE_CONCURRENCY  requests in flight, default 16
  *   BENCH_QUEUE_STORES       embedded, postgresql or both (comma-separated; default both)
@@ -36,6 +46,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +66,7 @@ const num = (name, dflt) => {
   return Number.isFinite(v) && v > 0 ? v : dflt;
 };
 const ITEMS = Math.round(num('BENCH_QUEUE_ITEMS', 400));
+const WARMUP = Math.round(num('BENCH_QUEUE_WARMUP', 2000));
 const ROUNDS = Math.round(num('BENCH_QUEUE_ROUNDS', 3));
 const CONCURRENCY = Math.round(num('BENCH_QUEUE_CONCURRENCY', 16));
 const KEY = 'bench-api-key';
@@ -65,12 +77,14 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+/** The median of each part of the runs' CPU splits. */
+const medianSplit = (runs) => Object.fromEntries(['service', 'database', 'helpers', 'mock'].map((k) => [k, median(runs.map((r) => r.split[k]))]));
 const fmt = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 const base = JSON.parse(readFileSync(join(ROOT, 'examples', 'opd-prescription.request.json'), 'utf8'));
 const RUN = Date.now().toString(36);
 let serial = 0;
-const batch = () => Array.from({ length: ITEMS }, () => ({ ...base, visitId: `BQ-${RUN}-${++serial}` }));
+const batch = (n = ITEMS) => Array.from({ length: n }, () => ({ ...base, visitId: `BQ-${RUN}-${++serial}` }));
 
 /** A throwaway PostgreSQL cluster; resolves to { url, stop } or { skip }. */
 function startPostgres() {
@@ -112,14 +126,14 @@ const mock = await startMock(KEY);
 const client = createClient({ baseUrl: mock.url, apiKey: KEY });
 
 let journals = 0;
-async function viaSubmit() {
-  const items = batch();
+async function viaSubmit(n = ITEMS) {
+  const items = batch(n);
   const journal = join(DATA, `journal-${++journals}`);
   const t0 = performance.now();
   const s = await client.submitMany(items, { concurrency: CONCURRENCY, journal });
   const secs = (performance.now() - t0) / 1000;
-  if (s.acknowledged !== ITEMS) throw new Error(`submit: ${s.acknowledged} of ${ITEMS} acknowledged`);
-  return ITEMS / secs;
+  if (s.acknowledged !== n) throw new Error(`submit: ${s.acknowledged} of ${n} acknowledged`);
+  return n / secs;
 }
 
 /**
@@ -152,32 +166,69 @@ function mockLinked() {
  * (polled in the mock's process), then until the queue has recorded them
  * (the queue's counts, a scan of its table, asked only then).
  */
-async function viaQueue(queue) {
-  const items = batch();
+async function viaQueue(queue, n = ITEMS) {
+  const items = batch(n);
   const before = await queue.counts();
   const linked = await mockLinked();
   const t0 = performance.now();
   await Promise.all(items.map((i) => queue.enqueue(i)));
-  while ((await mockLinked()) - linked < ITEMS) await new Promise((r) => setTimeout(r, 20));
+  while ((await mockLinked()) - linked < n) await new Promise((r) => setTimeout(r, 20));
   for (;;) {
     const c = await queue.counts();
     if (c.failed + c.unknown > before.failed + before.unknown) throw new Error(`queue: ${c.failed - before.failed} failed, ${c.unknown - before.unknown} unknown`);
-    if (c.acknowledged - before.acknowledged === ITEMS) break;
+    if (c.acknowledged - before.acknowledged === n) break;
     await new Promise((r) => setTimeout(r, 5));
   }
-  return ITEMS / ((performance.now() - t0) / 1000);
+  return n / ((performance.now() - t0) / 1000);
 }
+
+/** Linux: the CPU time (ms) of each thread of this process, by thread id, and of the mock's process (`mock`); empty elsewhere. */
+const TASKS = '/proc/self/task';
+const CLOCK_TICKS_PER_S = 100; // USER_HZ: 100 on Linux
+const ticksMs = (statFile) => {
+  const text = readFileSync(statFile, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+};
+function threadTimes() {
+  const out = new Map();
+  if (!existsSync(TASKS)) return out;
+  for (const tid of readdirSync(TASKS)) {
+    try {
+      out.set(tid, ticksMs(join(TASKS, tid, 'stat')));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  try {
+    out.set('mock', ticksMs(`/proc/${mock.pid}/stat`));
+  } catch {
+    // Not Linux.
+  }
+  return out;
+}
+/** The threads running now (V8's and libuv's helpers once the pool started): a store's database thread is one that appears when it opens. */
+const threadIds = () => new Set(existsSync(TASKS) ? readdirSync(TASKS) : []);
 
 /**
  * A run's rate, and the CPU this process spent per item meanwhile (every thread: the queue's database thread
  * too; not the mock's process, whose work is the same for both). On a busy machine the rate of one round
  * swings with the other jobs; the CPU per item much less.
  */
-async function withCpu(run) {
+async function withCpu(run, databaseThreads = new Set()) {
+  const t0 = threadTimes();
   const c0 = process.cpuUsage();
   const rate = await run();
   const c = process.cpuUsage(c0);
-  return { rate, cpu: (c.user + c.system) / 1000 / ITEMS };
+  const split = { service: 0, database: 0, helpers: 0, mock: 0 };
+  for (const [tid, ms] of threadTimes()) {
+    const d = (ms - (t0.get(tid) ?? 0)) / ITEMS;
+    if (tid === 'mock') split.mock += d;
+    else if (tid === String(process.pid)) split.service += d;
+    else if (databaseThreads.has(tid)) split.database += d;
+    else split.helpers += d;
+  }
+  return { rate, cpu: (c.user + c.system) / 1000 / ITEMS, split: existsSync(TASKS) ? split : undefined };
 }
 
 const wanted = (process.env.BENCH_QUEUE_STORES ?? 'embedded,postgresql').split(',').map((x) => x.trim());
@@ -211,22 +262,27 @@ log(
 const rows = [];
 try {
   const queues = [];
+  // Starts libuv's pool first, so that the threads a store's open starts are its own (its database thread).
+  await readFile(join(ROOT, 'package.json'));
   for (const store of stores) {
+    const known = threadIds();
     const queue = await store.open({ ...store.options, client: { baseUrl: mock.url, apiKey: KEY }, concurrency: CONCURRENCY });
+    const databaseThreads = new Set([...threadIds()].filter((t) => !known.has(t)));
     queue.start();
-    await viaQueue(queue); // warm-up
-    queues.push({ store, queue, s: [], q: [] });
+    queues.push({ store, queue, databaseThreads, s: [], q: [] });
   }
-  await viaSubmit();
+  log(`bench/queue: warm-up: ${WARMUP} items through submit and through each queue`);
+  await viaSubmit(WARMUP);
+  for (const m of queues) await viaQueue(m.queue, WARMUP);
   for (let i = 0; i < ROUNDS; i++) {
     // Every store in each round, in alternating order; each next to a submit run of its own.
     for (const m of i % 2 === 0 ? queues : [...queues].reverse()) {
       if (i % 2 === 0) {
-        m.s.push(await withCpu(viaSubmit));
-        m.q.push(await withCpu(() => viaQueue(m.queue)));
+        m.s.push(await withCpu(() => viaSubmit()));
+        m.q.push(await withCpu(() => viaQueue(m.queue), m.databaseThreads));
       } else {
-        m.q.push(await withCpu(() => viaQueue(m.queue)));
-        m.s.push(await withCpu(viaSubmit));
+        m.q.push(await withCpu(() => viaQueue(m.queue), m.databaseThreads));
+        m.s.push(await withCpu(() => viaSubmit()));
       }
       const [s, q] = [m.s[i], m.q[i]];
       log(
@@ -250,6 +306,7 @@ try {
       cpuRatio: median(cpuRatios),
       cpuMin: Math.min(...cpuRatios),
       cpuMax: Math.max(...cpuRatios),
+      split: q[0].split === undefined ? undefined : { submit: medianSplit(s), queue: medianSplit(q) },
     });
   }
 } finally {
@@ -259,6 +316,7 @@ try {
 }
 
 process.stdout.write(`\n## Queue throughput (bench/queue.mjs)\n\n`);
+process.stdout.write(`After a warm-up of ${WARMUP} items through each.\n`);
 process.stdout.write(`Concurrency ${CONCURRENCY}, ${ITEMS} link requests per round, ${ROUNDS} rounds, load average ${os.loadavg()[0].toFixed(1)} at the end.\n\n`);
 process.stdout.write(
   '| Store | `abha-link submit` (items/s) | queue (items/s) | ratio (median, min-max) | target | CPU per item, submit / queue (ms) | CPU ratio (median, min-max) |\n|---|---|---|---|---|---|---|\n',
@@ -267,4 +325,16 @@ for (const r of rows) {
   process.stdout.write(
     `| ${r.store} | ${fmt(r.submit)} | ${fmt(r.queue)} | ${fmt(r.ratio, 2)} (${fmt(r.min, 2)}-${fmt(r.max, 2)}) | >= ${TARGET} ${r.ratio >= TARGET ? 'met' : 'NOT met'} | ${fmt(r.submitCpu, 2)} / ${fmt(r.queueCpu, 2)} | ${fmt(r.cpuRatio, 2)} (${fmt(r.cpuMin, 2)}-${fmt(r.cpuMax, 2)}) |\n`,
   );
+}
+
+if (rows.some((r) => r.split !== undefined)) {
+  process.stdout.write(
+    "\nWhere the CPU goes, ms per item (medians; Linux, from /proc): the service's thread, the embedded store's database thread, V8's and libuv's helper threads (garbage collection, compilation, file I/O), and the mock's process.\n\n",
+  );
+  process.stdout.write('| Store | run | service thread | database thread | helper threads | mock |\n|---|---|---|---|---|---|\n');
+  for (const r of rows.filter((x) => x.split !== undefined)) {
+    for (const [run, x] of [['submit', r.split.submit], ['queue', r.split.queue]]) {
+      process.stdout.write(`| ${r.store} | ${run} | ${fmt(x.service, 2)} | ${run === 'submit' || r.store.startsWith('PostgreSQL') ? '-' : fmt(x.database, 2)} | ${fmt(x.helpers, 2)} | ${fmt(x.mock, 2)} |\n`);
+    }
+  }
 }
