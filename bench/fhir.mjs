@@ -21,14 +21,18 @@
  *
  * Environment: BENCH_FHIR_ROUNDS (default 5), BENCH_FHIR_MS (CPU time of each subject in one round,
  * default 200), BENCH_FHIR_ONLY (a hiType: measure that one only), BENCH_BEFORE (the dist/ directory of
- * another build, e.g. /work/before/dist: its build + validate and build are measured in the same
- * rounds, on the same inputs, against the same structured copies, and this build's speed over it is
- * given round by round).
+ * another build, e.g. /work/before/dist: measured after this one, by the same script in a process of
+ * its own, with its own warm-up and its own structured copies; each build's ratios are to the copies
+ * of its own process, and "this build / before" divides the two medians). Two builds loaded in one
+ * process disturb each other (each fills V8's shared caches with its own object shapes, and not
+ * evenly: two builds of one commit measured 0.43 and 0.57 side by side), so each gets a process.
+ * BENCH_FHIR_DIST (the dist/ directory to measure, default this checkout's) and BENCH_FHIR_JSON=1
+ * (print the figures as JSON) are how the script runs itself for BENCH_BEFORE.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
 import { summary } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,7 +40,10 @@ const ROUNDS = Number(process.env.BENCH_FHIR_ROUNDS ?? 5);
 const MS = Number(process.env.BENCH_FHIR_MS ?? 200);
 const ONLY = process.env.BENCH_FHIR_ONLY;
 const WARMUP_MS = Number(process.env.BENCH_FHIR_WARMUP_MS ?? 3000);
-const BEFORE = process.env.BENCH_BEFORE ? await import(`${resolve(process.env.BENCH_BEFORE)}/fhir/index.js`) : undefined;
+const BEFORE = process.env.BENCH_BEFORE ? resolve(process.env.BENCH_BEFORE) : undefined;
+const DIST = process.env.BENCH_FHIR_DIST ? resolve(process.env.BENCH_FHIR_DIST) : fileURLToPath(new URL('../dist', import.meta.url));
+const JSON_OUT = process.env.BENCH_FHIR_JSON === '1';
+const { toFhirBundles, validateFhirBundle } = await import(pathToFileURL(`${DIST}/fhir/index.js`).href);
 
 /**
  * The validator measured. One place to switch: the profile-driven NRCeS
@@ -100,11 +107,10 @@ function callsFor(fn, ms) {
 
 /**
  * The baseline and every subject run once per round, in an order that turns by one each round; each
- * subject's ratio is taken to the baseline of the same round (and `pairs` name subjects compared with
- * each other round by round, e.g. this build against BENCH_BEFORE's), so that a change in the machine's
- * load between rounds moves both sides of every ratio.
+ * subject's ratio is taken to the baseline of the same round, so that a change in the machine's load
+ * between rounds moves both sides of every ratio.
  */
-function compareAll(subjects, baseline, { rounds, ms }, pairs = []) {
+function compareAll(subjects, baseline, { rounds, ms }) {
   const all = [['baseline', baseline], ...Object.entries(subjects)];
   const calls = all.map(([, fn]) => callsFor(fn, ms));
   all.forEach(([, fn], i) => cpuRate(fn, calls[i]));
@@ -117,11 +123,10 @@ function compareAll(subjects, baseline, { rounds, ms }, pairs = []) {
   const byName = Object.fromEntries(all.map(([name], i) => [name, rates[i]]));
   const out = {};
   for (const name of Object.keys(subjects)) out[name] = { subject: summary(byName[name]), baseline: summary(byName.baseline), ratio: summary(byName[name].map((x, r) => x / byName.baseline[r])) };
-  for (const [a, b] of pairs) out[`${a}/${b}`] = { ratio: summary(byName[a].map((x, r) => x / byName[b][r])) };
   return out;
 }
 
-/** Build + validate and build alone of one implementation (this build's, or BENCH_BEFORE's). */
+/** Build + validate and build alone of one implementation. */
 function subjectsOf(impl, { input, options }) {
   return {
     bv: () => {
@@ -147,7 +152,6 @@ function warmUp(impl, ms) {
       }
 }
 
-if (BEFORE !== undefined) warmUp(BEFORE, WARMUP_MS);
 warmUp({ toFhirBundles, validateFhirBundle: validate }, WARMUP_MS);
 
 const rows = [];
@@ -156,20 +160,29 @@ for (const c of byType.values()) {
   const clone = () => structuredClone(bundle).entry.length;
   const ours = subjectsOf({ toFhirBundles, validateFhirBundle: validate }, c);
   const subjects = { bv: ours.bv, b: ours.b, v: () => validate(bundle).issues.length + 1 };
-  if (BEFORE !== undefined) Object.assign(subjects, { beforeBv: subjectsOf(BEFORE, c).bv, beforeB: subjectsOf(BEFORE, c).b });
-  const m = compareAll(
-    subjects,
-    clone,
-    { rounds: ROUNDS, ms: MS },
-    BEFORE === undefined
-      ? []
-      : [
-          ['bv', 'beforeBv'],
-          ['b', 'beforeB'],
-        ],
-  );
-  const before = BEFORE === undefined ? undefined : { bv: m.beforeBv, b: m.beforeB, speedBv: m['bv/beforeBv'], speedB: m['b/beforeB'] };
-  rows.push({ c, bv: m.bv, b: m.b, v: m.v, before });
+  const m = compareAll(subjects, clone, { rounds: ROUNDS, ms: MS });
+  rows.push({ c, bv: m.bv, b: m.b, v: m.v });
+}
+
+if (JSON_OUT) {
+  process.stdout.write(`${JSON.stringify(rows.map(({ c, bv, b, v }) => ({ hiType: c.hiType, bv, b, v })))}\n`);
+  process.exit(0);
+}
+
+/** BENCH_BEFORE's figures, by hiType: this script run on its dist/ in a process of its own. */
+const before = new Map();
+if (BEFORE !== undefined) {
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_BEFORE: '', BENCH_FHIR_DIST: BEFORE, BENCH_FHIR_JSON: '1' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (child.status !== 0) {
+    process.stderr.write(`bench/fhir.mjs: the run of BENCH_BEFORE (${BEFORE}) failed with exit code ${child.status}\n`);
+    process.exit(1);
+  }
+  for (const row of JSON.parse(child.stdout)) before.set(row.hiType, row);
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -178,14 +191,16 @@ console.log(
   `FHIR benchmark: ${ROUNDS} rounds of about ${MS} ms of CPU time after ${WARMUP_MS} ms of warm-up, medians (min..max); ratios to structuredClone of the same bundle, every subject and the copy once per round in turning order\n`,
 );
 console.log(`${'record type (example)'.padEnd(44)}${'entries'.padStart(8)}${'bytes'.padStart(8)}${'build+validate/s'.padStart(18)}  ${'vs clone'.padEnd(18)}${'build'.padEnd(18)}validate`);
-for (const { c, bv, b, v, before } of rows) {
+for (const { c, bv, b, v } of rows) {
   const label = `${c.hiType} (${c.file.replace('.input.json', '')})`;
   console.log(
     `${label.padEnd(44)}${String(c.bundle.entry.length).padStart(8)}${String(JSON.stringify(c.bundle).length).padStart(8)}${fmt(bv.subject.median).padStart(18)}  ${ratio(bv).padEnd(18)}${ratio(b).padEnd(18)}${ratio(v)}`,
   );
-  if (before !== undefined) {
-    console.log(`${'  before (BENCH_BEFORE)'.padEnd(60)}${fmt(before.bv.subject.median).padStart(18)}  ${ratio(before.bv).padEnd(18)}${ratio(before.b)}`);
-    console.log(`${'  this build / before, same rounds'.padEnd(78)}  ${ratio(before.speedBv).padEnd(18)}${ratio(before.speedB)}`);
+  const then = before.get(c.hiType);
+  if (then !== undefined) {
+    console.log(`${'  before (BENCH_BEFORE, its own process)'.padEnd(60)}${fmt(then.bv.subject.median).padStart(18)}  ${ratio(then.bv).padEnd(18)}${ratio(then.b).padEnd(18)}${ratio(then.v)}`);
+    const speed = (now, was) => (now.ratio.median / was.ratio.median).toFixed(2);
+    console.log(`${'  this build / before (medians of the ratios)'.padEnd(78)}  ${speed(bv, then.bv).padEnd(18)}${speed(b, then.b).padEnd(18)}${speed(v, then.v)}`);
   }
 }
 console.log(`\nstructuredClone of each bundle, per second of CPU time: ${rows.map(({ c, bv }) => `${c.hiType} ${fmt(bv.baseline.median)}`).join(', ')}`);
