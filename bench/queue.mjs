@@ -333,8 +333,13 @@ if (rows.some((r) => r.split !== undefined)) {
   );
   process.stdout.write('| Store | run | service thread | database thread | helper threads | mock |\n|---|---|---|---|---|---|\n');
   for (const r of rows.filter((x) => x.split !== undefined)) {
-    for (const [run, x] of [['submit', r.split.submit], ['queue', r.split.queue]]) {
-      process.stdout.write(`| ${r.store} | ${run} | ${fmt(x.service, 2)} | ${run === 'submit' || r.store.startsWith('PostgreSQL') ? '-' : fmt(x.database, 2)} | ${fmt(x.helpers, 2)} | ${fmt(x.mock, 2)} |\n`);
+    for (const [run, x] of [
+      ['submit', r.split.submit],
+      ['queue', r.split.queue],
+    ]) {
+      process.stdout.write(
+        `| ${r.store} | ${run} | ${fmt(x.service, 2)} | ${run === 'submit' || r.store.startsWith('PostgreSQL') ? '-' : fmt(x.database, 2)} | ${fmt(x.helpers, 2)} | ${fmt(x.mock, 2)} |\n`,
+      );
     }
   }
 }
