@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { toFhirBundles, validateFhirBundle } = await import(process.env.BENCH_DIST === undefined ? '../dist/fhir/index.js' : `${process.env.BENCH_DIST}/fhir/index.js`);
@@ -68,7 +69,6 @@ for (let r = 0; r < ROUNDS; r++) {
     }
   for (const k in sums) rounds[k].push(sums[k] / POOL);
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`A JSON.parse copy validated right after other work; ${ROUNDS} rounds of ${POOL} of each kind, interleaved; CPU µs per validation (median of the rounds' means)\n`);
 for (const [k, xs] of Object.entries(rounds)) console.log(`${k.padEnd(28)}${median(xs).toFixed(0).padStart(6)}`);
 if (sink === 0.5) console.log('');

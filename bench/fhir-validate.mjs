@@ -30,7 +30,7 @@ import { readFileSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { toFhirBundles, validateFhirBundle } from '../dist/fhir/index.js';
-import { compare } from './lib.mjs';
+import { compare, median } from './lib.mjs';
 
 /** Another build's validator, for before/after figures in one run. */
 const before = process.env.BENCH_BEFORE === undefined ? undefined : (await import(`${process.env.BENCH_BEFORE}/fhir/index.js`)).validateFhirBundle;
@@ -90,7 +90,6 @@ if (POOL > 0) {
     const used = process.cpuUsage(start);
     return used.user + used.system;
   };
-  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
   console.log(
     `\nEach bundle validated once, right after it is made: fresh out of toFhirBundles; a JSON.parse copy made right after a build (of another bundle, thrown away); a JSON.parse copy alone. ${ROUNDS} rounds of ${POOL} of each kind, interleaved; CPU µs per validation (median of the rounds' means)\n`,
   );

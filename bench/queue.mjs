@@ -51,7 +51,7 @@ import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startMock } from './lib.mjs';
+import { median, startMock } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 if (!existsSync(join(ROOT, 'dist', 'serve', 'queue', 'index.js'))) {
@@ -72,11 +72,6 @@ const CONCURRENCY = Math.round(num('BENCH_QUEUE_CONCURRENCY', 16));
 const KEY = 'bench-api-key';
 const TARGET = 0.8;
 const log = (s) => process.stderr.write(`${s}\n`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 /** The median of each part of the runs' CPU splits. */
 const medianSplit = (runs) => Object.fromEntries(['service', 'database', 'helpers', 'mock'].map((k) => [k, median(runs.map((r) => r.split[k]))]));
 const fmt = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
@@ -184,6 +179,7 @@ async function viaQueue(queue, n = ITEMS) {
 
 /** Linux: the CPU time (ms) of each thread of this process, by thread id, and of the mock's process (`mock`); empty elsewhere. */
 const TASKS = '/proc/self/task';
+const ON_LINUX = existsSync(TASKS);
 const CLOCK_TICKS_PER_S = 100; // USER_HZ: 100 on Linux
 const ticksMs = (statFile) => {
   const text = readFileSync(statFile, 'utf8');
@@ -192,7 +188,7 @@ const ticksMs = (statFile) => {
 };
 function threadTimes() {
   const out = new Map();
-  if (!existsSync(TASKS)) return out;
+  if (!ON_LINUX) return out;
   for (const tid of readdirSync(TASKS)) {
     try {
       out.set(tid, ticksMs(join(TASKS, tid, 'stat')));
@@ -203,17 +199,18 @@ function threadTimes() {
   try {
     out.set('mock', ticksMs(`/proc/${mock.pid}/stat`));
   } catch {
-    // Not Linux.
+    // The mock ended meanwhile.
   }
   return out;
 }
 /** The threads running now (V8's and libuv's helpers once the pool started): a store's database thread is one that appears when it opens. */
-const threadIds = () => new Set(existsSync(TASKS) ? readdirSync(TASKS) : []);
+const threadIds = () => new Set(ON_LINUX ? readdirSync(TASKS) : []);
 
 /**
  * A run's rate, and the CPU this process spent per item meanwhile (every thread: the queue's database thread
  * too; not the mock's process, whose work is the same for both). On a busy machine the rate of one round
- * swings with the other jobs; the CPU per item much less.
+ * swings with the other jobs; the CPU per item much less. On Linux also `split`: the same CPU by thread
+ * (`databaseThreads` are the store's), and the mock's beside it.
  */
 async function withCpu(run, databaseThreads = new Set()) {
   const t0 = threadTimes();
@@ -228,7 +225,7 @@ async function withCpu(run, databaseThreads = new Set()) {
     else if (databaseThreads.has(tid)) split.database += d;
     else split.helpers += d;
   }
-  return { rate, cpu: (c.user + c.system) / 1000 / ITEMS, split: existsSync(TASKS) ? split : undefined };
+  return { rate, cpu: (c.user + c.system) / 1000 / ITEMS, split: ON_LINUX ? split : undefined };
 }
 
 const wanted = (process.env.BENCH_QUEUE_STORES ?? 'embedded,postgresql').split(',').map((x) => x.trim());
