@@ -58,7 +58,8 @@ pre{font:12px/1.35 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:any
 .note{display:block;font-family:system-ui,sans-serif;padding:1px 6px;margin:1px 0 3px 16px;border-width:0 0 0 3px;background:none}
 .note.sev-error{color:#8e1b1b}.note.sev-warning{color:#7a4e00}
 .note.current{font-weight:700}
-#frame-box[hidden]{display:none}
+/* Hidden but never display:none: an iframe shown again and given a new document at once kept one Chromium never laid out (a blank preview). */
+#frame-box[hidden]{display:block;visibility:hidden;height:0!important;border:0}
 #preview-note:empty{display:none}
 #frame-box{position:relative;overflow:hidden;width:100%;background:#dcdcdc;border:1px solid #d8dde3}
 #preview{position:absolute;top:0;left:0;border:0;transform-origin:0 0;background:#dcdcdc}
